@@ -1,0 +1,67 @@
+//===- KilnBase.td - Kiln dialect definition and shared constraints -------===//
+//
+// The `kiln` dialect: tensor ops of model graphs, with value semantics on
+// statically shaped ranked tensors. This file holds the dialect, the element
+// type and tensor constraints every op family uses, and the base op class.
+// Op families live in Kiln<Family>Ops.td, each generated on its own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNBASE_TD
+#define KILN_DIALECT_KILN_IR_KILNBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+def Kiln_Dialect : Dialect {
+  let name = "kiln";
+  let cppNamespace = "::mlir::kiln";
+  let summary = "Tensor ops of model graphs for training attention models";
+  let description = [{
+    The `kiln` dialect holds the tensor ops of model graphs: elementwise math
+    with NumPy broadcasting, reductions, contractions, shape manipulation,
+    convolutions, training helpers and scaled dot-product attention with every
+    mask form real models use.
+
+    All ops have value semantics on ranked tensors with static shapes. Dynamic
+    dimensions are not supported yet: an op whose operand or result has a
+    dynamic dimension is rejected by its verifier ("must be statically shaped
+    tensor"). Axis attributes are non-negative, in `[0, rank)`; front ends
+    normalize PyTorch-style negative axes before building kiln ops.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Kiln_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point">;
+def Kiln_Int : AnyTypeOf<[I1, I8, I32, I64], "signless integer">;
+def Kiln_IndexInt : AnyTypeOf<[I32, I64], "32/64-bit signless integer">;
+def Kiln_Element : AnyTypeOf<[Kiln_Float, Kiln_Int], "kiln element">;
+
+/// Any statically shaped tensor of a kiln element type.
+def Kiln_Tensor : StaticShapeTensorOf<[Kiln_Element]>;
+/// A statically shaped tensor of floating-point elements.
+def Kiln_FloatTensor : StaticShapeTensorOf<[Kiln_Float]>;
+/// A statically shaped tensor of signless integers (i1 included).
+def Kiln_IntTensor : StaticShapeTensorOf<[Kiln_Int]>;
+/// A statically shaped tensor of booleans.
+def Kiln_BoolTensor : StaticShapeTensorOf<[I1]>;
+/// A statically shaped tensor of i32 or i64 indices.
+def Kiln_IndexTensor : StaticShapeTensorOf<[Kiln_IndexInt]>;
+/// A rank-0 i64 tensor: the seed of the counter-based RNG.
+def Kiln_SeedTensor : 0DTensorOf<[I64]>;
+
+//===----------------------------------------------------------------------===//
+// Base op class
+//===----------------------------------------------------------------------===//
+
+class Kiln_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kiln_Dialect, mnemonic, traits>;
+
+#endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

@@ -1,0 +1,11 @@
+//===- KilnConvOps.td - Conv kiln ops ---------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNCONVOPS_TD
+#define KILN_DIALECT_KILN_IR_KILNCONVOPS_TD
+
+include "kiln/Dialect/Kiln/IR/KilnBase.td"
+include "kiln/Dialect/Kiln/IR/KilnAttrs.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+#endif // KILN_DIALECT_KILN_IR_KILNCONVOPS_TD

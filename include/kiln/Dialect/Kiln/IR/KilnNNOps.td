@@ -1,0 +1,11 @@
+//===- KilnNNOps.td - NN kiln ops ---------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNNNOPS_TD
+#define KILN_DIALECT_KILN_IR_KILNNNOPS_TD
+
+include "kiln/Dialect/Kiln/IR/KilnBase.td"
+include "kiln/Dialect/Kiln/IR/KilnAttrs.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+#endif // KILN_DIALECT_KILN_IR_KILNNNOPS_TD

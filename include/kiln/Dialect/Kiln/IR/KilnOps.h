@@ -1,0 +1,36 @@
+//===- KilnOps.h - The kiln ops --------------------------------*- C++ -*-===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNOPS_H
+#define KILN_DIALECT_KILN_IR_KILNOPS_H
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnShapeUtils.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnElementwiseOps.h.inc"
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnTensorOps.h.inc"
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnReductionOps.h.inc"
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnConvOps.h.inc"
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnNNOps.h.inc"
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnAttentionOps.h.inc"
+
+#endif // KILN_DIALECT_KILN_IR_KILNOPS_H

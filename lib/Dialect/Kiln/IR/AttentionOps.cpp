@@ -1,0 +1,11 @@
+//===- AttentionOps.cpp - Attention kiln ops ----------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnAttentionOps.cpp.inc"

@@ -1,0 +1,11 @@
+//===- ConvOps.cpp - Conv kiln ops ----------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnConvOps.cpp.inc"

@@ -1,0 +1,22 @@
+//===- InitAll.cpp - Register everything Kiln provides --------------------===//
+
+#include "kiln/InitAll.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
+}
+
+void mlir::kiln::registerAllPasses() {
+  // Upstream passes kiln-opt users reach for on kiln graphs.
+  registerCanonicalizerPass();
+  registerCSEPass();
+  registerInlinerPass();
+  registerSymbolDCEPass();
+  registerSCCPPass();
+}

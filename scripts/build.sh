@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Configures (once) and builds Kiln into ${KILN_BUILD_DIR:-build}.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${KILN_BUILD_DIR:-$root/build}
+
+# ccache keys on paths relative to the checkout, so clones and build dirs share hits.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+    -DLLVM_ENABLE_ASSERTIONS=ON
+fi
+cmake --build "$build" "$@"
