@@ -2,6 +2,7 @@
 
 #include "kiln/InitAll.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,6 +14,8 @@ void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
 }
 
 void mlir::kiln::registerAllPasses() {
+  registerKilnPasses();
+
   // Upstream passes kiln-opt users reach for on kiln graphs.
   registerCanonicalizerPass();
   registerCSEPass();

@@ -1,0 +1,19 @@
+//===- Passes.h - Kiln dialect transformation passes -----------*- C++ -*-===//
+
+#ifndef KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
+#define KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::kiln {
+
+#define GEN_PASS_DECL
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+
+} // namespace mlir::kiln
+
+#endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_H

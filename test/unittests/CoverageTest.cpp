@@ -1,0 +1,76 @@
+//===- CoverageTest.cpp - The coverage-matrix generator -------------------===//
+
+#include "kiln/InitAll.h"
+#include "kiln/Support/Coverage.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+TEST(CoverageTest, FixtureOpsAtAnyDepth) {
+  std::vector<std::string> ops;
+  std::string error;
+  ASSERT_TRUE(succeeded(collectFixtureOps(
+      R"({"op": "kiln.add", "cases": [{"op": "kiln.exp"}, {"op": "torch.x"}],
+          "nested": {"deeper": [{"op": "kiln.sum", "other": 1}]}})",
+      ops, error)));
+  std::sort(ops.begin(), ops.end());
+  EXPECT_EQ(ops, (std::vector<std::string>{"kiln.add", "kiln.exp", "kiln.sum"}));
+}
+
+TEST(CoverageTest, MalformedFixtureIsAnError) {
+  std::vector<std::string> ops;
+  std::string error;
+  EXPECT_TRUE(failed(collectFixtureOps("{\"op\": ", ops, error)));
+  EXPECT_EQ(error, "malformed JSON");
+}
+
+/// A registered kiln op without an ODS record is reported, never skipped.
+TEST(CoverageTest, RegisteredOpWithoutRecordIsAnError) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  std::vector<OpCoverage> rows;
+  std::string error;
+  EXPECT_TRUE(failed(collectCoverage(
+      context, R"({"!instanceof": {"Op": []}})", {}, rows, error)));
+  EXPECT_NE(error.find("is registered but has no ODS record"),
+            std::string::npos);
+}
+
+TEST(CoverageTest, MalformedRecordsAreAnError) {
+  MLIRContext context;
+  std::vector<OpCoverage> rows;
+  std::string error;
+  EXPECT_TRUE(failed(collectCoverage(context, "[1, 2", {}, rows, error)));
+  EXPECT_TRUE(failed(collectCoverage(context, "{}", {}, rows, error)));
+}
+
+TEST(CoverageTest, MarkdownCountsColumns) {
+  OpCoverage a;
+  a.name = "kiln.a";
+  a.verifier = "custom";
+  a.backward = true;
+  a.numericalTest = true;
+  OpCoverage b;
+  b.name = "kiln.b";
+  b.verifier = "inferred";
+  b.folder = "fold";
+  std::string text = renderCoverageMarkdown({a, b});
+  EXPECT_NE(text.find("| `kiln.a` | custom | — | yes | — | — | yes |"),
+            std::string::npos);
+  EXPECT_NE(text.find("| `kiln.b` | inferred | fold | — |"), std::string::npos);
+  EXPECT_NE(text.find("2 ops: 1 with a backward rule, 0 with a CPU lowering, "
+                      "0 with a GPU lowering, 1 with a numerical test."),
+            std::string::npos);
+  std::string json = renderCoverageJson({a, b});
+  EXPECT_NE(json.find("\"op\": \"kiln.b\""), std::string::npos);
+}
+
+} // namespace
