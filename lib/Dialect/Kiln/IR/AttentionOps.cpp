@@ -8,6 +8,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -68,6 +69,46 @@ static RankedTensorType getResultType(RankedTensorType queryType,
   ArrayRef<int64_t> q = queryType.getShape();
   return RankedTensorType::get({q[0], q[1], q[2], valueType.getDimSize(3)},
                                queryType.getElementType());
+}
+
+/// Returns true when `lengths` is a constant whose every entry satisfies
+/// `predicate` (vacuously true for B = 0).
+static bool allLengths(Attribute lengths,
+                       function_ref<bool(int64_t)> predicate) {
+  auto elements = dyn_cast_if_present<DenseIntElementsAttr>(lengths);
+  if (!elements)
+    return false;
+  return llvm::all_of(elements.getValues<APInt>(), [&](const APInt &length) {
+    return predicate(length.getSExtValue());
+  });
+}
+
+/// Returns true when `mask` is a splat constant that blocks every key: false
+/// for a boolean mask, -inf for an additive one.
+static bool isBlockingMask(Attribute mask) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(mask);
+  if (!splat)
+    return false;
+  if (splat.getElementType().isInteger(1))
+    return !splat.getSplatValue<bool>();
+  if (isa<FloatType>(splat.getElementType())) {
+    APFloat value = splat.getSplatValue<APFloat>();
+    return value.isInfinity() && value.isNegative();
+  }
+  return false;
+}
+
+/// Returns true when `mask` is a splat constant that changes nothing: true
+/// for a boolean mask, zero (of either sign) for an additive one.
+static bool isNeutralMask(Attribute mask) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(mask);
+  if (!splat)
+    return false;
+  if (splat.getElementType().isInteger(1))
+    return splat.getSplatValue<bool>();
+  if (isa<FloatType>(splat.getElementType()))
+    return splat.getSplatValue<APFloat>().isZero();
+  return false;
 }
 
 /// Checks that `lengths` (key_lengths or query_lengths) is a rank-1 tensor of
@@ -326,4 +367,108 @@ bool AttentionOp::hasAdditiveMask() {
   Value mask = getMask();
   return mask &&
          isa<FloatType>(cast<ShapedType>(mask.getType()).getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Folding and canonicalization
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AttentionOp::fold(FoldAdaptor adaptor) {
+  // Every row is empty, so the result is exactly zero (the contract's rule
+  // for empty rows, whatever Q, K and V hold): no keys at all, a mask that
+  // blocks every key, or lengths that leave no key or no query.
+  auto keyType = cast<RankedTensorType>(getKey().getType());
+  auto resultType = cast<RankedTensorType>(getType());
+  int64_t numKeys = keyType.getDimSize(2);
+  if (numKeys == 0 || isBlockingMask(adaptor.getMask()) ||
+      allLengths(adaptor.getKeyLengths(),
+                 [](int64_t length) { return length <= 0; }) ||
+      allLengths(adaptor.getQueryLengths(),
+                 [](int64_t length) { return length <= 0; }))
+    return Builder(getContext()).getZeroAttr(resultType);
+  return {};
+}
+
+namespace {
+
+/// Drops the seed when there is no dropout: nothing reads it.
+struct DropUnusedSeed : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getSeed() || !op.getDropoutP().isZero())
+      return rewriter.notifyMatchFailure(op, "no unused seed");
+    rewriter.modifyOpInPlace(op, [&] { op.getSeedMutable().clear(); });
+    return success();
+  }
+};
+
+/// Drops `window_right = 0` next to `causal`, which already means it.
+struct DropRedundantWindowRight : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    IntegerAttr right = op.getWindowRightAttr();
+    if (!op.getCausal() || !right || right.getInt() != 0)
+      return rewriter.notifyMatchFailure(op, "no redundant window_right");
+    rewriter.modifyOpInPlace(op, [&] { op.removeWindowRightAttr(); });
+    return success();
+  }
+};
+
+/// Drops a constant mask that lets every key through unchanged (all true,
+/// or all zero bias).
+struct DropNeutralMask : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Attribute mask;
+    if (!op.getMask() || !matchPattern(op.getMask(), m_Constant(&mask)) ||
+        !isNeutralMask(mask))
+      return rewriter.notifyMatchFailure(op, "no neutral constant mask");
+    rewriter.modifyOpInPlace(op, [&] { op.getMaskMutable().clear(); });
+    return success();
+  }
+};
+
+/// Drops constant key (query) lengths that are all >= Sk (Sq): clamped to
+/// the sequence length, they hide nothing.
+struct DropFullLengths : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    int64_t numKeys =
+        cast<RankedTensorType>(op.getKey().getType()).getDimSize(2);
+    int64_t numQueries =
+        cast<RankedTensorType>(op.getQuery().getType()).getDimSize(2);
+    auto isFull = [](Value lengths, int64_t size) {
+      Attribute constant;
+      return lengths && matchPattern(lengths, m_Constant(&constant)) &&
+             allLengths(constant,
+                        [&](int64_t length) { return length >= size; });
+    };
+    bool dropKeyLengths = isFull(op.getKeyLengths(), numKeys);
+    bool dropQueryLengths = isFull(op.getQueryLengths(), numQueries);
+    if (!dropKeyLengths && !dropQueryLengths)
+      return rewriter.notifyMatchFailure(op, "no lengths to drop");
+    rewriter.modifyOpInPlace(op, [&] {
+      if (dropKeyLengths)
+        op.getKeyLengthsMutable().clear();
+      if (dropQueryLengths)
+        op.getQueryLengthsMutable().clear();
+    });
+    return success();
+  }
+};
+
+} // namespace
+
+void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<DropUnusedSeed, DropRedundantWindowRight, DropNeutralMask,
+              DropFullLengths>(context);
 }

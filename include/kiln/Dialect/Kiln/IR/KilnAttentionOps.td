@@ -107,6 +107,10 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
   ];
 
   let hasVerifier = 1;
+  // Folds to zeros when every row is empty; canonicalizes away optional
+  // operands and attributes that cannot change the result.
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 
   let extraClassDeclaration = [{
     /// Returns Hq, the number of query heads (dim 1 of the query).
