@@ -291,6 +291,14 @@ func.func @causal_window_right(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>,
 
 func.func @scale_zero(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>) {
   // expected-error @+1 {{'kiln.attention' op 'scale' must be non-zero}}
+  %0 = kiln.attention %q, %k, %v {scale = 0.0 : f64} : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @scale_negative_zero(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>) {
+  // expected-error @+1 {{'kiln.attention' op 'scale' must be non-zero}}
   %0 = kiln.attention %q, %k, %v {scale = -0.0 : f64} : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
   return
 }
