@@ -1,11 +1,474 @@
-//===- AttentionOps.cpp - Attention kiln ops ----------------------------------===//
+//===- AttentionOps.cpp - Attention kiln ops ------------------------------===//
+//
+// Verifier, result-type inference and helper accessors of kiln.attention.
+// The rules implement the "Verifier" section of shared/design/attention.md;
+// docs/Attention.md lists which check rejects what.
+//
+//===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::kiln;
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnAttentionOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The layout names of the rank-4 operands, for diagnostics.
+static constexpr StringLiteral kQueryLayout = "[B, Hq, Sq, Dk]";
+static constexpr StringLiteral kKeyLayout = "[B, Hkv, Sk, Dk]";
+static constexpr StringLiteral kValueLayout = "[B, Hkv, Sk, Dv]";
+
+/// Returns `type` as a ranked tensor of rank 4, or emits
+/// "<name> must have rank 4 <layout>, got rank N" through `emitError`.
+static FailureOr<RankedTensorType>
+getRank4Type(function_ref<InFlightDiagnostic()> emitError, Type type,
+             StringRef name, StringRef layout) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType) {
+    emitError() << name << " must be a ranked tensor " << layout << ", got "
+                << type;
+    return failure();
+  }
+  if (tensorType.getRank() != 4) {
+    emitError() << name << " must have rank 4 " << layout << ", got rank "
+                << tensorType.getRank();
+    return failure();
+  }
+  return tensorType;
+}
+
+/// Formats a float attribute value for diagnostics: `0.1`, `-30`, `inf`,
+/// `nan`.
+static std::string formatDouble(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%g", value);
+  return text;
+}
+
+/// Returns the result type [B, Hq, Sq, Dv] of attention over rank-4 `query`
+/// and `value` types.
+static RankedTensorType getResultType(RankedTensorType queryType,
+                                      RankedTensorType valueType) {
+  ArrayRef<int64_t> q = queryType.getShape();
+  return RankedTensorType::get({q[0], q[1], q[2], valueType.getDimSize(3)},
+                               queryType.getElementType());
+}
+
+/// Returns true when `lengths` is a constant whose every entry satisfies
+/// `predicate` (vacuously true for B = 0).
+static bool allLengths(Attribute lengths,
+                       function_ref<bool(int64_t)> predicate) {
+  auto elements = dyn_cast_if_present<DenseIntElementsAttr>(lengths);
+  if (!elements)
+    return false;
+  return llvm::all_of(elements.getValues<APInt>(), [&](const APInt &length) {
+    return predicate(length.getSExtValue());
+  });
+}
+
+/// Returns true when `mask` is a splat constant that blocks every key: false
+/// for a boolean mask, -inf for an additive one.
+static bool isBlockingMask(Attribute mask) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(mask);
+  if (!splat)
+    return false;
+  if (splat.getElementType().isInteger(1))
+    return !splat.getSplatValue<bool>();
+  if (isa<FloatType>(splat.getElementType())) {
+    APFloat value = splat.getSplatValue<APFloat>();
+    return value.isInfinity() && value.isNegative();
+  }
+  return false;
+}
+
+/// Returns true when `mask` is a splat constant that changes nothing: true
+/// for a boolean mask, zero (of either sign) for an additive one.
+static bool isNeutralMask(Attribute mask) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(mask);
+  if (!splat)
+    return false;
+  if (splat.getElementType().isInteger(1))
+    return splat.getSplatValue<bool>();
+  if (isa<FloatType>(splat.getElementType()))
+    return splat.getSplatValue<APFloat>().isZero();
+  return false;
+}
+
+/// Checks that `lengths` (key_lengths or query_lengths) is a rank-1 tensor of
+/// `batch` entries; its element type is checked by the ODS constraint.
+static LogicalResult verifyLengths(AttentionOp op, Value lengths,
+                                   StringRef name, int64_t batch) {
+  if (!lengths)
+    return success();
+  auto type = cast<RankedTensorType>(lengths.getType());
+  if (type.getRank() != 1)
+    return op.emitOpError() << "'" << name << "' must have rank 1 ([B]), got "
+                            << "rank " << type.getRank();
+  if (type.getDimSize(0) != batch)
+    return op.emitOpError() << "'" << name << "' has " << type.getDimSize(0)
+                            << " entries, but the batch size B is " << batch;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
+                        Value key, Value value) {
+  build(builder, state, query, key, value, /*mask=*/nullptr,
+        /*key_lengths=*/nullptr, /*query_lengths=*/nullptr, /*seed=*/nullptr,
+        /*scale=*/nullptr, /*causal=*/nullptr, /*window_left=*/nullptr,
+        /*window_right=*/nullptr, /*alignment=*/nullptr, /*softcap=*/nullptr,
+        /*dropout_p=*/nullptr);
+}
+
+LogicalResult
+AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                              ValueRange operands, DictionaryAttr attributes,
+                              OpaqueProperties properties, RegionRange regions,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto emitError = [&]() -> InFlightDiagnostic {
+    // Without a location there is nowhere to report: return an empty
+    // diagnostic, which converts to failure() like a reported one.
+    if (loc)
+      return mlir::emitError(*loc);
+    return InFlightDiagnostic();
+  };
+  // query, key and value lead the operand list whatever optional operands
+  // follow, so this does not depend on the (not yet verified) segment sizes.
+  if (operands.size() < 3) {
+    emitError() << "expected query, key and value operands, got "
+                << operands.size() << " operands";
+    return failure();
+  }
+  // Only what the result type needs is checked here. On the verifier path
+  // this runs after verify() (InferTypeOpInterface verifies with the
+  // regions), which has already checked everything; it can still be reached
+  // first from a builder, so it must not assume anything.
+  FailureOr<RankedTensorType> queryType =
+      getRank4Type(emitError, operands[0].getType(), "query", kQueryLayout);
+  if (failed(queryType))
+    return failure();
+  FailureOr<RankedTensorType> valueType =
+      getRank4Type(emitError, operands[2].getType(), "value", kValueLayout);
+  if (failed(valueType))
+    return failure();
+  inferredReturnTypes.push_back(getResultType(*queryType, *valueType));
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  // The ODS verifier checks that each optional operand group has 0 or 1
+  // operands, but not that the required query, key and value groups have
+  // exactly one; without this the accessors below would read out of range.
+  for (unsigned group = 0; group < 3; ++group) {
+    if (getODSOperandIndexAndLength(group).second != 1)
+      return emitOpError() << "'operandSegmentSizes' must give query, key "
+                              "and value one operand each";
+  }
+  // This runs before InferTypeOpInterface's check of the result type, so it
+  // checks the ranks itself.
+  auto emitError = [&]() { return emitOpError(); };
+  FailureOr<RankedTensorType> queryType =
+      getRank4Type(emitError, getQuery().getType(), "query", kQueryLayout);
+  if (failed(queryType))
+    return failure();
+  FailureOr<RankedTensorType> keyType =
+      getRank4Type(emitError, getKey().getType(), "key", kKeyLayout);
+  if (failed(keyType))
+    return failure();
+  FailureOr<RankedTensorType> valueType =
+      getRank4Type(emitError, getValue().getType(), "value", kValueLayout);
+  if (failed(valueType))
+    return failure();
+
+  // Element types: one floating-point type for query, key and value (the
+  // ODS constraint already rejects non-float elements).
+  Type elementType = queryType->getElementType();
+  if (keyType->getElementType() != elementType)
+    return emitOpError() << "key element type " << keyType->getElementType()
+                         << " does not match query element type "
+                         << elementType;
+  if (valueType->getElementType() != elementType)
+    return emitOpError() << "value element type " << valueType->getElementType()
+                         << " does not match query element type "
+                         << elementType;
+
+  // Shapes: [B, Hq, Sq, Dk], [B, Hkv, Sk, Dk], [B, Hkv, Sk, Dv].
+  ArrayRef<int64_t> q = queryType->getShape();
+  ArrayRef<int64_t> k = keyType->getShape();
+  ArrayRef<int64_t> v = valueType->getShape();
+  if (k[0] != q[0])
+    return emitOpError() << "key batch size " << k[0]
+                         << " does not match query batch size " << q[0];
+  if (v[0] != q[0])
+    return emitOpError() << "value batch size " << v[0]
+                         << " does not match query batch size " << q[0];
+  if (v[1] != k[1])
+    return emitOpError() << "value has " << v[1] << " heads, but key has "
+                         << k[1] << " (both are Hkv)";
+  if (v[2] != k[2])
+    return emitOpError() << "value sequence length " << v[2]
+                         << " does not match key sequence length " << k[2]
+                         << " (both are Sk)";
+  if (k[3] != q[3])
+    return emitOpError() << "key head dim " << k[3]
+                         << " does not match query head dim " << q[3]
+                         << " (both are Dk)";
+
+  // The result: [B, Hq, Sq, Dv] in the query's element type. The type
+  // inference check would catch a mismatch too, but only after this
+  // verifier, and with a message that does not say the rule.
+  RankedTensorType resultType = getResultType(*queryType, *valueType);
+  if (getType() != resultType)
+    return emitOpError() << "result type " << getType() << " must be "
+                         << resultType
+                         << ": [B, Hq, Sq, Dv] in the query element type";
+
+  // Grouped-query heads: Hq = R * Hkv with R >= 1. Hq = Hkv = 0 is the one
+  // degenerate case left (empty output, R taken as 1). Hkv = 0 is checked
+  // first so that the modulo below never divides by zero.
+  int64_t numQueryHeads = q[1], numKVHeads = k[1];
+  if (numKVHeads == 0 && numQueryHeads != 0)
+    return emitOpError() << "key and value have 0 heads, but query has "
+                         << numQueryHeads
+                         << "; each query head needs a kv head";
+  if (numKVHeads != 0 &&
+      (numQueryHeads == 0 || numQueryHeads % numKVHeads != 0))
+    return emitOpError() << "query heads Hq = " << numQueryHeads
+                         << " must be a positive multiple of kv heads Hkv = "
+                         << numKVHeads;
+
+  // Mask: i1 or the query's float type, rank <= 4, broadcastable to
+  // [B, Hq, Sq, Sk].
+  if (Value mask = getMask()) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    if (maskType.getRank() > 4)
+      return emitOpError() << "mask must have rank <= 4, got rank "
+                           << maskType.getRank();
+    Type maskElementType = maskType.getElementType();
+    if (!maskElementType.isInteger(1) && maskElementType != elementType)
+      return emitOpError() << "mask element type " << maskElementType
+                           << " must be i1 or the query element type "
+                           << elementType;
+    SmallVector<int64_t> scoresShape = {q[0], q[1], q[2], k[2]};
+    if (!isBroadcastableTo(maskType.getShape(), scoresShape))
+      return emitOpError() << "mask shape " << formatShape(maskType.getShape())
+                           << " is not broadcastable to [B, Hq, Sq, Sk] = "
+                           << formatShape(scoresShape);
+  }
+
+  // Lengths: [B] of i32 or i64.
+  if (failed(verifyLengths(*this, getKeyLengths(), "key_lengths", q[0])) ||
+      failed(verifyLengths(*this, getQueryLengths(), "query_lengths", q[0])))
+    return failure();
+
+  // The band. Read through the attributes: the integer accessors are
+  // unsigned.
+  if (IntegerAttr left = getWindowLeftAttr(); left && left.getInt() < 0)
+    return emitOpError() << "'window_left' must be non-negative, got "
+                         << left.getInt();
+  if (IntegerAttr right = getWindowRightAttr()) {
+    if (right.getInt() < 0)
+      return emitOpError() << "'window_right' must be non-negative, got "
+                           << right.getInt();
+    if (getCausal() && right.getInt() > 0)
+      return emitOpError() << "'causal' means window_right = 0, but "
+                              "'window_right' is "
+                           << right.getInt();
+  }
+
+  // Scores: scale and softcap.
+  if (FloatAttr scale = getScaleAttr()) {
+    double value = scale.getValueAsDouble();
+    if (!std::isfinite(value))
+      return emitOpError() << "'scale' must be finite, got "
+                           << formatDouble(value);
+    if (value == 0.0)
+      return emitOpError() << "'scale' must be non-zero";
+  }
+  if (FloatAttr softcap = getSoftcapAttr()) {
+    double value = softcap.getValueAsDouble();
+    // Written so that NaN fails too.
+    if (!(value > 0.0) || std::isinf(value))
+      return emitOpError() << "'softcap' must be positive and finite, got "
+                           << formatDouble(value);
+  }
+
+  // Dropout.
+  double dropout = getDropoutPAttr().getValueAsDouble();
+  // Written so that NaN fails too.
+  if (!(dropout >= 0.0 && dropout < 1.0))
+    return emitOpError() << "'dropout_p' must be in [0, 1), got "
+                         << formatDouble(dropout);
+  if (dropout > 0.0 && !getSeed())
+    return emitOpError() << "'dropout_p' = " << formatDouble(dropout)
+                         << " needs a seed operand";
+  return success();
+}
+
+int64_t AttentionOp::getNumQueryHeads() {
+  return cast<RankedTensorType>(getQuery().getType()).getDimSize(1);
+}
+
+int64_t AttentionOp::getNumKVHeads() {
+  return cast<RankedTensorType>(getKey().getType()).getDimSize(1);
+}
+
+int64_t AttentionOp::getGroupSize() {
+  int64_t numKVHeads = getNumKVHeads();
+  // Hkv = 0 only verifies together with Hq = 0; guard anyway.
+  if (numKVHeads == 0)
+    return 1;
+  return getNumQueryHeads() / numKVHeads;
+}
+
+double AttentionOp::getEffectiveScale() {
+  if (FloatAttr scale = getScaleAttr())
+    return scale.getValueAsDouble();
+  int64_t headDim = cast<RankedTensorType>(getQuery().getType()).getDimSize(3);
+  if (headDim <= 0)
+    return 1.0;
+  return 1.0 / std::sqrt(static_cast<double>(headDim));
+}
+
+std::optional<int64_t> AttentionOp::getEffectiveWindowRight() {
+  if (getCausal())
+    return 0;
+  if (IntegerAttr right = getWindowRightAttr())
+    return right.getInt();
+  return std::nullopt;
+}
+
+bool AttentionOp::hasBooleanMask() {
+  Value mask = getMask();
+  return mask && cast<ShapedType>(mask.getType()).getElementType().isInteger(1);
+}
+
+bool AttentionOp::hasAdditiveMask() {
+  Value mask = getMask();
+  return mask &&
+         isa<FloatType>(cast<ShapedType>(mask.getType()).getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Folding and canonicalization
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AttentionOp::fold(FoldAdaptor adaptor) {
+  // Every row is empty, so the result is exactly zero (the contract's rule
+  // for empty rows, whatever Q, K and V hold): no keys at all, a mask that
+  // blocks every key, or lengths that leave no key or no query.
+  auto keyType = cast<RankedTensorType>(getKey().getType());
+  auto resultType = cast<RankedTensorType>(getType());
+  int64_t numKeys = keyType.getDimSize(2);
+  if (numKeys == 0 || isBlockingMask(adaptor.getMask()) ||
+      allLengths(adaptor.getKeyLengths(),
+                 [](int64_t length) { return length <= 0; }) ||
+      allLengths(adaptor.getQueryLengths(),
+                 [](int64_t length) { return length <= 0; }))
+    return Builder(getContext()).getZeroAttr(resultType);
+  return {};
+}
+
+namespace {
+
+/// Drops the seed when there is no dropout: nothing reads it.
+struct DropUnusedSeed : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getSeed() || !op.getDropoutP().isZero())
+      return rewriter.notifyMatchFailure(op, "no unused seed");
+    rewriter.modifyOpInPlace(op, [&] { op.getSeedMutable().clear(); });
+    return success();
+  }
+};
+
+/// Drops `window_right = 0` next to `causal`, which already means it.
+struct DropRedundantWindowRight : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    IntegerAttr right = op.getWindowRightAttr();
+    if (!op.getCausal() || !right || right.getInt() != 0)
+      return rewriter.notifyMatchFailure(op, "no redundant window_right");
+    rewriter.modifyOpInPlace(op, [&] { op.removeWindowRightAttr(); });
+    return success();
+  }
+};
+
+/// Drops a constant mask that lets every key through unchanged (all true,
+/// or all zero bias).
+struct DropNeutralMask : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Attribute mask;
+    if (!op.getMask() || !matchPattern(op.getMask(), m_Constant(&mask)) ||
+        !isNeutralMask(mask))
+      return rewriter.notifyMatchFailure(op, "no neutral constant mask");
+    rewriter.modifyOpInPlace(op, [&] { op.getMaskMutable().clear(); });
+    return success();
+  }
+};
+
+/// Drops constant key (query) lengths that are all >= Sk (Sq): clamped to
+/// the sequence length, they hide nothing.
+struct DropFullLengths : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    int64_t numKeys =
+        cast<RankedTensorType>(op.getKey().getType()).getDimSize(2);
+    int64_t numQueries =
+        cast<RankedTensorType>(op.getQuery().getType()).getDimSize(2);
+    auto isFull = [](Value lengths, int64_t size) {
+      Attribute constant;
+      return lengths && matchPattern(lengths, m_Constant(&constant)) &&
+             allLengths(constant,
+                        [&](int64_t length) { return length >= size; });
+    };
+    bool dropKeyLengths = isFull(op.getKeyLengths(), numKeys);
+    bool dropQueryLengths = isFull(op.getQueryLengths(), numQueries);
+    if (!dropKeyLengths && !dropQueryLengths)
+      return rewriter.notifyMatchFailure(op, "no lengths to drop");
+    rewriter.modifyOpInPlace(op, [&] {
+      if (dropKeyLengths)
+        op.getKeyLengthsMutable().clear();
+      if (dropQueryLengths)
+        op.getQueryLengthsMutable().clear();
+    });
+    return success();
+  }
+};
+
+} // namespace
+
+void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<DropUnusedSeed, DropRedundantWindowRight, DropNeutralMask,
+              DropFullLengths>(context);
+}

@@ -1,4 +1,11 @@
-//===- KilnAttentionOps.td - Attention kiln ops ---------------------------------===//
+//===- KilnAttentionOps.td - Attention kiln ops ---------------------------===//
+//
+// Scaled dot-product attention with grouped-query heads, boolean and additive
+// masks, per-batch key/query lengths, causal and sliding-window bands, score
+// soft-capping and dropout. The semantics contract is
+// shared/design/attention.md; docs/Attention.md restates it for this op.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef KILN_DIALECT_KILN_IR_KILNATTENTIONOPS_TD
 #define KILN_DIALECT_KILN_IR_KILNATTENTIONOPS_TD
@@ -7,5 +14,129 @@ include "kiln/Dialect/Kiln/IR/KilnBase.td"
 include "kiln/Dialect/Kiln/IR/KilnAttrs.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "scaled dot-product attention";
+  let description = [{
+    Computes `softmax(scale * Q·Kᵀ + masks) · V` per batch and query head,
+    with the shapes
+
+    - `query`: `[B, Hq, Sq, Dk]`, `key`: `[B, Hkv, Sk, Dk]`,
+      `value`: `[B, Hkv, Sk, Dv]`, all of one floating-point element type;
+    - `result`: `[B, Hq, Sq, Dv]`, inferred from `query` and `value`.
+
+    Grouped-query attention: `Hq = R * Hkv` with `R >= 1`, and query head `h`
+    reads kv head `h / R` (contiguous groups). `R = Hq` is multi-query
+    attention. Any of `B`, `Sq`, `Sk` may be 0; a query row that sees no key
+    produces exactly 0.
+
+    Optional operands, each in its own keyword group:
+
+    - `mask`: rank <= 4, broadcastable (trailing-aligned) to
+      `[B, Hq, Sq, Sk]`. With `i1` elements, `true` means "may attend"; with
+      the query's float type it is added to the scores (`-inf` blocks a key).
+    - `key_lengths`, `query_lengths`: `[B]` of i32 or i64; key `j` (query `i`)
+      of batch `b` takes part only if `j < key_lengths[b]`
+      (`i < query_lengths[b]`). Values are clamped to `[0, Sk]` (`[0, Sq]`).
+    - `seed`: rank-0 i64, keys the counter-based dropout generator; required
+      when `dropout_p > 0`.
+
+    Attributes:
+
+    - `scale`: multiplies `Q·Kᵀ`; absent means `1/sqrt(Dk)`
+      (see `getEffectiveScale()`). Must be finite and non-zero.
+    - `causal`: key `j` is visible to query `i` only if `j <= p(i)`; the same
+      as `window_right = 0`.
+    - `window_left = L`, `window_right = R`: key `j` is visible only if
+      `p(i) - L <= j <= p(i) + R` (inclusive band, both non-negative).
+    - `alignment`: how `p(i)` places query `i` among the keys:
+      `bottom_right` (default) is `p(i) = i + Sk - Sq`, `top_left` is
+      `p(i) = i`.
+    - `softcap = c`: scores become `c * tanh(s / c)` after scaling and before
+      the masks; `c` must be positive and finite.
+    - `dropout_p`: probability of dropping an entry of the attention
+      probabilities, in `[0, 1)`; kept entries are scaled by
+      `1 / (1 - dropout_p)`.
+
+    The op is pure: its dropout draws are a function of `seed` and the
+    position `(b, h, i, j)`.
+
+    ```mlir
+    %o = kiln.attention %q, %k, %v
+           mask(%m : tensor<2x1x3x5xi1>) key_lengths(%kl : tensor<2xi32>)
+           {alignment = #kiln.alignment<top_left>, causal, window_left = 2 : i64}
+           : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>
+           -> tensor<2x4x3x16xf32>
+    ```
+  }];
+
+  let arguments = (ins
+    Kiln_FloatTensor:$query,
+    Kiln_FloatTensor:$key,
+    Kiln_FloatTensor:$value,
+    Optional<Kiln_Tensor>:$mask,
+    Optional<Kiln_IndexTensor>:$key_lengths,
+    Optional<Kiln_IndexTensor>:$query_lengths,
+    Optional<Kiln_SeedTensor>:$seed,
+    OptionalAttr<F64Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$window_left,
+    OptionalAttr<I64Attr>:$window_right,
+    DefaultValuedAttr<Kiln_AttentionAlignmentAttr,
+                      "::mlir::kiln::AttentionAlignment::bottom_right">:$alignment,
+    OptionalAttr<F64Attr>:$softcap,
+    DefaultValuedAttr<F64Attr, "0.0">:$dropout_p
+  );
+  let results = (outs Kiln_FloatTensor:$result);
+
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
+    (`query_lengths` `(` $query_lengths^ `:` type($query_lengths) `)`)?
+    (`seed` `(` $seed^ `:` type($seed) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    `->` type($result)
+  }];
+
+  let builders = [
+    // Plain attention: no optional operands, every attribute at its default.
+    OpBuilder<(ins "::mlir::Value":$query, "::mlir::Value":$key,
+                   "::mlir::Value":$value)>
+  ];
+
+  let hasVerifier = 1;
+  // Folds to zeros when every row is empty; canonicalizes away optional
+  // operands and attributes that cannot change the result.
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+
+  let extraClassDeclaration = [{
+    /// Returns Hq, the number of query heads (dim 1 of the query).
+    int64_t getNumQueryHeads();
+    /// Returns Hkv, the number of key/value heads (dim 1 of the key).
+    int64_t getNumKVHeads();
+    /// Returns R = Hq / Hkv, the number of query heads that share one kv
+    /// head; query head `h` reads kv head `h / R`. Returns 1 for the
+    /// degenerate Hq = Hkv = 0.
+    int64_t getGroupSize();
+    /// Returns the `scale` attribute, or 1/sqrt(Dk) when it is absent
+    /// (1 when Dk = 0: every score is then 0 whatever the scale).
+    double getEffectiveScale();
+    /// Returns the right edge of the visibility band: 0 when `causal`, else
+    /// the `window_right` attribute, or std::nullopt when unbounded.
+    std::optional<int64_t> getEffectiveWindowRight();
+    /// Returns true when the mask is a boolean (i1) mask, false when it is
+    /// additive or absent.
+    bool hasBooleanMask();
+    /// Returns true when the mask is an additive (float) mask.
+    bool hasAdditiveMask();
+
+    // The visibility predicate (band, lengths, boolean mask) has a single
+    // C++ definition, which lives with the attention lowering so that the
+    // forward and the adjoint rebuild their masks from the same code.
+  }];
+}
 
 #endif // KILN_DIALECT_KILN_IR_KILNATTENTIONOPS_TD
