@@ -46,7 +46,8 @@ func.func @loss(%tokens: tensor<2x8xi64>, %labels: tensor<2xi64>,
   %v = kiln.transpose %v_r {dim0 = 1 : i64, dim1 = 2 : i64} : tensor<2x8x2x4xf32> -> tensor<2x2x8x4xf32>
 
   // Causal grouped-query attention, then merge heads and project out.
-  %attn = ATTENTION_OP
+  %attn = kiln.attention %q, %k, %v {causal}
+      : tensor<2x4x8x4xf32>, tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32> -> tensor<2x4x8x4xf32>
   %a_t = kiln.transpose %attn {dim0 = 1 : i64, dim1 = 2 : i64} : tensor<2x4x8x4xf32> -> tensor<2x8x4x4xf32>
   %a_m = kiln.reshape %a_t : tensor<2x8x4x4xf32> -> tensor<2x8x16xf32>
   %a_o = kiln.matmul %a_m, %wo : (tensor<2x8x16xf32>, tensor<16x16xf32>) -> tensor<2x8x16xf32>
