@@ -5,6 +5,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -575,10 +576,13 @@ LogicalResult PadOp::verify() {
   unsigned width = intType.getWidth();
   double lower = width == 1 ? 0.0 : -std::ldexp(1.0, width - 1);
   double upperBound = width == 1 ? 2.0 : std::ldexp(1.0, width - 1);
-  if (value != std::trunc(value) || value < lower || value >= upperBound)
-    return emitOpError() << "padding value " << value
+  if (value != std::trunc(value) || value < lower || value >= upperBound) {
+    SmallString<16> text;
+    getValue().toString(text);
+    return emitOpError() << "padding value " << text
                          << " is not an integer that element type " << intType
                          << " holds";
+  }
   return success();
 }
 
