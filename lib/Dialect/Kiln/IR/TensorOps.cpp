@@ -2,7 +2,6 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -34,9 +33,8 @@ static auto errorEmitterAt(std::optional<Location> loc) {
 }
 
 /// Returns the type of `value` when it is a statically shaped ranked tensor;
-/// otherwise emits an error naming the operand `name` and fails. Custom
-/// assembly hands type inference whatever tensor type was written, before the
-/// operand constraints are verified.
+/// otherwise emits an error naming the operand `name` and fails. Builders run
+/// type inference before the operand constraints are ever verified.
 static FailureOr<RankedTensorType>
 getStaticTensorType(EmitErrorFn emitError, Value value, StringRef name) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
