@@ -21,10 +21,6 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 /// A statically shaped tensor of numbers: floats or i8/i32/i64, not i1.
 def Kiln_NumericTensor : StaticShapeTensorOf<[Kiln_Float, I8, I32, I64]>;
 
-/// Parses as an F64 attribute with a default; must be finite (see verifiers).
-def Kiln_F64DefaultOne : DefaultValuedAttr<F64Attr, "1.0">;
-def Kiln_F64DefaultLeakySlope : DefaultValuedAttr<F64Attr, "0.01">;
-
 //===----------------------------------------------------------------------===//
 // Binary arithmetic
 //===----------------------------------------------------------------------===//
@@ -163,16 +159,15 @@ class Kiln_CompareOp<string mnemonic, string relation, list<Trait> traits = []>
     : Kiln_Op<mnemonic, !listconcat(traits, [Pure,
           DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
   let summary = "elementwise `lhs " # relation # " rhs` with broadcasting";
-  let description = "`lhs " # relation # " rhs`" # [{, broadcasting NumPy-style,
-    giving an `i1` tensor of the broadcast shape. Both operands have the same
-    element type. Floats compare as IEEE ordered predicates (any NaN gives
-    false), except `ne`, which is true when either operand is NaN; integers
-    compare signed, except `i1`, where `false < true`.
-
-    ```mlir
-    %0 = kiln.}] # mnemonic # [{ %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
-    ```
-  }];
+  let description = "`lhs " # relation # " rhs`, broadcasting NumPy-style, "
+    "giving an `i1` tensor of the broadcast shape. Both operands have the "
+    "same element type. Floats compare as IEEE ordered predicates (any NaN "
+    "gives false), except `ne`, which is true when either operand is NaN; "
+    "integers compare signed, except `i1`, where `false < true`.\n\n"
+    "```mlir\n"
+    "%0 = kiln." # mnemonic # " %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> "
+    "tensor<2x3xi1>\n"
+    "```\n";
   let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs);
   let results = (outs Kiln_BoolTensor:$result);
   let assemblyFormat = [{
@@ -227,20 +222,16 @@ def Kiln_SelectOp : Kiln_Op<"select", [Pure,
 // Unary math
 //===----------------------------------------------------------------------===//
 
-/// An elementwise unary op whose result has its operand's type. The
-/// description gets a one-line example appended.
+/// An elementwise unary op whose result has its operand's type. `semantics`
+/// is the description; a one-line example of the op is appended to it.
 class Kiln_UnaryOp<string mnemonic, string summaryText, string semantics,
                    Type tensorType = Kiln_FloatTensor,
                    list<Trait> traits = [],
                    string exampleAttrs = "">
     : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
   let summary = summaryText;
-  let description = semantics # [{
-
-    ```mlir
-    %0 = kiln.}] # mnemonic # " %x" # exampleAttrs # [{ : tensor<2x3xf32>
-    ```
-  }];
+  let description = semantics # "\n\n```mlir\n%0 = kiln." # mnemonic # " %x"
+    # exampleAttrs # " : tensor<2x3xf32>\n```\n";
   let arguments = (ins tensorType:$operand);
   let results = (outs tensorType:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
@@ -281,7 +272,7 @@ def Kiln_LeakyReluOp : Kiln_UnaryOp<"leaky_relu", "elementwise leaky ReLU",
     "with `negative_slope = alpha`. `alpha` defaults to 0.01 and must be "
     "finite.", Kiln_FloatTensor, [], " {alpha = 2.000000e-01 : f64}"> {
   let arguments = (ins Kiln_FloatTensor:$operand,
-                       Kiln_F64DefaultLeakySlope:$alpha);
+                       DefaultValuedAttr<F64Attr, "0.01">:$alpha);
   let hasVerifier = 1;
 }
 
@@ -289,7 +280,8 @@ def Kiln_EluOp : Kiln_UnaryOp<"elu", "elementwise exponential linear unit",
     "`x` where `x > 0`, else `alpha * (exp(x) - 1)`, as "
     "`torch.nn.functional.elu`. `alpha` defaults to 1.0 and must be finite.",
     Kiln_FloatTensor, [], " {alpha = 5.000000e-01 : f64}"> {
-  let arguments = (ins Kiln_FloatTensor:$operand, Kiln_F64DefaultOne:$alpha);
+  let arguments = (ins Kiln_FloatTensor:$operand,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
   let hasVerifier = 1;
 }
 
