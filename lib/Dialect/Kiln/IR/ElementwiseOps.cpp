@@ -255,6 +255,7 @@ OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
 // ConvertOp
 //===----------------------------------------------------------------------===//
 
+/// Builds a conversion of `operand`, a ranked tensor, to `elementType`.
 void ConvertOp::build(OpBuilder &builder, OperationState &state, Value operand,
                       Type elementType) {
   auto type = cast<RankedTensorType>(operand.getType());

@@ -200,9 +200,10 @@ def Kiln_SelectOp : Kiln_Op<"select", [Pure,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise choice between two tensors, with broadcasting";
   let description = [{
-    `cond ? on_true : on_false` per element, as `torch.where`. The three
-    operands broadcast together NumPy-style; `on_true` and `on_false` have
-    the same element type, which is the result's.
+    `cond ? on_true : on_false` per element, as `torch.where`, with `cond`
+    an `i1` tensor. The three operands broadcast together NumPy-style;
+    `on_true` and `on_false` have the same element type, which is the
+    result's.
 
     ```mlir
     %0 = kiln.select %c, %a, %b : (tensor<2x1xi1>, tensor<3xf32>, tensor<f32>) -> tensor<2x3xf32>
@@ -349,6 +350,7 @@ def Kiln_ConvertOp : Kiln_Op<"convert", [Pure]> {
   let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
   let builders = [
+    // Converts the ranked tensor `operand` to `elementType`, keeping its shape.
     OpBuilder<(ins "::mlir::Value":$operand, "::mlir::Type":$elementType)>
   ];
   let hasVerifier = 1;
