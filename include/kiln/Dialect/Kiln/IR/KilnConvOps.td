@@ -54,15 +54,16 @@ class Kiln_ConvNdOp<string mnemonic, int spatialRank>
         Adaptor adaptor,
         ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
       Adaptor full = withDefaults<$cppClass>(context, adaptor);
-      return inferConvNdResult(ErrorEmitter{nullptr, loc}, }] # spatialRank # [{,
+      return inferConvNdResult(ErrorEmitter{nullptr, loc},
+                               /*spatialRank=*/}] # spatialRank # [{,
                                full.getOperands(), full.getStride(),
                                full.getPadding(), full.getDilation(),
                                inferredReturnTypes);
     }
     ::llvm::LogicalResult $cppClass::verify() {
-      return verifyConvNd(getOperation(), }] # spatialRank # [{, getInput(),
-                          getWeight(), getBias(), getStride(), getPadding(),
-                          getDilation(), getGroups());
+      return verifyConvNd(getOperation(), /*spatialRank=*/}] # spatialRank # [{,
+                          getInput(), getWeight(), getBias(), getStride(),
+                          getPadding(), getDilation(), getGroups());
     }
   }];
 }
