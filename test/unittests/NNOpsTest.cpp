@@ -58,8 +58,8 @@ TEST_F(NNOpsTest, DropoutKeepsType) {
 TEST_F(NNOpsTest, CrossEntropyPerReduction) {
   Value logits = constant({4, 10}, f32);
   Value labels = constant({4}, builder.getI64Type());
-  auto mean = CrossEntropyOp::create(builder, loc, logits, labels,
-                                     LossReduction::mean, /*ignore_index=*/-100);
+  auto mean = CrossEntropyOp::create(
+      builder, loc, logits, labels, LossReduction::mean, /*ignore_index=*/-100);
   EXPECT_EQ(mean.getType(), tensor({}, f32));
   auto sum = CrossEntropyOp::create(builder, loc, logits, labels,
                                     LossReduction::sum, /*ignore_index=*/-100);
@@ -132,7 +132,8 @@ TEST_F(NNOpsTest, CrossEntropyInferenceFailure) {
       &context, loc, CrossEntropyOp::Adaptor(ValueRange{logits, labels}),
       types)));
   ASSERT_EQ(messages.size(), 1u);
-  EXPECT_EQ(messages[0], "logits must have rank 2 ([N, C]), got 'tensor<10xf32>'");
+  EXPECT_EQ(messages[0],
+            "logits must have rank 2 ([N, C]), got 'tensor<10xf32>'");
 }
 
 TEST_F(NNOpsTest, CrossEntropyWithoutReductionMeansMean) {

@@ -36,9 +36,10 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) {
 // CrossEntropyOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CrossEntropyOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+CrossEntropyOp::inferReturnTypes(MLIRContext *context,
+                                 std::optional<Location> loc, Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferredReturnTypes) {
   Type logitsType = adaptor.getLogits().getType();
   auto logits = dyn_cast<RankedTensorType>(logitsType);
   if (!logits || logits.getRank() != 2)
@@ -60,8 +61,7 @@ LogicalResult CrossEntropyOp::verify() {
   if (logits.getRank() != 2)
     return emitOpError("logits must have rank 2 ([N, C]), got ") << logits;
   if (logits.getDimSize(1) == 0)
-    return emitOpError("logits must have at least one class, got ")
-           << logits;
+    return emitOpError("logits must have at least one class, got ") << logits;
   if (labels.getRank() != 1)
     return emitOpError("labels must have rank 1 ([N]), got ") << labels;
   if (labels.getDimSize(0) != logits.getDimSize(0))
@@ -79,8 +79,7 @@ LogicalResult CrossEntropyOp::verify() {
 /// each present affine parameter (named by `names`) has the normalized
 /// trailing shape and the input's element type.
 static LogicalResult verifyNormalization(Operation *op, Value input,
-                                         int64_t normalizedRank,
-                                         double epsilon,
+                                         int64_t normalizedRank, double epsilon,
                                          ArrayRef<StringRef> names,
                                          ArrayRef<Value> parameters) {
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -91,9 +90,9 @@ static LogicalResult verifyNormalization(Operation *op, Value input,
   if (!(epsilon > 0.0 && std::isfinite(epsilon)))
     return op->emitOpError("'epsilon' must be positive and finite, got ")
            << epsilon;
-  auto expected = RankedTensorType::get(
-      inputType.getShape().take_back(normalizedRank),
-      inputType.getElementType());
+  auto expected =
+      RankedTensorType::get(inputType.getShape().take_back(normalizedRank),
+                            inputType.getElementType());
   for (auto [name, parameter] : llvm::zip_equal(names, parameters)) {
     if (parameter && parameter.getType() != expected)
       return op->emitOpError()
@@ -112,8 +111,7 @@ LogicalResult LayerNormOp::verify() {
 }
 
 LogicalResult RmsNormOp::verify() {
-  return verifyNormalization(*this, getInput(),
-                             getNormalizedRankAttr().getInt(),
-                             getEpsilonAttr().getValueAsDouble(), {"weight"},
-                             {getWeight()});
+  return verifyNormalization(
+      *this, getInput(), getNormalizedRankAttr().getInt(),
+      getEpsilonAttr().getValueAsDouble(), {"weight"}, {getWeight()});
 }

@@ -23,8 +23,8 @@ inferReducedShape(std::optional<Location> loc, RankedTensorType type,
   SmallVector<bool> reduced(rank, false);
   for (int64_t axis : axes) {
     if (axis < 0 || axis >= rank) {
-      (void)emitOptionalError(loc, "axis ", axis, " is out of range [0, ",
-                              rank, ")");
+      (void)emitOptionalError(loc, "axis ", axis, " is out of range [0, ", rank,
+                              ")");
       return failure();
     }
     reduced[axis] = true;
@@ -57,8 +57,8 @@ inferReductionResult(std::optional<Location> loc, Type inputType,
                              inputType);
   if (!axes)
     return emitOptionalError(loc, "requires an 'axes' attribute");
-  FailureOr<SmallVector<int64_t>> shape =
-      inferReducedShape(loc, type, axes.asArrayRef(), getKeepDimsValue(keepDims));
+  FailureOr<SmallVector<int64_t>> shape = inferReducedShape(
+      loc, type, axes.asArrayRef(), getKeepDimsValue(keepDims));
   if (failed(shape))
     return failure();
   inferredReturnTypes.push_back(
@@ -82,8 +82,7 @@ static OpFoldResult foldIdentityReduction(Value input, ArrayRef<int64_t> axes,
 /// Checks the `axis` of softmax and log_softmax against the input rank.
 static LogicalResult verifySoftmaxAxis(Operation *op, int64_t axis) {
   auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-  return verifyAxes([&] { return op->emitOpError(); }, {axis},
-                    type.getRank());
+  return verifyAxes([&] { return op->emitOpError(); }, {axis}, type.getRank());
 }
 
 #define GET_OP_CLASSES
@@ -103,8 +102,8 @@ static LogicalResult verifyAxesReduction(OpTy op,
   if (axes.empty())
     return op.emitOpError("'axes' must not be empty");
   auto type = cast<RankedTensorType>(op.getInput().getType());
-  if (failed(verifyAxes([&] { return op.emitOpError(); }, axes,
-                        type.getRank())))
+  if (failed(
+          verifyAxes([&] { return op.emitOpError(); }, axes, type.getRank())))
     return failure();
   if (what.empty())
     return success();
@@ -123,8 +122,7 @@ LogicalResult MinOp::verify() { return verifyAxesReduction(*this, "min"); }
 LogicalResult VarianceOp::verify() {
   int64_t correction = getCorrectionAttr().getInt();
   if (correction < 0)
-    return emitOpError("'correction' must be non-negative, got ")
-           << correction;
+    return emitOpError("'correction' must be non-negative, got ") << correction;
   return verifyAxesReduction(*this);
 }
 
@@ -144,9 +142,8 @@ ArgmaxOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
   IntegerAttr axis = adaptor.getAxisAttr();
   if (!axis)
     return emitOptionalError(loc, "requires an 'axis' attribute");
-  FailureOr<SmallVector<int64_t>> shape =
-      inferReducedShape(loc, type, {axis.getInt()},
-                        getKeepDimsValue(adaptor.getKeepDimsAttr()));
+  FailureOr<SmallVector<int64_t>> shape = inferReducedShape(
+      loc, type, {axis.getInt()}, getKeepDimsValue(adaptor.getKeepDimsAttr()));
   if (failed(shape))
     return failure();
   inferredReturnTypes.push_back(
@@ -157,8 +154,7 @@ ArgmaxOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
 LogicalResult ArgmaxOp::verify() {
   int64_t axis = getAxisAttr().getInt();
   auto type = cast<RankedTensorType>(getInput().getType());
-  if (failed(verifyAxes([&] { return emitOpError(); }, {axis},
-                        type.getRank())))
+  if (failed(verifyAxes([&] { return emitOpError(); }, {axis}, type.getRank())))
     return failure();
   if (type.getDimSize(axis) == 0)
     return emitOpError("cannot take the argmax over axis ")
@@ -183,8 +179,7 @@ MatmulOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
   if (rhsType.getRank() == 0)
     return emitOptionalError(loc, "rhs must have rank >= 1, got ", rhsType);
   if (lhsType.getElementType() != rhsType.getElementType())
-    return emitOptionalError(loc, "lhs element type ",
-                             lhsType.getElementType(),
+    return emitOptionalError(loc, "lhs element type ", lhsType.getElementType(),
                              " does not match rhs element type ",
                              rhsType.getElementType());
 

@@ -163,7 +163,10 @@ def Kiln_RmsNormOp : Kiln_NormalizationOp<"rms_norm",
     `torch.nn.functional.rms_norm`:
     `y = x / sqrt(mean(x^2) + epsilon) * weight`. `weight` is optional
     (absent: 1); when present it has exactly the normalized shape and the
-    element type of `input`. `epsilon` (default 1e-6) is positive and finite.
+    element type of `input`. `epsilon` is positive and finite; its default,
+    1e-6, is the usual value of transformer models (PyTorch's own default is
+    the machine epsilon of the element type), so front ends pass it
+    explicitly when they mean PyTorch's.
 
     ```mlir
     %0 = kiln.rms_norm %x weight(%w : tensor<8xf32>) {normalized_rank = 1 : i64} : tensor<2x8xf32>
