@@ -12,6 +12,7 @@ config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unittests", "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
 
 llvm_config.use_default_substitutions()

@@ -174,3 +174,12 @@ func.func @rms_norm_weight_shape(%x: tensor<2x3x4xf32>, %w: tensor<4xf32>) -> te
   %0 = kiln.rms_norm %x weight(%w : tensor<4xf32>) {normalized_rank = 2 : i64} : tensor<2x3x4xf32>
   return %0 : tensor<2x3x4xf32>
 }
+
+// -----
+
+// Generic form: the segment sizes add up, but give the input two operands.
+func.func @layer_norm_bad_segments(%x: tensor<2x8xf32>, %w: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'operandSegmentSizes' must give the input exactly one operand}}
+  %0 = "kiln.layer_norm"(%x, %w) <{operandSegmentSizes = array<i32: 2, 0, 0>, normalized_rank = 1 : i64, epsilon = 1.0e-5 : f64}> : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}

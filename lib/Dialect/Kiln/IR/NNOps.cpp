@@ -104,6 +104,11 @@ static LogicalResult verifyNormalization(Operation *op, Value input,
 }
 
 LogicalResult LayerNormOp::verify() {
+  // The ODS verifier checks that the optional weight and bias groups hold 0
+  // or 1 operands, but not that the required input group holds exactly one.
+  if (getODSOperandIndexAndLength(0).second != 1)
+    return emitOpError()
+           << "'operandSegmentSizes' must give the input exactly one operand";
   return verifyNormalization(*this, getInput(),
                              getNormalizedRankAttr().getInt(),
                              getEpsilonAttr().getValueAsDouble(),
