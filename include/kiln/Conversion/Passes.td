@@ -49,6 +49,12 @@ def KilnPrepareEntryPointsPass
       runtime's inputs are read-only, so one-shot bufferization must never
       write into an argument buffer in place.
 
+    In every function with a body (private ones too), a tensor returned more
+    than once is returned as a `bufferization.alloc_tensor` copy from its
+    second occurrence on, so that each result owns its buffer: upstream
+    `buffer-results-to-out-params{hoist-static-allocs}` crashes on one
+    allocation returned twice.
+
     Runs before bufferization (the attributes survive it).
 
     ```mlir
