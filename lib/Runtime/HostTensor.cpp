@@ -94,13 +94,11 @@ Type mlir::kiln::getMLIRType(DType dtype, MLIRContext *context) {
   case DType::F64:
     return Float64Type::get(context);
   case DType::I1:
+    return IntegerType::get(context, 1);
   case DType::I8:
   case DType::I32:
   case DType::I64:
-    return IntegerType::get(context,
-                            getDTypeSize(dtype) == 1 && dtype == DType::I1
-                                ? 1
-                                : 8 * getDTypeSize(dtype));
+    return IntegerType::get(context, 8 * getDTypeSize(dtype));
   }
   llvm_unreachable("unknown dtype");
 }

@@ -1,6 +1,9 @@
 //===- NpyTest.cpp - HostTensor and the .npy reader and writer ------------===//
 
 #include "kiln/Runtime/Npy.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
 #include "kiln/Runtime/HostTensor.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -58,6 +61,20 @@ TEST(HostTensorTest, DTypeNamesAndSizes) {
     EXPECT_EQ(parseDType(c.name), c.dtype);
   }
   EXPECT_FALSE(parseDType("u8").has_value());
+}
+
+TEST(HostTensorTest, MLIRTypes) {
+  MLIRContext context;
+  for (DType dtype : {DType::F16, DType::BF16, DType::F32, DType::F64,
+                      DType::I1, DType::I8, DType::I32, DType::I64}) {
+    Type type = getMLIRType(dtype, &context);
+    std::string printed;
+    llvm::raw_string_ostream(printed) << type;
+    EXPECT_EQ(printed, stringifyDType(dtype));
+    EXPECT_EQ(getDTypeFor(type), dtype);
+  }
+  EXPECT_FALSE(getDTypeFor(IndexType::get(&context)).has_value());
+  EXPECT_FALSE(getDTypeFor(IntegerType::get(&context, 16)).has_value());
 }
 
 TEST(HostTensorTest, AllocateChecksShapes) {
