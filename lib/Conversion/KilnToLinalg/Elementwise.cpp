@@ -30,7 +30,7 @@ struct AddOpLowering : OpConversionPattern<AddOp> {
     Type elementType = resultType.getElementType();
     if (!isa<FloatType, IntegerType>(elementType))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
-    Value result = buildBroadcastingElementwise(
+    FailureOr<Value> result = buildBroadcastingElementwise(
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           if (isa<FloatType>(elementType))
@@ -39,7 +39,9 @@ struct AddOpLowering : OpConversionPattern<AddOp> {
             return arith::OrIOp::create(b, loc, args[0], args[1]);
           return arith::AddIOp::create(b, loc, args[0], args[1]);
         });
-    rewriter.replaceOp(op, result);
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "operands do not broadcast");
+    rewriter.replaceOp(op, *result);
     return success();
   }
 };

@@ -2,6 +2,8 @@
 
 #include "LoweringUtils.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnShapeUtils.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -26,16 +28,19 @@ AffineMap mlir::kiln::getBroadcastIndexingMap(ArrayRef<int64_t> operandShape,
   return AffineMap::get(resultShape.size(), /*symbolCount=*/0, exprs, context);
 }
 
-Value mlir::kiln::buildBroadcastingElementwise(
+FailureOr<Value> mlir::kiln::buildBroadcastingElementwise(
     OpBuilder &builder, Location loc, RankedTensorType resultType,
     ValueRange operands, ElementwiseBodyBuilder bodyBuilder) {
   MLIRContext *context = builder.getContext();
   ArrayRef<int64_t> resultShape = resultType.getShape();
   SmallVector<AffineMap> maps;
-  for (Value operand : operands)
-    maps.push_back(getBroadcastIndexingMap(
-        cast<RankedTensorType>(operand.getType()).getShape(), resultShape,
-        context));
+  for (Value operand : operands) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || !isBroadcastableTo(type.getShape(), resultShape))
+      return failure();
+    maps.push_back(
+        getBroadcastIndexingMap(type.getShape(), resultShape, context));
+  }
   maps.push_back(builder.getMultiDimIdentityMap(resultShape.size()));
   SmallVector<utils::IteratorType> iterators(resultShape.size(),
                                              utils::IteratorType::parallel);

@@ -31,11 +31,14 @@ using ElementwiseBodyBuilder =
 
 /// Creates a `linalg.generic` with parallel iterators that computes
 /// `resultType` from `operands`, broadcasting each operand to the result
-/// shape (see getBroadcastIndexingMap). Returns the result tensor.
-Value buildBroadcastingElementwise(OpBuilder &builder, Location loc,
-                                   RankedTensorType resultType,
-                                   ValueRange operands,
-                                   ElementwiseBodyBuilder bodyBuilder);
+/// shape (see getBroadcastIndexingMap). Returns the result tensor, or
+/// failure (creating nothing) when an operand is not a ranked tensor that
+/// broadcasts to the result shape.
+FailureOr<Value> buildBroadcastingElementwise(OpBuilder &builder,
+                                              Location loc,
+                                              RankedTensorType resultType,
+                                              ValueRange operands,
+                                              ElementwiseBodyBuilder body);
 
 } // namespace mlir::kiln
 
