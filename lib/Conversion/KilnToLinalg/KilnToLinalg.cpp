@@ -62,14 +62,17 @@ namespace {
 
 struct ConvertKilnToLinalgPass
     : kiln::impl::ConvertKilnToLinalgPassBase<ConvertKilnToLinalgPass> {
-  void runOnOperation() override {
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    populateKilnToLinalgConversionPatterns(patterns);
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet owningPatterns(context);
+    populateKilnToLinalgConversionPatterns(owningPatterns);
+    lowered = getRootKinds(owningPatterns);
+    patterns = FrozenRewritePatternSet(std::move(owningPatterns));
+    return success();
+  }
 
+  void runOnOperation() override {
     // An op no family lowers yet gets a precise diagnostic rather than the
     // generic "failed to legalize operation".
-    llvm::DenseSet<OperationName> lowered = getRootKinds(patterns);
     bool missing = false;
     getOperation()->walk([&](Operation *op) {
       if (op->getDialect() && isa<KilnDialect>(op->getDialect()) &&
@@ -81,16 +84,20 @@ struct ConvertKilnToLinalgPass
     if (missing)
       return signalPassFailure();
 
-    ConversionTarget target(*context);
+    // Everything but kiln stays as it is: the conversion is partial.
+    ConversionTarget target(getContext());
     target.addIllegalDialect<KilnDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+    if (failed(applyPartialConversion(getOperation(), target, patterns)))
       signalPassFailure();
   }
+
+  FrozenRewritePatternSet patterns;
+  /// The root ops of `patterns`.
+  llvm::DenseSet<OperationName> lowered;
 };
 
 } // namespace
