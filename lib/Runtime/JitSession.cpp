@@ -67,6 +67,10 @@ static FailureOr<TensorSpec> getTensorSpec(Type type) {
 
 FailureOr<std::unique_ptr<JitModule>>
 JitSession::compile(ModuleOp module, const JitOptions &options) {
+  if (module->getContext() != &context)
+    return emitError(module.getLoc())
+           << "the module lives in another MLIRContext than the JitSession's "
+              "(parse it in JitSession::getContext())";
   auto start = std::chrono::steady_clock::now();
   std::unique_ptr<JitModule> jit(new JitModule(&context));
 

@@ -2,7 +2,9 @@
 
 #include "kiln/Runtime/JitSession.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include "gtest/gtest.h"
@@ -208,6 +210,19 @@ TEST(JitSessionTest, CompileErrorsAreDiagnostics) {
   DiagnosticCollector diagnostics(session.getContext());
   EXPECT_TRUE(failed(session.compileSource("func.func @f( {", "bad.mlir")));
   EXPECT_FALSE(diagnostics.messages.empty());
+}
+
+TEST(JitSessionTest, ModuleFromAnotherContext) {
+  JitSession session;
+  JitSession other;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      "func.func @f() { return }", ParserConfig(&other.getContext()));
+  ASSERT_TRUE(module);
+  DiagnosticCollector diagnostics(other.getContext());
+  EXPECT_TRUE(failed(session.compile(*module)));
+  EXPECT_EQ(diagnostics.all(),
+            "the module lives in another MLIRContext than the JitSession's "
+            "(parse it in JitSession::getContext())");
 }
 
 } // namespace

@@ -61,7 +61,8 @@ struct JitOptions {
   unsigned optLevel = 2;
 };
 
-/// A kiln module compiled for the host CPU.
+/// A kiln module compiled for the host CPU. It reports diagnostics through
+/// its JitSession's context, so it must not outlive the session.
 class JitModule {
 public:
   ~JitModule();
@@ -110,7 +111,8 @@ public:
   /// The context modules given to `compile` must live in.
   MLIRContext &getContext() { return context; }
 
-  /// Compiles `module` (left unchanged: the pipeline runs on a clone).
+  /// Compiles `module`, which must live in getContext(); it is left
+  /// unchanged (the pipeline runs on a clone).
   FailureOr<std::unique_ptr<JitModule>> compile(ModuleOp module,
                                                 const JitOptions &options = {});
 
