@@ -1,8 +1,10 @@
 //===- InitAll.cpp - Register everything Kiln provides --------------------===//
 
 #include "kiln/InitAll.h"
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,10 +13,13 @@
 
 void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
+  registerCPUPipelineDialects(registry);
 }
 
 void mlir::kiln::registerAllPasses() {
   registerKilnPasses();
+  registerKilnConversionPasses();
+  registerKilnPipelines();
 
   // Upstream passes kiln-opt users reach for on kiln graphs.
   registerCanonicalizerPass();

@@ -1,0 +1,73 @@
+//===- Passes.td - Kiln conversion passes ---------------------------------===//
+//
+// Passes that lower the kiln dialect towards executable code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CONVERSION_PASSES_TD
+#define KILN_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "ModuleOp"> {
+  let summary = "Lower kiln ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Rewrites every kiln op into upstream ops with value semantics: mostly
+    `linalg.generic` and named linalg ops on tensors, `tensor` ops for shape
+    manipulation, and `arith`/`math` ops in the payloads. The result is ready
+    for one-shot bufferization.
+
+    Each op family contributes its patterns from its own file (see
+    `lib/Conversion/KilnToLinalg/PopulatePatterns.h`). The kiln dialect is
+    illegal after this pass: a kiln op without a pattern is an error
+    ("'kiln.x' has no CPU lowering yet").
+
+    ```mlir
+    %0 = kiln.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+    becomes a `linalg.generic` whose indexing map for `%b` is
+    `(d0, d1) -> (d1)`, with an `arith.addf` payload.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def KilnPrepareEntryPointsPass
+    : Pass<"kiln-prepare-entry-points", "ModuleOp"> {
+  let summary = "Mark public functions as CPU runtime entry points";
+  let description = [{
+    For every public `func.func` with a body:
+    - adds the `llvm.emit_c_interface` unit attribute, so that
+      `convert-func-to-llvm` emits a `_mlir_ciface_<name>` wrapper taking one
+      pointer per memref descriptor: the entry point the JIT runtime calls;
+    - marks each tensor argument `bufferization.writable = false`: the
+      runtime's inputs are read-only, so one-shot bufferization must never
+      write into an argument buffer in place.
+
+    In every function with a body (private ones too), a tensor returned more
+    than once is returned as a `bufferization.alloc_tensor` copy from its
+    second occurrence on, so that each result owns its buffer: upstream
+    `buffer-results-to-out-params{hoist-static-allocs}` crashes on one
+    allocation returned twice.
+
+    Runs before bufferization (the attributes survive it).
+
+    ```mlir
+    func.func @f(%a: tensor<2xf32>) -> tensor<2xf32>
+    // becomes
+    func.func @f(%a: tensor<2xf32> {bufferization.writable = false})
+        -> tensor<2xf32> attributes {llvm.emit_c_interface}
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
+#endif // KILN_CONVERSION_PASSES_TD

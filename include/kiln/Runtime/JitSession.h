@@ -1,0 +1,131 @@
+//===- JitSession.h - Compile and run kiln modules on the CPU ---*- C++ -*-===//
+//
+// A JitSession owns an MLIRContext with everything the CPU pipeline needs.
+// It compiles kiln modules (ModuleOp or source text) through
+// `kiln-lower-to-cpu` into a JitModule backed by an mlir::ExecutionEngine,
+// whose public functions are then invoked on HostTensors.
+//
+// Errors are MLIR diagnostics: compile and invoke report them through the
+// context's diagnostic engine (at the function's location where there is
+// one) and return failure. See docs/CPUBackend.md for the calling ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_JITSESSION_H
+#define KILN_RUNTIME_JITSESSION_H
+
+#include "kiln/Runtime/HostTensor.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+class ExecutionEngine;
+class ModuleOp;
+} // namespace mlir
+
+namespace mlir::kiln {
+
+/// The shape and dtype of one function argument or result.
+struct TensorSpec {
+  DType dtype;
+  SmallVector<int64_t> shape;
+
+  std::string getTypeString() const { return formatTensorType(dtype, shape); }
+};
+
+/// The tensor signature of a public function.
+struct FunctionSignature {
+  SmallVector<TensorSpec> inputs;
+  SmallVector<TensorSpec> results;
+};
+
+/// Wall-clock seconds spent compiling and running.
+struct JitTimings {
+  /// The CPU pipeline plus LLVM code generation.
+  double compileSeconds = 0;
+  /// The last invoke: the call of the compiled function only, not the
+  /// argument checks or the output allocation.
+  double runSeconds = 0;
+};
+
+/// Options of the CPU compilation.
+struct JitOptions {
+  /// LLVM code generation optimization level, 0 to 3.
+  unsigned optLevel = 2;
+};
+
+/// A kiln module compiled for the host CPU. It reports diagnostics through
+/// its JitSession's context, so it must not outlive the session.
+class JitModule {
+public:
+  ~JitModule();
+
+  /// Calls the public function `name` on `inputs`. The inputs must match
+  /// the function's tensor signature in count, dtype and shape. Returns one
+  /// newly allocated tensor per result.
+  FailureOr<SmallVector<HostTensor>> invoke(StringRef name,
+                                            ArrayRef<HostTensor> inputs);
+
+  /// The signature of the public function `name`, or null.
+  const FunctionSignature *lookupSignature(StringRef name) const;
+
+  /// The names of the callable (public, defined) functions, sorted.
+  SmallVector<StringRef> getFunctionNames() const;
+
+  /// The compile time, and the run time of the last invoke.
+  const JitTimings &getTimings() const { return timings; }
+
+private:
+  friend class JitSession;
+  explicit JitModule(MLIRContext *context);
+
+  MLIRContext *context;
+  std::unique_ptr<ExecutionEngine> engine;
+  struct Entry {
+    FunctionSignature signature;
+    /// Set when a type of the signature is not a static tensor of a kiln
+    /// element type; invoking the function then reports it.
+    std::string unsupported;
+    /// The function's location, for diagnostics.
+    LocationAttr loc;
+    /// The packed wrapper of `_mlir_ciface_<name>`: one pointer per argument.
+    void (*function)(void **) = nullptr;
+  };
+  llvm::StringMap<Entry> functions;
+  JitTimings timings;
+};
+
+/// Compiles kiln modules for the host CPU.
+class JitSession {
+public:
+  JitSession();
+  ~JitSession();
+
+  /// The context modules given to `compile` must live in.
+  MLIRContext &getContext() { return context; }
+
+  /// Compiles `module`, which must live in getContext(); it is left
+  /// unchanged (the pipeline runs on a clone).
+  FailureOr<std::unique_ptr<JitModule>> compile(ModuleOp module,
+                                                const JitOptions &options = {});
+
+  /// Parses and compiles MLIR source text; `bufferName` names it in
+  /// diagnostics.
+  FailureOr<std::unique_ptr<JitModule>>
+  compileSource(StringRef source, StringRef bufferName = "<source>",
+                const JitOptions &options = {});
+
+private:
+  MLIRContext context;
+};
+
+} // namespace mlir::kiln
+
+#endif // KILN_RUNTIME_JITSESSION_H

@@ -1,0 +1,34 @@
+//===- PopulatePatterns.h - Per-family kiln-to-linalg patterns --*- C++ -*-===//
+//
+// Private to the KilnToLinalg library. Each op family lowers its ops in its
+// own file and exposes one populate function here; KilnToLinalg.cpp calls
+// them all. A family adds a pattern by adding it to its own populate function
+// and nothing else: the conversion pass and the coverage matrix pick it up.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_KILNTOLINALG_POPULATEPATTERNS_H
+#define KILN_LIB_CONVERSION_KILNTOLINALG_POPULATEPATTERNS_H
+
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
+namespace mlir::kiln {
+
+/// Elementwise.cpp: unary, binary, comparison and select ops.
+void populateElementwisePatterns(RewritePatternSet &patterns);
+/// Tensor.cpp: creation, layout and shape ops.
+void populateTensorPatterns(RewritePatternSet &patterns);
+/// Reduction.cpp: reductions and contractions.
+void populateReductionPatterns(RewritePatternSet &patterns);
+/// Conv.cpp: convolutions and pooling.
+void populateConvPatterns(RewritePatternSet &patterns);
+/// NN.cpp: training helpers (losses, normalization, dropout, ...).
+void populateNNPatterns(RewritePatternSet &patterns);
+/// Attention.cpp: scaled dot-product attention.
+void populateAttentionPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::kiln
+
+#endif // KILN_LIB_CONVERSION_KILNTOLINALG_POPULATEPATTERNS_H

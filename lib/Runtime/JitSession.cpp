@@ -1,0 +1,258 @@
+//===- JitSession.cpp - Compile and run kiln modules on the CPU -----------===//
+
+#include "kiln/Runtime/JitSession.h"
+
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+static_assert(sizeof(void *) == sizeof(int64_t),
+              "memref descriptors are built from 64-bit words");
+
+/// Seconds elapsed since `start`.
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// The dialects, interface models and LLVM IR translations the JIT needs.
+static DialectRegistry getJitRegistry() {
+  DialectRegistry registry;
+  registerCPUPipelineDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  return registry;
+}
+
+JitSession::JitSession()
+    : context(getJitRegistry(), MLIRContext::Threading::DISABLED) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+JitSession::~JitSession() = default;
+JitModule::JitModule(MLIRContext *context) : context(context) {}
+JitModule::~JitModule() = default;
+
+/// Returns the spec of `type`, or failure when it is not a statically shaped
+/// ranked tensor of a kiln element type.
+static FailureOr<TensorSpec> getTensorSpec(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return failure();
+  std::optional<DType> dtype = getDTypeFor(tensor.getElementType());
+  if (!dtype)
+    return failure();
+  return TensorSpec{*dtype, SmallVector<int64_t>(tensor.getShape())};
+}
+
+FailureOr<std::unique_ptr<JitModule>>
+JitSession::compile(ModuleOp module, const JitOptions &options) {
+  if (module->getContext() != &context)
+    return emitError(module.getLoc())
+           << "the module lives in another MLIRContext than the JitSession's "
+              "(parse it in JitSession::getContext())";
+  auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<JitModule> jit(new JitModule(&context));
+
+  // Record the tensor signatures before lowering changes them.
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    JitModule::Entry entry;
+    entry.loc = func.getLoc();
+    auto record = [&](TypeRange types, StringRef kind,
+                      SmallVectorImpl<TensorSpec> &specs) {
+      for (auto [i, type] : llvm::enumerate(types)) {
+        FailureOr<TensorSpec> spec = getTensorSpec(type);
+        if (succeeded(spec)) {
+          specs.push_back(*spec);
+          continue;
+        }
+        if (entry.unsupported.empty()) {
+          llvm::raw_string_ostream os(entry.unsupported);
+          os << kind << " #" << i << " of @" << func.getSymName()
+             << " has type " << type
+             << ", but the CPU runtime only passes statically shaped tensors "
+                "of f16, bf16, f32, f64, i1, i8, i32 or i64";
+        }
+      }
+    };
+    record(func.getArgumentTypes(), "argument", entry.signature.inputs);
+    record(func.getResultTypes(), "result", entry.signature.results);
+    jit->functions.insert({func.getSymName(), std::move(entry)});
+  }
+
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  PassManager pm(&context);
+  buildKilnToCPUPipeline(pm, KilnToCPUPipelineOptions());
+  if (failed(pm.run(*lowered)))
+    return failure();
+
+  ExecutionEngineOptions engineOptions;
+  unsigned optLevel = std::min(options.optLevel, 3u);
+  engineOptions.jitCodeGenOptLevel =
+      static_cast<llvm::CodeGenOptLevel>(optLevel);
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+#ifdef KILN_MLIR_C_RUNNER_UTILS
+  // memrefCopy and friends, for copies between strided buffers.
+  SmallVector<StringRef, 1> libraries = {KILN_MLIR_C_RUNNER_UTILS};
+  engineOptions.sharedLibPaths = libraries;
+#endif
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      ExecutionEngine::create(*lowered, engineOptions);
+  if (!engine) {
+    emitError(module.getLoc()) << "cannot JIT-compile the module: "
+                               << llvm::toString(engine.takeError());
+    return failure();
+  }
+  jit->engine = std::move(*engine);
+
+  // Look every entry point up now: the JIT materializes code on lookup, and
+  // that belongs to the compile time, not to the first run.
+  for (auto &item : jit->functions) {
+    StringRef name = item.getKey();
+    JitModule::Entry &entry = item.getValue();
+    llvm::Expected<void (*)(void **)> function =
+        jit->engine->lookupPacked(("_mlir_ciface_" + name).str());
+    if (!function) {
+      emitError(Location(entry.loc))
+          << "cannot find the compiled code of @" << name << ": "
+          << llvm::toString(function.takeError());
+      return failure();
+    }
+    entry.function = *function;
+  }
+  jit->timings.compileSeconds = secondsSince(start);
+  return jit;
+}
+
+FailureOr<std::unique_ptr<JitModule>>
+JitSession::compileSource(StringRef source, StringRef bufferName,
+                          const JitOptions &options) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, ParserConfig(&context), bufferName);
+  if (!module)
+    return failure();
+  return compile(*module, options);
+}
+
+const FunctionSignature *JitModule::lookupSignature(StringRef name) const {
+  auto it = functions.find(name);
+  return it == functions.end() ? nullptr : &it->second.signature;
+}
+
+SmallVector<StringRef> JitModule::getFunctionNames() const {
+  SmallVector<StringRef> names;
+  for (const auto &entry : functions)
+    names.push_back(entry.getKey());
+  llvm::sort(names);
+  return names;
+}
+
+/// Returns the ranked memref descriptor of a contiguous row-major buffer:
+/// {allocated ptr, aligned ptr, offset, sizes[rank], strides[rank]}, each an
+/// 8-byte word, as `_mlir_ciface_` functions expect it.
+static SmallVector<int64_t> makeDescriptor(const char *data,
+                                           ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> words;
+  auto pointer = static_cast<int64_t>(reinterpret_cast<intptr_t>(data));
+  words.push_back(pointer);
+  words.push_back(pointer);
+  words.push_back(0);
+  words.append(shape.begin(), shape.end());
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  words.append(strides.begin(), strides.end());
+  return words;
+}
+
+FailureOr<SmallVector<HostTensor>>
+JitModule::invoke(StringRef name, ArrayRef<HostTensor> inputs) {
+  auto it = functions.find(name);
+  if (it == functions.end()) {
+    InFlightDiagnostic diag = emitError(UnknownLoc::get(context))
+                              << "no public function named '@" << name
+                              << "' in the module";
+    SmallVector<StringRef> names = getFunctionNames();
+    if (names.empty()) {
+      diag << " (it has none)";
+    } else {
+      diag << " (it has ";
+      llvm::interleaveComma(names, diag,
+                            [&](StringRef n) { diag << "@" << n; });
+      diag << ")";
+    }
+    return failure();
+  }
+  const Entry &entry = it->second;
+  Location loc = entry.loc ? Location(entry.loc) : UnknownLoc::get(context);
+  if (!entry.unsupported.empty())
+    return emitError(loc) << entry.unsupported;
+  const FunctionSignature &signature = entry.signature;
+  if (inputs.size() != signature.inputs.size())
+    return emitError(loc) << "@" << name << " takes " << signature.inputs.size()
+                          << " inputs, got " << inputs.size();
+  for (auto [i, input, spec] : llvm::enumerate(inputs, signature.inputs)) {
+    if (input.getDType() != spec.dtype ||
+        input.getShape() != ArrayRef(spec.shape))
+      return emitError(loc)
+             << "input #" << i << " of @" << name << " is "
+             << input.getTypeString() << ", expected " << spec.getTypeString();
+  }
+
+  SmallVector<HostTensor> results;
+  for (auto [i, spec] : llvm::enumerate(signature.results)) {
+    llvm::Expected<HostTensor> result =
+        HostTensor::allocate(spec.dtype, spec.shape);
+    if (!result)
+      return emitError(loc)
+             << "cannot allocate result #" << i << " of @" << name << ": "
+             << llvm::toString(result.takeError());
+    results.push_back(std::move(*result));
+  }
+
+  // _mlir_ciface_<name>(desc *in0, ..., desc *out0, ...), called through
+  // the engine's packed wrapper: args[i] points at the i-th argument, here a
+  // descriptor pointer.
+  SmallVector<SmallVector<int64_t>> descriptors;
+  for (const HostTensor &input : inputs)
+    descriptors.push_back(makeDescriptor(input.getData(), input.getShape()));
+  for (const HostTensor &result : results)
+    descriptors.push_back(makeDescriptor(result.getData(), result.getShape()));
+  SmallVector<void *> descriptorPointers;
+  for (SmallVector<int64_t> &words : descriptors)
+    descriptorPointers.push_back(words.data());
+  SmallVector<void *> args;
+  for (void *&pointer : descriptorPointers)
+    args.push_back(&pointer);
+
+  auto start = std::chrono::steady_clock::now();
+  entry.function(args.data());
+  timings.runSeconds = secondsSince(start);
+  return results;
+}

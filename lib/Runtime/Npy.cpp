@@ -1,0 +1,296 @@
+//===- Npy.cpp - Reading and writing NumPy .npy files ---------------------===//
+
+#include "kiln/Runtime/Npy.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+static constexpr StringLiteral kMagic("\x93NUMPY");
+
+static llvm::Error npyError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Maps a NumPy `descr` string to a dtype.
+static llvm::Expected<DType> parseDescr(StringRef descr) {
+  if (descr.size() < 2)
+    return npyError("unknown dtype '" + descr + "'");
+  char order = descr.front();
+  StringRef kind = descr.drop_front();
+  if (order == '>' && kind != "b1" && kind != "i1")
+    return npyError("dtype '" + descr +
+                    "' is big-endian; only little-endian data is supported");
+  if (order != '<' && order != '|' && order != '=' && order != '>')
+    return npyError("unknown dtype '" + descr + "'");
+  std::optional<DType> dtype = llvm::StringSwitch<std::optional<DType>>(kind)
+                                   .Case("f2", DType::F16)
+                                   .Case("V2", DType::BF16)
+                                   .Case("f4", DType::F32)
+                                   .Case("f8", DType::F64)
+                                   .Case("b1", DType::I1)
+                                   .Case("i1", DType::I8)
+                                   .Case("i4", DType::I32)
+                                   .Case("i8", DType::I64)
+                                   .Default(std::nullopt);
+  if (!dtype)
+    return npyError("unsupported dtype '" + descr +
+                    "' (kiln reads f2, f4, f8, b1, i1, i4, i8 and V2 as bf16)");
+  return *dtype;
+}
+
+/// Returns the `descr` of a dtype.
+static StringRef getDescr(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return "<f2";
+  case DType::BF16:
+    return "<V2";
+  case DType::F32:
+    return "<f4";
+  case DType::F64:
+    return "<f8";
+  case DType::I1:
+    return "|b1";
+  case DType::I8:
+    return "|i1";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+namespace {
+/// A tiny parser for the header dict literal, e.g.
+/// `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.
+class HeaderParser {
+public:
+  explicit HeaderParser(StringRef text) : rest(text) {}
+
+  llvm::Error parse(std::string &descr, bool &fortranOrder,
+                    SmallVectorImpl<int64_t> &shape) {
+    bool haveDescr = false, haveOrder = false, haveShape = false;
+    if (!consume('{'))
+      return npyError("header is not a dict literal");
+    while (!consume('}')) {
+      std::string key;
+      if (!parseString(key))
+        return npyError("header has a malformed key");
+      if (!consume(':'))
+        return npyError("header has no ':' after key '" + key + "'");
+      if (key == "descr") {
+        if (!parseString(descr))
+          return npyError("header 'descr' is not a string (structured "
+                          "dtypes are not supported)");
+        haveDescr = true;
+      } else if (key == "fortran_order") {
+        if (consumeWord("True"))
+          fortranOrder = true;
+        else if (consumeWord("False"))
+          fortranOrder = false;
+        else
+          return npyError("header 'fortran_order' is not True or False");
+        haveOrder = true;
+      } else if (key == "shape") {
+        if (llvm::Error error = parseShape(shape))
+          return error;
+        haveShape = true;
+      } else {
+        return npyError("header has an unknown key '" + key + "'");
+      }
+      if (!consume(',')) {
+        if (!consume('}'))
+          return npyError("header dict is not terminated");
+        break;
+      }
+    }
+    if (!haveDescr || !haveOrder || !haveShape)
+      return npyError("header lacks one of 'descr', 'fortran_order', 'shape'");
+    skipSpace();
+    if (!rest.empty())
+      return npyError("header has trailing characters after the dict");
+    return llvm::Error::success();
+  }
+
+private:
+  void skipSpace() { rest = rest.ltrim(" \t\n"); }
+
+  bool consume(char c) {
+    skipSpace();
+    if (!rest.starts_with(StringRef(&c, 1)))
+      return false;
+    rest = rest.drop_front();
+    return true;
+  }
+
+  bool consumeWord(StringRef word) {
+    skipSpace();
+    return rest.consume_front(word);
+  }
+
+  bool parseString(std::string &out) {
+    skipSpace();
+    if (rest.empty() || (rest.front() != '\'' && rest.front() != '"'))
+      return false;
+    char quote = rest.front();
+    size_t end = rest.find(quote, 1);
+    if (end == StringRef::npos)
+      return false;
+    out = rest.slice(1, end).str();
+    rest = rest.drop_front(end + 1);
+    return true;
+  }
+
+  llvm::Error parseShape(SmallVectorImpl<int64_t> &shape) {
+    if (!consume('('))
+      return npyError("header 'shape' is not a tuple");
+    while (!consume(')')) {
+      skipSpace();
+      size_t digits = rest.find_first_not_of("0123456789");
+      if (digits == 0 || rest.empty())
+        return npyError("header 'shape' holds a non-integer dimension");
+      uint64_t dim;
+      if (rest.take_front(digits).getAsInteger(10, dim) ||
+          dim > uint64_t(INT64_MAX))
+        return npyError("header 'shape' holds a dimension out of range");
+      rest = rest.drop_front(std::min(digits, rest.size()));
+      // Python longs may carry an `L` suffix in files written by Python 2.
+      rest.consume_front("L");
+      shape.push_back(int64_t(dim));
+      if (!consume(',')) {
+        if (!consume(')'))
+          return npyError("header 'shape' tuple is not terminated");
+        break;
+      }
+    }
+    return llvm::Error::success();
+  }
+
+  StringRef rest;
+};
+} // namespace
+
+llvm::Expected<HostTensor> mlir::kiln::parseNpy(StringRef bytes) {
+  if (!bytes.starts_with(kMagic))
+    return npyError("not a .npy file (bad magic string)");
+  if (bytes.size() < kMagic.size() + 2)
+    return npyError("truncated .npy file: no version");
+  unsigned major = uint8_t(bytes[kMagic.size()]);
+  size_t offset = kMagic.size() + 2;
+  size_t headerLength;
+  if (major == 1) {
+    if (bytes.size() < offset + 2)
+      return npyError("truncated .npy file: no header length");
+    headerLength = llvm::support::endian::read16le(bytes.data() + offset);
+    offset += 2;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < offset + 4)
+      return npyError("truncated .npy file: no header length");
+    headerLength = llvm::support::endian::read32le(bytes.data() + offset);
+    offset += 4;
+  } else {
+    return npyError("unsupported .npy format version " + Twine(major) + "." +
+                    Twine(unsigned(uint8_t(bytes[kMagic.size() + 1]))));
+  }
+  if (bytes.size() - offset < headerLength)
+    return npyError("truncated .npy file: header of " + Twine(headerLength) +
+                    " bytes, " + Twine(bytes.size() - offset) + " left");
+  StringRef header = bytes.substr(offset, headerLength);
+  offset += headerLength;
+
+  std::string descr;
+  bool fortranOrder = false;
+  SmallVector<int64_t> shape;
+  if (llvm::Error error =
+          HeaderParser(header).parse(descr, fortranOrder, shape))
+    return std::move(error);
+  llvm::Expected<DType> dtype = parseDescr(descr);
+  if (!dtype)
+    return dtype.takeError();
+  if (fortranOrder && shape.size() > 1)
+    return npyError("fortran_order arrays are not supported; save a "
+                    "C-order array (numpy.ascontiguousarray)");
+  llvm::Expected<int64_t> elements = checkedNumElements(*dtype, shape);
+  if (!elements)
+    return elements.takeError();
+  uint64_t expected = uint64_t(*elements) * getDTypeSize(*dtype);
+  uint64_t available = bytes.size() - offset;
+  if (available < expected)
+    return npyError("truncated .npy file: " + formatTensorType(*dtype, shape) +
+                    " needs " + Twine(expected) + " data bytes, " +
+                    Twine(available) + " present");
+  if (available > expected)
+    return npyError(".npy file has " + Twine(available - expected) +
+                    " bytes after the data of " +
+                    formatTensorType(*dtype, shape));
+  return HostTensor::fromBytes(*dtype, shape,
+                               ArrayRef<char>(bytes.data() + offset, expected));
+}
+
+llvm::Expected<HostTensor> mlir::kiln::readNpy(StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return npyError("cannot read '" + path +
+                    "': " + buffer.getError().message());
+  llvm::Expected<HostTensor> tensor = parseNpy((*buffer)->getBuffer());
+  if (!tensor)
+    return npyError("'" + path + "': " + llvm::toString(tensor.takeError()));
+  return tensor;
+}
+
+std::string mlir::kiln::serializeNpy(const HostTensor &tensor) {
+  std::string dict;
+  llvm::raw_string_ostream os(dict);
+  os << "{'descr': '" << getDescr(tensor.getDType())
+     << "', 'fortran_order': False, 'shape': (";
+  for (int64_t dim : tensor.getShape())
+    os << dim << (tensor.getRank() == 1 ? ",)" : ", ");
+  if (tensor.getRank() != 1) {
+    if (tensor.getRank() > 1)
+      dict.resize(dict.size() - 2);
+    os << ")";
+  }
+  os << ", }";
+
+  // Pad with spaces so that the data starts at a multiple of 64 bytes, and
+  // end the header with a newline.
+  size_t prefix = kMagic.size() + 2 + 2;
+  bool version2 = dict.size() + 1 + prefix + 64 > 65535;
+  if (version2)
+    prefix += 2;
+  size_t total = llvm::alignTo(prefix + dict.size() + 1, 64);
+  dict.append(total - prefix - dict.size() - 1, ' ');
+  dict.push_back('\n');
+
+  std::string bytes(kMagic);
+  bytes.push_back(version2 ? 2 : 1);
+  bytes.push_back(0);
+  // The header length, little-endian, in 2 (v1.0) or 4 (v2.0) bytes.
+  for (unsigned i = 0, e = version2 ? 4 : 2; i < e; ++i)
+    bytes.push_back(char((dict.size() >> (8 * i)) & 0xff));
+  bytes += dict;
+  bytes.append(tensor.getData(), tensor.getNumBytes());
+  return bytes;
+}
+
+llvm::Error mlir::kiln::writeNpy(const HostTensor &tensor, StringRef path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return npyError("cannot write '" + path + "': " + ec.message());
+  os << serializeNpy(tensor);
+  os.close();
+  if (os.has_error())
+    return npyError("cannot write '" + path + "': " + os.error().message());
+  return llvm::Error::success();
+}

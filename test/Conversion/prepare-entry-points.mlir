@@ -1,0 +1,28 @@
+// RUN: kiln-opt %s --kiln-prepare-entry-points | FileCheck %s
+
+// CHECK-LABEL: func.func @entry
+// CHECK-SAME: (%{{.*}}: tensor<2xf32> {bufferization.writable = false}, %{{.*}}: i64)
+// CHECK-SAME: -> tensor<2xf32> attributes {llvm.emit_c_interface}
+func.func @entry(%a: tensor<2xf32>, %n: i64) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func private @helper
+// CHECK-SAME: (%{{.*}}: tensor<2xf32>) -> tensor<2xf32> {
+func.func private @helper(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func private @declaration
+// CHECK-SAME: (tensor<2xf32>) -> tensor<2xf32>{{$}}
+func.func private @declaration(%a: tensor<2xf32>) -> tensor<2xf32>
+
+// A value returned twice is copied from its second occurrence on.
+// CHECK-LABEL: func.func @repeated
+// CHECK-SAME: (%[[A:.*]]: tensor<2xf32> {bufferization.writable = false}, %[[B:.*]]: tensor<3xi32> {bufferization.writable = false})
+// CHECK: %[[COPY1:.*]] = bufferization.alloc_tensor() copy(%[[A]]) : tensor<2xf32>
+// CHECK: %[[COPY2:.*]] = bufferization.alloc_tensor() copy(%[[A]]) : tensor<2xf32>
+// CHECK: return %[[A]], %[[B]], %[[COPY1]], %[[COPY2]]
+func.func @repeated(%a: tensor<2xf32>, %b: tensor<3xi32>) -> (tensor<2xf32>, tensor<3xi32>, tensor<2xf32>, tensor<2xf32>) {
+  return %a, %b, %a, %a : tensor<2xf32>, tensor<3xi32>, tensor<2xf32>, tensor<2xf32>
+}

@@ -1,0 +1,164 @@
+//===- kiln-run.cpp - Run a kiln function on the CPU ----------------------===//
+//
+// Usage:
+//   kiln-run FILE.mlir --entry NAME [--input a.npy ...]
+//            [--random-inputs [--seed N]] [--output-dir DIR] [--print]
+//            [--print-limit N] [--time]
+//
+// Compiles FILE through the kiln-lower-to-cpu pipeline, calls @NAME on the
+// inputs (one .npy file per argument, in order, or seeded random values),
+// then prints each result and/or writes it to DIR/result<i>.npy. Without
+// --output-dir the results are printed. Every error is a message and exit
+// code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Runtime/JitSession.h"
+#include "kiln/Runtime/Npy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace mlir::kiln;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<input .mlir file>"));
+static cl::opt<std::string> entry("entry", cl::Required,
+                                  cl::desc("The public function to run"));
+static cl::list<std::string>
+    inputs("input", cl::desc("A .npy file holding one argument (repeat, in "
+                             "argument order)"));
+static cl::opt<bool>
+    randomInputs("random-inputs",
+                 cl::desc("Run on seeded pseudo-random arguments"));
+static cl::opt<uint64_t> seed("seed", cl::init(0),
+                              cl::desc("Seed of --random-inputs"));
+static cl::opt<std::string>
+    outputDir("output-dir", cl::desc("Write result<i>.npy files here"));
+static cl::opt<bool> print("print", cl::desc("Print the results (the default "
+                                             "without --output-dir)"));
+static cl::opt<unsigned>
+    printLimit("print-limit", cl::init(16),
+               cl::desc("How many leading values of each result to print"));
+static cl::opt<bool> showTimes("time", cl::desc("Print compile and run times"));
+static cl::opt<unsigned> optLevel("opt-level", cl::init(2),
+                                  cl::desc("LLVM optimization level (0-3)"));
+
+static int fail(const Twine &message) {
+  WithColor::error(errs(), "kiln-run") << message << "\n";
+  return 1;
+}
+
+/// Prints `tensor`'s type and its first values.
+static void printResult(raw_ostream &os, unsigned index,
+                        const HostTensor &tensor) {
+  os << "result" << index << ": " << tensor.getTypeString() << "\n  [";
+  int64_t shown = std::min<int64_t>(tensor.getNumElements(), printLimit);
+  for (int64_t i = 0; i < shown; ++i) {
+    if (i)
+      os << ", ";
+    double value = tensor.getElementAsDouble(i);
+    if (tensor.getDType() == DType::I1)
+      os << (value != 0 ? "true" : "false");
+    else if (isFloatDType(tensor.getDType()))
+      os << format("%.6g", value);
+    else
+      os << int64_t(value);
+  }
+  if (shown < tensor.getNumElements())
+    os << ", ... (" << tensor.getNumElements() << " values)";
+  os << "]\n";
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Run a kiln function on the CPU\n");
+  if (randomInputs && !inputs.empty())
+    return fail("--input and --random-inputs are exclusive");
+
+  JitSession session;
+  mlir::MLIRContext &context = session.getContext();
+  std::string errorMessage;
+  std::unique_ptr<MemoryBuffer> file =
+      mlir::openInputFile(inputFile, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
+                                            mlir::ParserConfig(&context));
+  if (!module)
+    return 1;
+  JitOptions options;
+  options.optLevel = optLevel;
+  mlir::FailureOr<std::unique_ptr<JitModule>> jit =
+      session.compile(*module, options);
+  if (mlir::failed(jit))
+    return 1;
+
+  const FunctionSignature *signature = (*jit)->lookupSignature(entry);
+  if (!signature) {
+    // Reports the unknown function and the ones there are.
+    (void)(*jit)->invoke(entry, {});
+    return 1;
+  }
+
+  SmallVector<HostTensor> arguments;
+  if (randomInputs) {
+    for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
+      Expected<HostTensor> tensor =
+          HostTensor::random(spec.dtype, spec.shape, seed + i);
+      if (!tensor)
+        return fail("argument #" + Twine(i) + ": " +
+                    toString(tensor.takeError()));
+      arguments.push_back(std::move(*tensor));
+    }
+  } else {
+    for (const std::string &path : inputs) {
+      Expected<HostTensor> tensor = readNpy(path);
+      if (!tensor)
+        return fail(toString(tensor.takeError()));
+      arguments.push_back(std::move(*tensor));
+    }
+  }
+
+  mlir::FailureOr<SmallVector<HostTensor>> results =
+      (*jit)->invoke(entry, arguments);
+  if (mlir::failed(results))
+    return 1;
+
+  if (!outputDir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(outputDir))
+      return fail("cannot create '" + outputDir + "': " + ec.message());
+    for (auto [i, result] : llvm::enumerate(*results)) {
+      SmallString<128> path(outputDir);
+      sys::path::append(path, "result" + Twine(i) + ".npy");
+      if (Error error = writeNpy(result, path))
+        return fail(toString(std::move(error)));
+    }
+  }
+  if (print || outputDir.empty())
+    for (auto [i, result] : llvm::enumerate(*results))
+      printResult(outs(), i, result);
+  if (showTimes) {
+    const JitTimings &timings = (*jit)->getTimings();
+    outs() << format("compile: %.3f ms, run: %.3f ms\n",
+                     timings.compileSeconds * 1e3, timings.runSeconds * 1e3);
+  }
+  return 0;
+}
