@@ -1,6 +1,7 @@
 //===- Coverage.cpp - The kiln op coverage matrix -------------------------===//
 
 #include "kiln/Support/Coverage.h"
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -63,6 +64,9 @@ LogicalResult mlir::kiln::collectCoverage(MLIRContext &context,
 
   // Registry side: what the dialect really registers.
   context.getOrLoadDialect<KilnDialect>();
+  llvm::StringSet<> cpu;
+  for (OperationName name : getKilnOpsWithCPULowering(&context))
+    cpu.insert(name.getStringRef());
   llvm::StringSet<> numerical;
   for (const std::string &op : numericalOps)
     numerical.insert(op);
@@ -96,11 +100,11 @@ LogicalResult mlir::kiln::collectCoverage(MLIRContext &context,
                  : fold               ? "fold"
                  : canonicalize       ? "canonicalize"
                                       : "";
-    // Later columns come from the hooks that provide them: the autodiff op
-    // interface, and the CPU and GPU conversion pattern sets. None is linked
-    // into Kiln yet, so no op has them.
+    // The CPU column lists the root ops of the kiln-to-linalg patterns. The
+    // backward (autodiff op interface) and GPU (kiln-to-GPU patterns) columns
+    // stay empty until those exist.
     row.backward = false;
-    row.cpuLowering = false;
+    row.cpuLowering = cpu.contains(opName);
     row.gpuLowering = false;
     row.numericalTest = numerical.contains(opName);
     rows.push_back(std::move(row));
