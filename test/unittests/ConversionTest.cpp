@@ -26,7 +26,11 @@ TEST(KilnToLinalgTest, OpsWithCPULowering) {
   for (OperationName name : getKilnOpsWithCPULowering(&context))
     names.push_back(name.getStringRef().str());
   // Sorted, unique, kiln ops only.
-  EXPECT_EQ(names, (SmallVector<std::string>{"kiln.add", "kiln.constant"}));
+  EXPECT_EQ(names, (SmallVector<std::string>{
+                       "kiln.add", "kiln.avg_pool2d", "kiln.constant",
+                       "kiln.conv1d", "kiln.conv2d", "kiln.conv3d",
+                       "kiln.conv_transpose1d", "kiln.max_pool2d",
+                       "kiln.upsample2d"}));
 }
 
 TEST(KilnToLinalgTest, OpWithoutLoweringIsNamed) {
