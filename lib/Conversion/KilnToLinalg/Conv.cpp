@@ -57,6 +57,23 @@ static bool isSupportedFloat(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
 }
 
+/// Returns whether `type` has a zero-size dim.
+static bool hasNoElements(ShapedType type) {
+  return llvm::is_contained(type.getShape(), 0);
+}
+
+/// Replaces `op`, whose result has no elements, by a tensor.empty: there is
+/// nothing to compute, and slicing a zero-size dim (tensor.pad,
+/// tensor.insert_slice bufferize to memref.subview) is invalid even with
+/// zero-size slices.
+static LogicalResult replaceWithEmpty(Operation *op,
+                                      ConversionPatternRewriter &rewriter) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                               type.getElementType());
+  return success();
+}
+
 /// Converts the scalar `value` to the float type `to` (extf/truncf).
 static Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
   Type from = value.getType();
@@ -112,6 +129,10 @@ static Value padTensor(OpBuilder &b, Location loc, Value value,
     highOfr.push_back(b.getIndexAttr(high[i]));
   }
   auto elementType = cast<FloatType>(type.getElementType());
+  // Padding an empty tensor gives all padding (and a tensor.pad of it would
+  // bufferize to an invalid subview).
+  if (hasNoElements(type))
+    return buildFilled(b, loc, shape, elementType, padValue);
   Value pad =
       arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, padValue));
   return tensor::PadOp::create(b, loc,
@@ -255,6 +276,8 @@ struct ConvNdOpLowering : OpConversionPattern<ConvOp> {
     auto elementType = dyn_cast<FloatType>(resultType.getElementType());
     if (!elementType || !isSupportedFloat(elementType))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
+    if (hasNoElements(resultType))
+      return replaceWithEmpty(op, rewriter);
     int64_t groups = op.getGroups();
     ArrayRef<int64_t> stride = op.getStride();
     ArrayRef<int64_t> padding = op.getPadding();
@@ -309,6 +332,8 @@ struct ConvTranspose1dOpLowering : OpConversionPattern<ConvTranspose1dOp> {
     auto elementType = dyn_cast<FloatType>(resultType.getElementType());
     if (!elementType || !isSupportedFloat(elementType))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
+    if (hasNoElements(resultType))
+      return replaceWithEmpty(op, rewriter);
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     auto weightType = cast<RankedTensorType>(adaptor.getWeight().getType());
     int64_t groups = op.getGroups();
@@ -346,8 +371,10 @@ struct ConvTranspose1dOpLowering : OpConversionPattern<ConvTranspose1dOp> {
     SmallVector<OpFoldResult> strides = {rewriter.getIndexAttr(1),
                                          rewriter.getIndexAttr(1),
                                          rewriter.getIndexAttr(stride)};
-    Value scattered = tensor::InsertSliceOp::create(
-        rewriter, loc, adaptor.getInput(), zeros, offsets, sizes, strides);
+    Value scattered = zeros;
+    if (!hasNoElements(inputType))
+      scattered = tensor::InsertSliceOp::create(
+          rewriter, loc, adaptor.getInput(), zeros, offsets, sizes, strides);
     Value input = splitGroups(rewriter, loc, scattered, 1, groups);
     Value weight = splitGroups(rewriter, loc, adaptor.getWeight(), 0, groups);
 
@@ -422,6 +449,8 @@ struct MaxPool2dOpLowering : OpConversionPattern<MaxPool2dOp> {
     auto elementType = dyn_cast<FloatType>(resultType.getElementType());
     if (!elementType || !isSupportedFloat(elementType))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
+    if (hasNoElements(resultType))
+      return replaceWithEmpty(op, rewriter);
     FailureOr<PoolGeometry> geometry =
         getPoolGeometry(inputType, resultType, op.getKernelSize(),
                         op.getStride(), op.getPadding(), op.getDilation());
@@ -478,6 +507,8 @@ struct AvgPool2dOpLowering : OpConversionPattern<AvgPool2dOp> {
     auto elementType = dyn_cast<FloatType>(resultType.getElementType());
     if (!elementType || !isSupportedFloat(elementType))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
+    if (hasNoElements(resultType))
+      return replaceWithEmpty(op, rewriter);
     SmallVector<int64_t> noDilation = {1, 1};
     FailureOr<PoolGeometry> geometry =
         getPoolGeometry(inputType, resultType, op.getKernelSize(),
@@ -624,6 +655,8 @@ struct Upsample2dOpLowering : OpConversionPattern<Upsample2dOp> {
     auto elementType = dyn_cast<FloatType>(resultType.getElementType());
     if (!elementType || !isSupportedFloat(elementType))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
+    if (hasNoElements(resultType))
+      return replaceWithEmpty(op, rewriter);
     if (inputType.getRank() != 4 || resultType.getRank() != 4 ||
         inputType.getDimSize(2) < 1 || inputType.getDimSize(3) < 1)
       return rewriter.notifyMatchFailure(op, "unsupported shape");

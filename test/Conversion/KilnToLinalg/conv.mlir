@@ -264,3 +264,29 @@ func.func @upsample2d_bilinear_align_corners(%x: tensor<1x1x3x3xf32>) -> tensor<
       : (tensor<1x1x3x3xf32>) -> tensor<1x1x5x3xf32>
   return %0 : tensor<1x1x5x3xf32>
 }
+
+// -----
+
+// A result without elements is a tensor.empty: nothing to compute, and a
+// tensor.pad or tensor.insert_slice of a zero-size dim would bufferize to an
+// invalid memref.subview.
+// CHECK-LABEL: func.func @conv1d_empty_result
+// CHECK-NEXT: %[[R:.*]] = tensor.empty() : tensor<0x3x6xf64>
+// CHECK-NEXT: return %[[R]]
+func.func @conv1d_empty_result(%x: tensor<0x2x5xf64>, %w: tensor<3x2x2xf64>) -> tensor<0x3x6xf64> {
+  %0 = kiln.conv1d %x, %w {padding = array<i64: 1>} : (tensor<0x2x5xf64>, tensor<3x2x2xf64>) -> tensor<0x3x6xf64>
+  return %0 : tensor<0x3x6xf64>
+}
+
+// -----
+
+// Padding an input without elements fills the padded shape instead.
+// CHECK-LABEL: func.func @max_pool2d_empty_input
+// CHECK-NOT: tensor.pad
+// CHECK: %[[PADDED:.*]] = linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : tensor<1x2x2x5xf64>)
+// CHECK: linalg.pooling_nchw_max
+// CHECK-SAME: ins(%[[PADDED]], %{{.*}} : tensor<1x2x2x5xf64>, tensor<2x2xf64>)
+func.func @max_pool2d_empty_input(%x: tensor<1x2x0x3xf64>) -> tensor<1x2x1x2xf64> {
+  %0 = kiln.max_pool2d %x {kernel_size = array<i64: 2, 2>, padding = array<i64: 1, 1>} : (tensor<1x2x0x3xf64>) -> tensor<1x2x1x2xf64>
+  return %0 : tensor<1x2x1x2xf64>
+}
