@@ -74,6 +74,11 @@ static LogicalResult replaceWithEmpty(Operation *op,
   return success();
 }
 
+/// The largest spatial size whose per-index tables (pooling divisors,
+/// upsampling indices and weights) the lowering builds as constants; larger
+/// sizes fail to match rather than build gigantic constants.
+static constexpr int64_t kMaxTableSize = int64_t(1) << 24;
+
 /// Converts the scalar `value` to the float type `to` (extf/truncf).
 static Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
   Type from = value.getType();
@@ -509,6 +514,9 @@ struct AvgPool2dOpLowering : OpConversionPattern<AvgPool2dOp> {
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     if (hasNoElements(resultType))
       return replaceWithEmpty(op, rewriter);
+    if (resultType.getDimSize(2) > kMaxTableSize ||
+        resultType.getDimSize(3) > kMaxTableSize)
+      return rewriter.notifyMatchFailure(op, "spatial size too large");
     SmallVector<int64_t> noDilation = {1, 1};
     FailureOr<PoolGeometry> geometry =
         getPoolGeometry(inputType, resultType, op.getKernelSize(),
@@ -660,6 +668,10 @@ struct Upsample2dOpLowering : OpConversionPattern<Upsample2dOp> {
     if (inputType.getRank() != 4 || resultType.getRank() != 4 ||
         inputType.getDimSize(2) < 1 || inputType.getDimSize(3) < 1)
       return rewriter.notifyMatchFailure(op, "unsupported shape");
+    for (int64_t i = 2; i < 4; ++i)
+      if (inputType.getDimSize(i) > kMaxTableSize ||
+          resultType.getDimSize(i) > kMaxTableSize)
+        return rewriter.notifyMatchFailure(op, "spatial size too large");
 
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
