@@ -9,7 +9,7 @@
 //   to the output (or zeros), and the result's [G, Cout/G] dims collapse back.
 // - conv_transpose1d: the input is scattered `stride` apart into a zero
 //   tensor (tensor.insert_slice with a stride), then convolved with stride 1
-//   by the flipped kernel (K - 1 - k in the weight's indexing map).
+//   by the flipped kernel (the input's indexing map walks backwards).
 // - max_pool2d / avg_pool2d: tensor.pad (-inf or 0, with extra high padding
 //   for the windows that ceil_mode lets hang past the end), then
 //   linalg.pooling_nchw_max / linalg.pooling_nchw_sum; the average divides by
@@ -21,7 +21,8 @@
 //   opmath precision) and gathers the four taps with tensor.extract.
 //
 // f16 and bf16 convolutions and average pools accumulate in f32 and round
-// once at the end, like PyTorch's CPU kernels.
+// once at the end, like PyTorch's CPU kernels. A result without elements is a
+// tensor.empty.
 //
 //===----------------------------------------------------------------------===//
 
