@@ -27,8 +27,9 @@ TEST(KilnToLinalgTest, OpsWithCPULowering) {
     names.push_back(name.getStringRef().str());
   // Sorted, unique, kiln ops only.
   EXPECT_EQ(names, (SmallVector<std::string>{
-                       "kiln.add", "kiln.broadcast_to", "kiln.concat",
-                       "kiln.constant", "kiln.flatten", "kiln.gather",
+                       "kiln.add", "kiln.attention", "kiln.broadcast_to",
+                       "kiln.concat", "kiln.constant", "kiln.dropout",
+                       "kiln.flatten", "kiln.gather",
                        "kiln.index_select", "kiln.iota", "kiln.pad",
                        "kiln.permute", "kiln.reshape", "kiln.slice",
                        "kiln.split", "kiln.squeeze", "kiln.transpose",
