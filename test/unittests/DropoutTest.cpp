@@ -291,6 +291,13 @@ func.func @drop(%x: tensor<4x8x32x64xf32>, %s: tensor<i64>) -> tensor<4x8x32x64x
   %0 = kiln.dropout %x, %s {p = 0.25 : f64} : tensor<4x8x32x64xf32>, tensor<i64>
   return %0 : tensor<4x8x32x64xf32>
 }
+func.func @attn_empty_rows(%q: tensor<2x2x5x3xf32>, %k: tensor<2x1x3x3xf32>, %v: tensor<2x1x3x4xf32>,
+                           %kl: tensor<2xi32>, %s: tensor<i64>) -> tensor<2x2x5x4xf32> {
+  %0 = kiln.attention %q, %k, %v key_lengths(%kl : tensor<2xi32>) seed(%s : tensor<i64>)
+      {causal, dropout_p = 0.5 : f64}
+      : tensor<2x2x5x3xf32>, tensor<2x1x3x3xf32>, tensor<2x1x3x4xf32> -> tensor<2x2x5x4xf32>
+  return %0 : tensor<2x2x5x4xf32>
+}
 func.func @attn_p0(%q: tensor<2x4x3x5xf32>, %k: tensor<2x2x6x5xf32>, %v: tensor<2x2x6x3xf32>,
                    %s: tensor<i64>) -> tensor<2x4x3x3xf32> {
   %0 = kiln.attention %q, %k, %v seed(%s : tensor<i64>) {causal, dropout_p = 0.0 : f64}
@@ -386,6 +393,32 @@ TEST_F(AttentionDropoutTest, PZeroEqualsNoDropout) {
   HostTensor plain = invoke("attn_plain", inputs);
   inputs.push_back(seedTensor(31));
   EXPECT_TRUE(sameBytes(plain, invoke("attn_p0", inputs)));
+}
+
+// Rows that see no key are +0.0 exactly (never NaN, never -0.0), with
+// dropout too: batch 0 has no keys; in batch 1 the first Sq - Sk = 2 rows
+// lie before every key (causal, bottom_right).
+TEST_F(AttentionDropoutTest, EmptyRowsAreExactlyZero) {
+  HostTensor out = invoke(
+      "attn_empty_rows",
+      {randomTensor(DType::F32, {2, 2, 5, 3}, 9),
+       randomTensor(DType::F32, {2, 1, 3, 3}, 10),
+       randomTensor(DType::F32, {2, 1, 3, 4}, 11),
+       makeTensor(DType::I32, {2}, {0, 3}), seedTensor(3)});
+  ArrayRef<float> o = out.getValues<float>();
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t i = 0; i < 5; ++i) {
+        bool empty = b == 0 || i < 2;
+        for (int64_t d = 0; d < 4; ++d) {
+          float value = o[((b * 2 + h) * 5 + i) * 4 + d];
+          EXPECT_FALSE(std::isnan(value));
+          if (empty) {
+            EXPECT_EQ(value, 0.0f) << b << " " << h << " " << i;
+            EXPECT_FALSE(std::signbit(value)) << b << " " << h << " " << i;
+          }
+        }
+      }
 }
 
 } // namespace
