@@ -26,27 +26,10 @@ TEST(KilnToLinalgTest, OpsWithCPULowering) {
   for (OperationName name : getKilnOpsWithCPULowering(&context))
     names.push_back(name.getStringRef().str());
   // Sorted, unique, kiln ops only.
-  EXPECT_EQ(names,
-            (SmallVector<std::string>{
-                "kiln.abs",      "kiln.add",          "kiln.broadcast_to",
-                "kiln.clamp",    "kiln.concat",       "kiln.constant",
-                "kiln.convert",  "kiln.cos",          "kiln.div",
-                "kiln.elu",      "kiln.eq",           "kiln.erf",
-                "kiln.exp",      "kiln.expm1",        "kiln.flatten",
-                "kiln.gather",   "kiln.ge",           "kiln.gelu",
-                "kiln.gt",       "kiln.index_select", "kiln.iota",
-                "kiln.le",       "kiln.leaky_relu",   "kiln.log",
-                "kiln.log10",    "kiln.log1p",        "kiln.log2",
-                "kiln.lt",       "kiln.maximum",      "kiln.minimum",
-                "kiln.mul",      "kiln.ne",           "kiln.neg",
-                "kiln.pad",      "kiln.permute",      "kiln.pow",
-                "kiln.relu",     "kiln.reshape",      "kiln.rsqrt",
-                "kiln.select",   "kiln.sigmoid",      "kiln.sign",
-                "kiln.silu",     "kiln.sin",          "kiln.slice",
-                "kiln.split",    "kiln.sqrt",         "kiln.squeeze",
-                "kiln.sub",      "kiln.tanh",         "kiln.transpose",
-                "kiln.tril",     "kiln.triu",         "kiln.unfold",
-                "kiln.unsqueeze"}));
+  for (const std::string &name : names)
+    EXPECT_TRUE(StringRef(name).starts_with("kiln.")) << name;
+  EXPECT_TRUE(llvm::is_sorted(names));
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
 }
 
 TEST(KilnToLinalgTest, OpWithoutLoweringIsNamed) {
