@@ -101,6 +101,18 @@ public:
     vectorType = VectorType::get({lanes}, elementType);
   }
 
+  /// The type of the buffer that holds one packed block of B.
+  MemRefType getPackedType() const {
+    return MemRefType::get({kDepth, lanes * kTileVectors}, elementType);
+  }
+
+  /// Whether blocks of B are packed: worth it when more than one row block
+  /// of A reads each of them.
+  bool usesPacking() const { return m > kTileRows; }
+
+  /// Sets the buffer for packed blocks of B (of getPackedType()).
+  void setPackedBuffer(Value buffer) { packed = buffer; }
+
   void emit() {
     if (!batched) {
       emitMatrix(builder, Value());
@@ -145,6 +157,8 @@ private:
     // L1 (and touch few pages when rows of B are far apart).
     auto depthBlock = [&](OpBuilder &db, Value j0, int64_t width, Value kLo,
                           Value kHi) {
+      if (packed)
+        emitPack(db, batchIndex, j0, width, kLo, kHi);
       forLoop(db, 0, mainRows, kTileRows, [&](OpBuilder &rb, Value i0) {
         emitTile(rb, batchIndex, i0, j0, kTileRows, width, kLo, kHi);
       });
@@ -170,37 +184,67 @@ private:
       columnBlock(b, index(b, mainColumns), n % tileColumns);
   }
 
-  /// One register tile of `rows` x `width` elements of C at (i0, j0).
-  /// Accumulates over k in [kLo, kHi).
-  void emitTile(OpBuilder &b, Value batchIndex, Value i0, Value j0,
-                int64_t rows, int64_t width, Value kLo, Value kHi) {
-    int64_t vectors = (width + lanes - 1) / lanes;
-    // The mask of each vector of a row (null: all lanes).
+  /// The masks of the vectors of a row of `width` columns (null: all
+  /// lanes).
+  SmallVector<Value> getMasks(OpBuilder &b, int64_t width) {
     SmallVector<Value> masks;
-    Type maskType = VectorType::get({lanes}, b.getI1Type());
-    for (int64_t v = 0; v < vectors; ++v) {
+    auto maskType = VectorType::get({lanes}, b.getI1Type());
+    for (int64_t v = 0; v * lanes < width; ++v) {
       int64_t active = std::min(lanes, width - v * lanes);
       masks.push_back(active == lanes ? Value()
                                       : Value(vector::ConstantMaskOp::create(
-                                            b, loc, cast<VectorType>(maskType),
+                                            b, loc, maskType,
                                             ArrayRef<int64_t>{active})));
     }
+    return masks;
+  }
+
+  /// Loads a vector at `at`, masked (with zeros in the masked-off lanes)
+  /// when `mask` is set.
+  Value load(OpBuilder &b, Value memref, ValueRange at, Value mask) {
+    if (!mask)
+      return vector::LoadOp::create(b, loc, vectorType, memref, at);
     Value zero = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vectorType,
                                        b.getZeroAttr(elementType)));
+    return vector::MaskedLoadOp::create(b, loc, vectorType, memref, at, mask,
+                                        zero);
+  }
+
+  /// Copies B[k, j0 : j0 + width] for k in [kLo, kHi) to rows 0.. of the
+  /// packed buffer: contiguous rows that map to distinct cache sets however
+  /// far apart (a power of two, often) the rows of B are.
+  void emitPack(OpBuilder &b, Value batchIndex, Value j0, int64_t width,
+                Value kLo, Value kHi) {
+    SmallVector<Value> masks = getMasks(b, width);
+    scf::ForOp::create(
+        b, loc, kLo, kHi, index(b, 1), ValueRange{},
+        [&](OpBuilder &lb, Location, Value kk, ValueRange) {
+          Value row = arith::SubIOp::create(lb, loc, kk, kLo);
+          for (auto [v, mask] : llvm::enumerate(masks)) {
+            Value column =
+                arith::AddIOp::create(lb, loc, j0, index(lb, v * lanes));
+            Value vector =
+                load(lb, bMat, indices(batchIndex, kk, column), mask);
+            vector::StoreOp::create(lb, loc, vector, packed,
+                                    ValueRange{row, index(lb, v * lanes)});
+          }
+          scf::YieldOp::create(lb, loc);
+        });
+  }
+
+  /// One register tile of `rows` x `width` elements of C at (i0, j0).
+  /// Accumulates over k in [kLo, kHi), reading B from the packed block when
+  /// there is one.
+  void emitTile(OpBuilder &b, Value batchIndex, Value i0, Value j0,
+                int64_t rows, int64_t width, Value kLo, Value kHi) {
+    SmallVector<Value> masks = getMasks(b, width);
+    int64_t vectors = masks.size();
     SmallVector<Value> columns, rowIndices;
     for (int64_t v = 0; v < vectors; ++v)
       columns.push_back(arith::AddIOp::create(b, loc, j0, index(b, v * lanes)));
     for (int64_t r = 0; r < rows; ++r)
       rowIndices.push_back(arith::AddIOp::create(b, loc, i0, index(b, r)));
-
-    auto load = [&](OpBuilder &lb, Value memref, ValueRange at,
-                    Value mask) -> Value {
-      if (!mask)
-        return vector::LoadOp::create(lb, loc, vectorType, memref, at);
-      return vector::MaskedLoadOp::create(lb, loc, vectorType, memref, at,
-                                          mask, zero);
-    };
 
     SmallVector<Value> accs;
     for (int64_t r = 0; r < rows; ++r)
@@ -212,9 +256,15 @@ private:
         b, loc, kLo, kHi, index(b, 1), accs,
         [&](OpBuilder &lb, Location, Value kk, ValueRange iterArgs) {
           SmallVector<Value> bVectors;
+          Value packedRow =
+              packed ? Value(arith::SubIOp::create(lb, loc, kk, kLo)) : Value();
           for (int64_t v = 0; v < vectors; ++v)
             bVectors.push_back(
-                load(lb, bMat, indices(batchIndex, kk, columns[v]), masks[v]));
+                packed ? Value(vector::LoadOp::create(
+                             lb, loc, vectorType, packed,
+                             ValueRange{packedRow, index(lb, v * lanes)}))
+                       : load(lb, bMat, indices(batchIndex, kk, columns[v]),
+                              masks[v]));
           SmallVector<Value> next;
           for (int64_t r = 0; r < rows; ++r) {
             Value scalar = memref::LoadOp::create(
@@ -246,6 +296,8 @@ private:
   int64_t batch, m, k, n, lanes;
   Type elementType;
   VectorType vectorType;
+  /// The buffer of a packed block of B, or null.
+  Value packed;
 };
 
 /// Whether `type` is a statically shaped memref whose innermost dim is
@@ -305,9 +357,17 @@ struct KilnMatmulKernelsPass
           cType.getElementType() != elementType)
         continue;
       OpBuilder builder(op);
-      MatmulKernelEmitter(builder, op.getLoc(), a, b, c,
-                          isa<linalg::BatchMatmulOp>(op.getOperation()))
-          .emit();
+      MatmulKernelEmitter emitter(builder, op.getLoc(), a, b, c,
+                                  isa<linalg::BatchMatmulOp>(op.getOperation()));
+      if (emitter.usesPacking()) {
+        // One stack buffer (32 KiB) per matmul, in the entry block so that
+        // loops around the matmul do not grow the stack.
+        OpBuilder entry = OpBuilder::atBlockBegin(&getOperation().front());
+        emitter.setPackedBuffer(memref::AllocaOp::create(
+            entry, op.getLoc(), emitter.getPackedType(),
+            IntegerAttr::get(entry.getI64Type(), 64)));
+      }
+      emitter.emit();
       op->erase();
     }
   }
