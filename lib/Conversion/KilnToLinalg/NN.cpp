@@ -4,7 +4,8 @@
 // row reductions (with reduction iterators, into `linalg.fill`ed inits) and
 // parallel generics that read the per-row statistics through projected maps.
 // Like the reductions (Reduction.cpp), everything accumulates and computes in
-// the element type of the input. Dropout is lowered elsewhere (Attention.cpp
+// the element type of the input (f32 stays f32), except f16 and bf16, which
+// compute in f32 and round the result once, as PyTorch does. Dropout is lowered elsewhere (Attention.cpp
 // owns the Philox RNG).
 //
 // - cross_entropy: the numerically stable log-softmax of each row (row max,
@@ -133,16 +134,33 @@ static Value buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
   return generic.getResult(0);
 }
 
-/// The sum over the trailing `reducedRank` dims of `f(x)` for each element
-/// `x` of `input`, optionally minus a per-row `shift` read first: returns
-/// sum(f(x, shift)).
+/// The type the statistics and the normalized values of `type` are computed
+/// in: f32 for f16 and bf16 (as PyTorch does), the type itself otherwise.
+static Type getComputeType(Type type) {
+  if (type.isF16() || type.isBF16())
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+/// Converts the float scalar `value` to `type` (extending or truncating).
+static Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  if (type.getIntOrFloatBitWidth() > value.getType().getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, type, value);
+  return arith::TruncFOp::create(b, loc, type, value);
+}
+
+/// The sum over the trailing `reducedRank` dims of `f(x, shift)` for each
+/// element `x` of `input` and its row's `shift` (optional, null when
+/// absent), both converted to the compute type the sum accumulates in.
 static Value
 buildRowSum(OpBuilder &b, Location loc, Value input, int64_t reducedRank,
             Value shift,
             function_ref<Value(OpBuilder &, Location, Value x, Value shift)> f) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
-  Type elementType = type.getElementType();
+  Type computeType = getComputeType(type.getElementType());
   SmallVector<Value> inputs = {input};
   SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
   if (shift) {
@@ -151,10 +169,12 @@ buildRowSum(OpBuilder &b, Location loc, Value input, int64_t reducedRank,
   }
   return buildTrailingReduction(
       b, loc, inputs, maps, type.getShape(), reducedRank,
-      floatConstant(b, loc, elementType, 0.0),
+      floatConstant(b, loc, computeType, 0.0),
       [&](OpBuilder &nb, Location nloc, ValueRange accs,
           ValueRange args) -> SmallVector<Value> {
-        Value term = f(nb, nloc, args[0], shift ? args[1] : Value());
+        Value x = convertFloat(nb, nloc, args[0], computeType);
+        Value s = shift ? convertFloat(nb, nloc, args[1], computeType) : Value();
+        Value term = f(nb, nloc, x, s);
         return {arith::AddFOp::create(nb, nloc, accs[0], term)};
       })[0];
 }
@@ -194,7 +214,9 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
     Type elementType = logitsType.getElementType();
     if (!isa<FloatType>(elementType) || logitsType.getRank() != 2)
       return rewriter.notifyMatchFailure(op, "unsupported logits type");
-    MLIRContext *context = rewriter.getContext();
+    // The row max is exact in the logits' type; everything after it runs in
+    // the compute type (f32 for f16/bf16) and rounds once at the end.
+    Type computeType = getComputeType(elementType);
     int64_t n = logitsType.getDimSize(0), c = logitsType.getDimSize(1);
     Type i64 = rewriter.getI64Type();
 
@@ -220,7 +242,7 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
 
     // Per-sample losses.
     int64_t ignoreIndex = op.getIgnoreIndex();
-    auto lossType = RankedTensorType::get({n}, elementType);
+    auto lossType = RankedTensorType::get({n}, computeType);
     AffineMap id1 = rewriter.getMultiDimIdentityMap(1);
     Value losses = buildMap(
         rewriter, loc, lossType, ValueRange{labels, max, sumExp},
@@ -246,12 +268,14 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
           Value x = tensor::ExtractOp::create(b, nloc, logits,
                                               ValueRange{row, column});
           // -log_softmax(x) = log(sum) - (x - max).
-          Value shifted = arith::SubFOp::create(b, nloc, x, args[1]);
+          Value shifted = arith::SubFOp::create(
+              b, nloc, convertFloat(b, nloc, x, computeType),
+              convertFloat(b, nloc, args[1], computeType));
           Value logSum = math::LogOp::create(b, nloc, args[2]);
           Value loss = arith::SubFOp::create(b, nloc, logSum, shifted);
-          Value nan = floatConstant(b, nloc, elementType,
+          Value nan = floatConstant(b, nloc, computeType,
                                     std::numeric_limits<double>::quiet_NaN());
-          Value zero = floatConstant(b, nloc, elementType, 0.0);
+          Value zero = floatConstant(b, nloc, computeType, 0.0);
           Value checked = arith::SelectOp::create(b, nloc, inRange, loss, nan);
           return arith::SelectOp::create(b, nloc, ignored, zero, checked);
         });
@@ -264,7 +288,7 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
     case LossReduction::sum:
       result = buildTrailingReduction(
           rewriter, loc, losses, id1, {n}, 1,
-          floatConstant(rewriter, loc, elementType, 0.0),
+          floatConstant(rewriter, loc, computeType, 0.0),
           [](OpBuilder &b, Location nloc, ValueRange accs,
              ValueRange args) -> SmallVector<Value> {
             return {arith::AddFOp::create(b, nloc, accs[0], args[0])};
@@ -275,7 +299,7 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
           arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
       SmallVector<Value> totals = buildTrailingReduction(
           rewriter, loc, ValueRange{losses, labels}, {id1, id1}, {n}, 1,
-          ValueRange{floatConstant(rewriter, loc, elementType, 0.0), zeroCount},
+          ValueRange{floatConstant(rewriter, loc, computeType, 0.0), zeroCount},
           [&](OpBuilder &b, Location nloc, ValueRange accs,
               ValueRange args) -> SmallVector<Value> {
             Value label = args[1];
@@ -293,18 +317,26 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
             return {arith::AddFOp::create(b, nloc, accs[0], args[0]),
                     arith::AddIOp::create(b, nloc, accs[1], counted)};
           });
-      auto scalarType = RankedTensorType::get({}, elementType);
+      auto scalarType = RankedTensorType::get({}, computeType);
       AffineMap id0 = rewriter.getMultiDimIdentityMap(0);
       result = buildMap(
           rewriter, loc, scalarType, totals, {id0, id0},
           [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
-            Value count = arith::SIToFPOp::create(b, nloc, elementType, args[1]);
+            Value count = arith::SIToFPOp::create(b, nloc, computeType, args[1]);
             return arith::DivFOp::create(b, nloc, args[0], count);
           });
       break;
     }
     }
-    (void)context;
+    if (computeType != elementType) {
+      auto resultType = cast<RankedTensorType>(result.getType());
+      result = buildMap(
+          rewriter, loc, resultType.clone(elementType), result,
+          rewriter.getMultiDimIdentityMap(resultType.getRank()),
+          [&](OpBuilder &b, Location nloc, ValueRange args) {
+            return convertFloat(b, nloc, args[0], elementType);
+          });
+    }
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -328,6 +360,8 @@ struct LayerNormOpLowering : OpConversionPattern<LayerNormOp> {
     int64_t normalized = op.getNormalizedRank();
     double count = static_cast<double>(trailingCount(type, normalized));
     double epsilon = op.getEpsilon().convertToDouble();
+    // Statistics and the normalized values compute in f32 for f16/bf16.
+    Type computeType = getComputeType(elementType);
 
     Value sum = buildRowSum(rewriter, loc, input, normalized, Value(),
                             [](OpBuilder &, Location, Value x, Value) {
@@ -336,7 +370,7 @@ struct LayerNormOpLowering : OpConversionPattern<LayerNormOp> {
     Value mean = buildRowMap(
         rewriter, loc, sum, [&](OpBuilder &b, Location nloc, Value s) -> Value {
           return arith::DivFOp::create(
-              b, nloc, s, floatConstant(b, nloc, elementType, count));
+              b, nloc, s, floatConstant(b, nloc, computeType, count));
         });
     Value squares = buildRowSum(
         rewriter, loc, input, normalized, mean,
@@ -348,11 +382,11 @@ struct LayerNormOpLowering : OpConversionPattern<LayerNormOp> {
         rewriter, loc, squares,
         [&](OpBuilder &b, Location nloc, Value s) -> Value {
           Value var = arith::DivFOp::create(
-              b, nloc, s, floatConstant(b, nloc, elementType, count));
+              b, nloc, s, floatConstant(b, nloc, computeType, count));
           Value shifted = arith::AddFOp::create(
-              b, nloc, var, floatConstant(b, nloc, elementType, epsilon));
+              b, nloc, var, floatConstant(b, nloc, computeType, epsilon));
           return arith::DivFOp::create(b, nloc,
-                                       floatConstant(b, nloc, elementType, 1.0),
+                                       floatConstant(b, nloc, computeType, 1.0),
                                        math::SqrtOp::create(b, nloc, shifted));
         });
 
@@ -374,14 +408,17 @@ struct LayerNormOpLowering : OpConversionPattern<LayerNormOp> {
     Value result = buildMap(
         rewriter, loc, type, inputs, maps,
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
-          Value d = arith::SubFOp::create(b, nloc, args[0], args[1]);
+          auto arg = [&](unsigned i) {
+            return convertFloat(b, nloc, args[i], computeType);
+          };
+          Value d = arith::SubFOp::create(b, nloc, arg(0), args[1]);
           Value y = arith::MulFOp::create(b, nloc, d, args[2]);
           unsigned next = 3;
           if (weight)
-            y = arith::MulFOp::create(b, nloc, y, args[next++]);
+            y = arith::MulFOp::create(b, nloc, y, arg(next++));
           if (bias)
-            y = arith::AddFOp::create(b, nloc, y, args[next++]);
-          return y;
+            y = arith::AddFOp::create(b, nloc, y, arg(next++));
+          return convertFloat(b, nloc, y, elementType);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -405,6 +442,7 @@ struct RmsNormOpLowering : OpConversionPattern<RmsNormOp> {
     int64_t normalized = op.getNormalizedRank();
     double count = static_cast<double>(trailingCount(type, normalized));
     double epsilon = op.getEpsilon().convertToDouble();
+    Type computeType = getComputeType(elementType);
 
     Value squares = buildRowSum(
         rewriter, loc, input, normalized, Value(),
@@ -415,11 +453,11 @@ struct RmsNormOpLowering : OpConversionPattern<RmsNormOp> {
         rewriter, loc, squares,
         [&](OpBuilder &b, Location nloc, Value s) -> Value {
           Value ms = arith::DivFOp::create(
-              b, nloc, s, floatConstant(b, nloc, elementType, count));
+              b, nloc, s, floatConstant(b, nloc, computeType, count));
           Value shifted = arith::AddFOp::create(
-              b, nloc, ms, floatConstant(b, nloc, elementType, epsilon));
+              b, nloc, ms, floatConstant(b, nloc, computeType, epsilon));
           return arith::DivFOp::create(b, nloc,
-                                       floatConstant(b, nloc, elementType, 1.0),
+                                       floatConstant(b, nloc, computeType, 1.0),
                                        math::SqrtOp::create(b, nloc, shifted));
         });
 
@@ -436,10 +474,12 @@ struct RmsNormOpLowering : OpConversionPattern<RmsNormOp> {
     Value result = buildMap(
         rewriter, loc, type, inputs, maps,
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
-          Value y = arith::MulFOp::create(b, nloc, args[0], args[1]);
+          Value y = arith::MulFOp::create(
+              b, nloc, convertFloat(b, nloc, args[0], computeType), args[1]);
           if (weight)
-            y = arith::MulFOp::create(b, nloc, y, args[2]);
-          return y;
+            y = arith::MulFOp::create(
+                b, nloc, y, convertFloat(b, nloc, args[2], computeType));
+          return convertFloat(b, nloc, y, elementType);
         });
     rewriter.replaceOp(op, result);
     return success();

@@ -14,9 +14,12 @@
 // - matmul: `linalg.matmul` / `linalg.batch_matmul` (a generic contraction
 //   for i1) with `tensor.collapse_shape` / `expand_shape` around it.
 //
-// Reductions accumulate in the element type of their input (f32 stays f32,
-// f16 stays f16), like the element type of the result. Integer sums and
-// products wrap around. On i1, sum and max are a logical or and min a
+// Reductions accumulate in the element type of their input: f32 stays f32
+// (no f64 accumulator), f64 stays f64, integers wrap around. The exception
+// is f16 and bf16, which sum, mean, variance, softmax and matmul accumulate
+// and compute in f32, rounding the result once, as PyTorch does and as the
+// elementwise lowering computes half-precision math (max, min and argmax
+// are exact and compare in the input type). On i1, sum and max are a logical or and min a
 // logical and (as kiln.add on i1 is an or); max and min compare signed
 // integers (i8 is PyTorch's int8). Floating-point max and min propagate NaN
 // (arith.maximumf / minimumf), as torch.amax does.
@@ -158,6 +161,37 @@ static Value buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
   return generic.getResult(0);
 }
 
+/// The type that sums, means, variances, softmax and matmul of `type`
+/// accumulate and compute in: f32 for f16 and bf16 (as PyTorch does), the
+/// type itself otherwise.
+static Type getComputeType(Type type) {
+  if (type.isF16() || type.isBF16())
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+/// Converts the float scalar `value` to `type` (extending or truncating).
+static Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  if (type.getIntOrFloatBitWidth() > value.getType().getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, type, value);
+  return arith::TruncFOp::create(b, loc, type, value);
+}
+
+/// `tensor` with its float elements converted to `elementType`.
+static Value convertElements(OpBuilder &b, Location loc, Value tensor,
+                             Type elementType) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType() == elementType)
+    return tensor;
+  return buildMap(b, loc, type.clone(elementType), tensor,
+                  b.getMultiDimIdentityMap(type.getRank()),
+                  [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                    return convertFloat(nb, nloc, args[0], elementType);
+                  });
+}
+
 /// Reinserts the reduced dims of `value` (the reduced shape with the reduced
 /// dims dropped) as size-1 dims when `resultType` keeps them.
 static Value restoreKeptDims(OpBuilder &b, Location loc, Value value,
@@ -236,24 +270,32 @@ static Value buildReductionStep(OpBuilder &b, Location loc, SimpleKind kind,
 }
 
 /// Reduces `input` over the dims in `reduced` with `kind`; the result drops
-/// the reduced dims.
+/// the reduced dims. Sums accumulate in the compute type (f32 for f16 and
+/// bf16); max and min are exact in any type and keep the input's.
 static Value buildSimpleReduction(OpBuilder &b, Location loc, Value input,
                                   ArrayRef<bool> reduced, SimpleKind kind) {
   auto type = cast<RankedTensorType>(input.getType());
-  Value init = buildReductionInit(b, loc, kind, type.getElementType());
+  Type accType = kind == SimpleKind::Sum
+                     ? getComputeType(type.getElementType())
+                     : type.getElementType();
+  Value init = buildReductionInit(b, loc, kind, accType);
   return buildReduction(
       b, loc, input, b.getMultiDimIdentityMap(type.getRank()), type.getShape(),
       reduced, init, [&](OpBuilder &nb, Location nloc, Value acc,
                          ValueRange args) {
-        return buildReductionStep(nb, nloc, kind, acc, args[0]);
+        Value x = isa<FloatType>(accType)
+                      ? convertFloat(nb, nloc, args[0], accType)
+                      : args[0];
+        return buildReductionStep(nb, nloc, kind, acc, x);
       });
 }
 
-/// The mean of `input` over `reduced` (dims dropped): NaN for empty slices.
+/// The mean of `input` over `reduced` (dims dropped), in the compute type:
+/// NaN for empty slices.
 static Value buildMean(OpBuilder &b, Location loc, Value input,
                        ArrayRef<bool> reduced) {
   auto type = cast<RankedTensorType>(input.getType());
-  Type elementType = type.getElementType();
+  Type elementType = getComputeType(type.getElementType());
   Value sum = buildSimpleReduction(b, loc, input, reduced, SimpleKind::Sum);
   double count = static_cast<double>(reducedCount(type.getShape(), reduced));
   auto sumType = cast<RankedTensorType>(sum.getType());
@@ -278,6 +320,8 @@ struct SimpleReductionLowering : OpConversionPattern<OpTy> {
     SmallVector<bool> reduced = reducedMask(inputType.getRank(), op.getAxes());
     Value result = buildSimpleReduction(rewriter, op.getLoc(),
                                         adaptor.getInput(), reduced, Kind);
+    result = convertElements(rewriter, op.getLoc(), result,
+                             inputType.getElementType());
     rewriter.replaceOp(op, restoreKeptDims(rewriter, op.getLoc(), result,
                                            op.getType(), reduced));
     return success();
@@ -300,6 +344,8 @@ struct MeanOpLowering : OpConversionPattern<MeanOp> {
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     SmallVector<bool> reduced = reducedMask(inputType.getRank(), op.getAxes());
     Value mean = buildMean(rewriter, op.getLoc(), adaptor.getInput(), reduced);
+    mean = convertElements(rewriter, op.getLoc(), mean,
+                           inputType.getElementType());
     rewriter.replaceOp(op, restoreKeptDims(rewriter, op.getLoc(), mean,
                                            op.getType(), reduced));
     return success();
@@ -322,14 +368,16 @@ struct VarianceOpLowering : OpConversionPattern<VarianceOp> {
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     SmallVector<bool> reduced = reducedMask(inputType.getRank(), op.getAxes());
     Value mean = buildMean(rewriter, loc, input, reduced);
+    Type computeType = getComputeType(elementType);
     MLIRContext *context = rewriter.getContext();
     AffineMap identity = rewriter.getMultiDimIdentityMap(inputType.getRank());
     Value squares = buildReduction(
         rewriter, loc, ValueRange{input, mean},
         {identity, keptDimsMap(reduced, context)}, inputType.getShape(),
-        reduced, floatConstant(rewriter, loc, elementType, 0.0),
+        reduced, floatConstant(rewriter, loc, computeType, 0.0),
         [&](OpBuilder &b, Location nloc, Value acc, ValueRange args) -> Value {
-          Value d = arith::SubFOp::create(b, nloc, args[0], args[1]);
+          Value x = convertFloat(b, nloc, args[0], computeType);
+          Value d = arith::SubFOp::create(b, nloc, x, args[1]);
           Value d2 = arith::MulFOp::create(b, nloc, d, d);
           return arith::AddFOp::create(b, nloc, acc, d2);
         });
@@ -338,11 +386,13 @@ struct VarianceOpLowering : OpConversionPattern<VarianceOp> {
         std::max<int64_t>(0, count - op.getCorrectionAttr().getInt()));
     auto squaresType = cast<RankedTensorType>(squares.getType());
     Value variance = buildMap(
-        rewriter, loc, squaresType, squares,
+        rewriter, loc, squaresType.clone(elementType), squares,
         rewriter.getMultiDimIdentityMap(squaresType.getRank()),
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
-          Value n = floatConstant(b, nloc, elementType, divisor);
-          return arith::DivFOp::create(b, nloc, args[0], n);
+          Value n = floatConstant(b, nloc, computeType, divisor);
+          return convertFloat(b, nloc,
+                              arith::DivFOp::create(b, nloc, args[0], n),
+                              elementType);
         });
     rewriter.replaceOp(
         op, restoreKeptDims(rewriter, loc, variance, op.getType(), reduced));
@@ -451,30 +501,41 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     SmallVector<bool> reduced =
         reducedMask(inputType.getRank(), {op.getAxisAttr().getInt()});
+    // The max is exact in the input type; the rest computes in the compute
+    // type (f32 for f16/bf16) and rounds once at the end.
+    Type elementType = inputType.getElementType();
+    Type computeType = getComputeType(elementType);
     Value max =
         buildSimpleReduction(rewriter, loc, input, reduced, SimpleKind::Max);
     AffineMap identity = rewriter.getMultiDimIdentityMap(inputType.getRank());
     AffineMap kept = keptDimsMap(reduced, rewriter.getContext());
+    auto shift = [&](OpBuilder &b, Location nloc, Value x, Value m) -> Value {
+      return arith::SubFOp::create(b, nloc,
+                                   convertFloat(b, nloc, x, computeType),
+                                   convertFloat(b, nloc, m, computeType));
+    };
     Value sum = buildReduction(
         rewriter, loc, ValueRange{input, max}, {identity, kept},
         inputType.getShape(), reduced,
-        floatConstant(rewriter, loc, inputType.getElementType(), 0.0),
+        floatConstant(rewriter, loc, computeType, 0.0),
         [&](OpBuilder &b, Location nloc, Value acc, ValueRange args) -> Value {
-          Value shifted = arith::SubFOp::create(b, nloc, args[0], args[1]);
-          Value e = math::ExpOp::create(b, nloc, shifted);
+          Value e = math::ExpOp::create(b, nloc, shift(b, nloc, args[0], args[1]));
           return arith::AddFOp::create(b, nloc, acc, e);
         });
     Value result = buildMap(
         rewriter, loc, inputType, ValueRange{input, max, sum},
         {identity, kept, kept},
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
-          Value shifted = arith::SubFOp::create(b, nloc, args[0], args[1]);
+          Value shifted = shift(b, nloc, args[0], args[1]);
+          Value y;
           if (IsLog)
-            return arith::SubFOp::create(b, nloc, shifted,
-                                         math::LogOp::create(b, nloc, args[2]));
-          return arith::DivFOp::create(b, nloc,
-                                       math::ExpOp::create(b, nloc, shifted),
-                                       args[2]);
+            y = arith::SubFOp::create(b, nloc, shifted,
+                                      math::LogOp::create(b, nloc, args[2]));
+          else
+            y = arith::DivFOp::create(b, nloc,
+                                      math::ExpOp::create(b, nloc, shifted),
+                                      args[2]);
+          return convertFloat(b, nloc, y, elementType);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -540,6 +601,24 @@ static Value buildContraction(OpBuilder &b, Location loc, Value lhs,
   bool batched = lhsType.getRank() == 3;
   SmallVector<int64_t> shape(lhsType.getShape().drop_back());
   shape.push_back(rhsType.getShape().back());
+  if (isa<FloatType>(elementType) &&
+      getComputeType(elementType) != elementType) {
+    // f16/bf16: the named op extends the operands and accumulates into an
+    // f32 init; the product rounds once.
+    Type computeType = getComputeType(elementType);
+    Value init = buildFilled(b, loc, shape,
+                             floatConstant(b, loc, computeType, 0.0));
+    Value product =
+        batched ? linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                                ValueRange{lhs, rhs},
+                                                ValueRange{init})
+                      .getResult(0)
+                : linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                           ValueRange{lhs, rhs},
+                                           ValueRange{init})
+                      .getResult(0);
+    return convertElements(b, loc, product, elementType);
+  }
   Value zero = isa<FloatType>(elementType)
                    ? floatConstant(b, loc, elementType, 0.0)
                    : intConstant(b, loc, elementType,

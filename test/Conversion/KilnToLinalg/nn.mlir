@@ -139,3 +139,22 @@ func.func @rms_norm(%x: tensor<2x8xf64>, %w: tensor<8xf64>) -> tensor<2x8xf64> {
   %0 = kiln.rms_norm %x weight(%w : tensor<8xf64>) {normalized_rank = 1 : i64} : tensor<2x8xf64>
   return %0 : tensor<2x8xf64>
 }
+
+// -----
+
+// bf16 layer norm: statistics and the normalized values in f32, one
+// rounding at the end.
+// CHECK-LABEL: func.func @layer_norm_bf16
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: math.sqrt %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x8xbf16>, tensor<2xf32>, tensor<2xf32>)
+// CHECK: %[[X:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[D:.*]] = arith.subf %[[X]], %{{.*}} : f32
+// CHECK: %[[Y:.*]] = arith.mulf %[[D]], %{{.*}} : f32
+// CHECK: arith.truncf %[[Y]] : f32 to bf16
+func.func @layer_norm_bf16(%x: tensor<2x8xbf16>) -> tensor<2x8xbf16> {
+  %0 = kiln.layer_norm %x : tensor<2x8xbf16>
+  return %0 : tensor<2x8xbf16>
+}

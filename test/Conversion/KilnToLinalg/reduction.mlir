@@ -274,3 +274,33 @@ func.func @matmul_i1(%a: tensor<2x3xi1>, %b: tensor<3x4xi1>) -> tensor<2x4xi1> {
   %0 = kiln.matmul %a, %b : (tensor<2x3xi1>, tensor<3x4xi1>) -> tensor<2x4xi1>
   return %0 : tensor<2x4xi1>
 }
+
+// -----
+
+// f16 and bf16 sums accumulate in f32 and round once; max stays in f16.
+// CHECK-LABEL: func.func @sum_f16
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: ^bb0(%[[X:.*]]: f16, %[[ACC:.*]]: f32):
+// CHECK: %[[W:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK: arith.addf %[[ACC]], %[[W]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-LABEL: func.func @max_bf16
+// CHECK-NOT: arith.extf
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : bf16
+// CHECK-LABEL: func.func @matmul_bf16
+// CHECK: %[[P:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x3xbf16>, tensor<3x4xbf16>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]] : tensor<2x4xf32>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @sum_f16(%x: tensor<2x3xf16>) -> tensor<2xf16> {
+  %0 = kiln.sum %x {axes = array<i64: 1>} : tensor<2x3xf16> -> tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+func.func @max_bf16(%x: tensor<2x3xbf16>) -> tensor<2xbf16> {
+  %0 = kiln.max %x {axes = array<i64: 1>} : tensor<2x3xbf16> -> tensor<2xbf16>
+  return %0 : tensor<2xbf16>
+}
+func.func @matmul_bf16(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) -> tensor<2x4xbf16> {
+  %0 = kiln.matmul %a, %b : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
