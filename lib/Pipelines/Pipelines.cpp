@@ -339,6 +339,7 @@ struct KilnMatmulKernelsPass
           matmuls.push_back(op);
       }
     });
+    DenseMap<Type, Value> packedBuffers;
     for (linalg::LinalgOp op : matmuls) {
       if (!op.hasPureBufferSemantics())
         continue;
@@ -360,12 +361,18 @@ struct KilnMatmulKernelsPass
       MatmulKernelEmitter emitter(builder, op.getLoc(), a, b, c,
                                   isa<linalg::BatchMatmulOp>(op.getOperation()));
       if (emitter.usesPacking()) {
-        // One stack buffer (32 KiB) per matmul, in the entry block so that
-        // loops around the matmul do not grow the stack.
-        OpBuilder entry = OpBuilder::atBlockBegin(&getOperation().front());
-        emitter.setPackedBuffer(memref::AllocaOp::create(
-            entry, op.getLoc(), emitter.getPackedType(),
-            IntegerAttr::get(entry.getI64Type(), 64)));
+        // One stack buffer (32 KiB) per function and element type, shared by
+        // its matmuls (they run one after the other), in the entry block so
+        // that loops around a matmul do not grow the stack.
+        MemRefType packedType = emitter.getPackedType();
+        Value &buffer = packedBuffers[packedType];
+        if (!buffer) {
+          OpBuilder entry = OpBuilder::atBlockBegin(&getOperation().front());
+          buffer = memref::AllocaOp::create(
+              entry, getOperation().getLoc(), packedType,
+              IntegerAttr::get(entry.getI64Type(), 64));
+        }
+        emitter.setPackedBuffer(buffer);
       }
       emitter.emit();
       op->erase();

@@ -83,3 +83,16 @@ func.func @untouched(%a: memref<4x4xi32>, %c: memref<4x4xi32>, %t: tensor<4x4xf3
     ins(%f, %f : memref<4x4xf32>, memref<4x4xf32>) outs(%g : memref<4x4xf32>)
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+// The matmuls of a function share one packing buffer per element type.
+// CHECK-LABEL: func.func @shared_buffer
+// CHECK: memref.alloca() {alignment = 64 : i64} : memref<256x32xf32>
+// CHECK-NOT: memref.alloca
+// CHECK: return
+func.func @shared_buffer(%a: memref<16x16xf32>, %c: memref<16x16xf32>, %d: memref<16x16xf32>) {
+  linalg.matmul ins(%a, %a : memref<16x16xf32>, memref<16x16xf32>) outs(%c : memref<16x16xf32>)
+  linalg.matmul ins(%c, %a : memref<16x16xf32>, memref<16x16xf32>) outs(%d : memref<16x16xf32>)
+  return
+}
