@@ -58,9 +58,17 @@ endforeach()
 # The installed tools run from the prefix.
 run("kiln-opt --version" "${prefix}/bin/kiln-opt" --version)
 
+# Like scripts/build.sh: ccache keys on paths relative to the checkout, so
+# every clone (and every run, in its fresh prefix) shares the hits.
 set(launcher)
 if(CCACHE)
   set(launcher "-DCMAKE_CXX_COMPILER_LAUNCHER=${CCACHE}")
+  if(NOT DEFINED ENV{CCACHE_BASEDIR} AND KILN_SOURCE_DIR)
+    set(ENV{CCACHE_BASEDIR} "${KILN_SOURCE_DIR}")
+  endif()
+  if(NOT DEFINED ENV{CCACHE_NOHASHDIR})
+    set(ENV{CCACHE_NOHASHDIR} 1)
+  endif()
 endif()
 run("configure examples/embed" "${CMAKE_COMMAND}" -G Ninja
   -S "${KILN_EXAMPLE_DIR}" -B "${example_build}"
