@@ -259,8 +259,10 @@ mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
                                                        arg.getType(), 0.0));
   func::ReturnOp::create(builder, sourceReturn.getLoc(), results);
 
+  // Appended to the module, so generated functions appear in the order they
+  // were asked for; the symbol table makes the name unique if it is taken.
   SymbolTable symbols(module);
-  symbols.insert(gradFunction, std::next(Block::iterator(function)));
+  symbols.insert(gradFunction);
   return gradFunction;
 }
 

@@ -26,8 +26,8 @@ namespace mlir::kiln {
 /// Attaches the backward rules of every kiln op family that has them.
 void registerAutodiffExternalModels(DialectRegistry &registry);
 
-/// Generates, next to `function` in `module`, a function
-/// `@<function>_value_and_grad` (a unique name if taken) that takes the
+/// Generates, at the end of `module`, a function
+/// `@<function>_value_and_grad` (made unique if taken) that takes the
 /// arguments of `function` and returns its value followed by its gradient
 /// with respect to each argument in `wrt`. Errors are emitted at the op or
 /// function they concern; on failure nothing is added to the module.

@@ -36,7 +36,7 @@ static LogicalResult crossEntropyRule(CrossEntropyOp op, RuleContext &c) {
   Value valid = boolToFloat(
       c.b, c.loc,
       NeOp::create(c.b, c.loc, labels,
-                   c.scalar(labelElement, double(op.getIgnoreIndex()))),
+                   c.intScalar(labelElement, op.getIgnoreIndexAttr().getInt())),
       et);
   Value weight = reshapeTo(c.b, c.loc, valid, {n, 1});
   Value g = c.grad();

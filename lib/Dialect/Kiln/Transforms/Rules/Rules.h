@@ -37,6 +37,13 @@ struct RuleContext {
   Value scalar(Type elementType, double value) {
     return createScalar(b, loc, elementType, value);
   }
+  /// A rank-0 integer constant (exact for every int64_t).
+  Value intScalar(Type elementType, int64_t value) {
+    auto type = RankedTensorType::get({}, elementType);
+    return ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, IntegerAttr::get(elementType,
+                                                              value)));
+  }
 };
 
 /// Attaches `Rule` to `OpT` as its AutodiffOpInterface.

@@ -156,8 +156,8 @@ static Value gatherAdjoint(RuleContext &c, Value data, Value indices,
   Type indexElement = indexType.getElementType();
   Value g3 = reshapeTo(c.b, c.loc, grad, {a, n, bDims});
   Value idx = reshapeTo(c.b, c.loc, indices, {1, n});
-  idx = MaximumOp::create(c.b, c.loc, idx, c.scalar(indexElement, 0));
-  idx = MinimumOp::create(c.b, c.loc, idx, c.scalar(indexElement, v - 1));
+  idx = MaximumOp::create(c.b, c.loc, idx, c.intScalar(indexElement, 0));
+  idx = MinimumOp::create(c.b, c.loc, idx, c.intScalar(indexElement, v - 1));
   Value iota = IotaOp::create(
       c.b, c.loc, RankedTensorType::get({v, n}, indexElement), uint64_t(0));
   Value oneHot = boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, iota, idx),
@@ -167,13 +167,15 @@ static Value gatherAdjoint(RuleContext &c, Value data, Value indices,
 }
 
 static LogicalResult gatherRule(GatherOp op, RuleContext &c) {
-  c.set(0, gatherAdjoint(c, op.getData(), op.getIndices(), op.getAxis(),
+  c.set(0, gatherAdjoint(c, op.getData(), op.getIndices(),
+                         op.getAxisAttr().getInt(),
                          c.grad()));
   return success();
 }
 
 static LogicalResult indexSelectRule(IndexSelectOp op, RuleContext &c) {
-  c.set(0, gatherAdjoint(c, op.getData(), op.getIndices(), op.getAxis(),
+  c.set(0, gatherAdjoint(c, op.getData(), op.getIndices(),
+                         op.getAxisAttr().getInt(),
                          c.grad()));
   return success();
 }
