@@ -102,13 +102,17 @@ Case opCase(std::string name, std::string args, std::string body,
   return Case{std::move(name), source, std::move(inputs), std::move(wrt)};
 }
 
-/// A unary elementwise op on tensor<2x3xf64>.
+/// A unary elementwise op on tensor<2x3xf64>, or on rank-0 tensors (whose
+/// backward graph needs no reduction).
 Case unaryCase(const std::string &op, const std::string &attrs = "",
-               Fill fill = Fill::Uniform, std::string name = "") {
-  const std::string t = "tensor<2x3xf64>";
-  return opCase(name.empty() ? op : name, "%x: " + t,
-                "  %y = kiln." + op + " %x" + attrs + " : " + t, t, 2,
-                {f64({2, 3}, fill), f64({2, 3})}, {0, 1});
+               Fill fill = Fill::Uniform, std::string name = "",
+               bool rank0 = false) {
+  const std::string t = rank0 ? "tensor<f64>" : "tensor<2x3xf64>";
+  Arg arg = rank0 ? f64({}, fill) : f64({2, 3}, fill);
+  Arg weight = rank0 ? f64({}) : f64({2, 3});
+  return opCase((name.empty() ? op : name) + (rank0 ? "_rank0" : ""),
+                "%x: " + t, "  %y = kiln." + op + " %x" + attrs + " : " + t,
+                t, rank0 ? 0 : 2, {arg, weight}, {0, 1});
 }
 
 /// A binary elementwise op with broadcasting: [2,1,3] op [4,1] -> [2,4,3].
@@ -125,6 +129,26 @@ Case binaryCase(const std::string &op, Fill lhsFill, Fill rhsFill) {
 
 std::vector<Case> elementwiseCases() {
   std::vector<Case> cases;
+  // Rank 0: the rules' formulas without broadcasting.
+  for (const char *op : {"add", "sub", "mul", "div", "pow", "maximum",
+                         "minimum"}) {
+    const std::string t = "tensor<f64>";
+    Fill lhs = std::string(op) == "pow" ? Fill::Positive : Fill::Uniform;
+    Fill rhs = std::string(op) == "div" ? Fill::Positive : Fill::Uniform;
+    cases.push_back(opCase(std::string(op) + "_rank0",
+                           "%a: " + t + ", %b: " + t,
+                           "  %y = kiln." + std::string(op) + " %a, %b : (" +
+                               t + ", " + t + ") -> " + t,
+                           t, 0, {f64({}, lhs), f64({}, rhs), f64({})},
+                           {0, 1, 2}));
+  }
+  for (const char *op : {"exp", "expm1", "sin", "cos", "tanh", "sigmoid",
+                         "erf", "silu", "neg", "gelu"})
+    cases.push_back(unaryCase(op, "", Fill::Uniform, "", /*rank0=*/true));
+  for (const char *op : {"log", "log2", "log10", "log1p", "sqrt", "rsqrt"})
+    cases.push_back(unaryCase(op, "", Fill::Positive, "", /*rank0=*/true));
+  for (const char *op : {"relu", "abs"})
+    cases.push_back(unaryCase(op, "", Fill::AwayFromZero, "", /*rank0=*/true));
   cases.push_back(binaryCase("add", Fill::Uniform, Fill::Uniform));
   cases.push_back(binaryCase("sub", Fill::Uniform, Fill::Uniform));
   cases.push_back(binaryCase("mul", Fill::Uniform, Fill::Uniform));
