@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Runtime/JitSession.h"
 
@@ -89,8 +89,8 @@ std::string weightedSum(const std::string &type, int64_t rank) {
   std::string axes;
   for (int64_t i = 0; i < rank; ++i)
     axes += (i ? ", " : "") + std::to_string(i);
-  return mulLine + "  %l = kiln.sum %yw {axes = array<i64: " + axes + ">} : " + type +
-         " -> tensor<f64>\n  return %l : tensor<f64>\n}\n";
+  return mulLine + "  %l = kiln.sum %yw {axes = array<i64: " + axes +
+         ">} : " + type + " -> tensor<f64>\n  return %l : tensor<f64>\n}\n";
 }
 
 /// A case of one op: `f(x..., w) = sum(op(x...) * w)`.
@@ -112,8 +112,8 @@ Case unaryCase(const std::string &op, const std::string &attrs = "",
   Arg arg = rank0 ? f64({}, fill) : f64({2, 3}, fill);
   Arg weight = rank0 ? f64({}) : f64({2, 3});
   return opCase((name.empty() ? op : name) + (rank0 ? "_rank0" : ""),
-                "%x: " + t, "  %y = kiln." + op + " %x" + attrs + " : " + t,
-                t, rank0 ? 0 : 2, {arg, weight}, {0, 1});
+                "%x: " + t, "  %y = kiln." + op + " %x" + attrs + " : " + t, t,
+                rank0 ? 0 : 2, {arg, weight}, {0, 1});
 }
 
 /// A binary elementwise op with broadcasting: [2,1,3] op [4,1] -> [2,4,3].
@@ -123,28 +123,26 @@ Case binaryCase(const std::string &op, Fill lhsFill, Fill rhsFill) {
                     " %a, %b : (tensor<2x1x3xf64>, tensor<4x1xf64>) -> "
                     "tensor<2x4x3xf64>",
                 "tensor<2x4x3xf64>", 3,
-                {f64({2, 1, 3}, lhsFill), f64({4, 1}, rhsFill),
-                 f64({2, 4, 3})},
+                {f64({2, 1, 3}, lhsFill), f64({4, 1}, rhsFill), f64({2, 4, 3})},
                 {0, 1, 2});
 }
 
 std::vector<Case> elementwiseCases() {
   std::vector<Case> cases;
   // Rank 0: the rules' formulas without broadcasting.
-  for (const char *op : {"add", "sub", "mul", "div", "pow", "maximum",
-                         "minimum"}) {
+  for (const char *op :
+       {"add", "sub", "mul", "div", "pow", "maximum", "minimum"}) {
     const std::string t = "tensor<f64>";
     Fill lhs = std::string(op) == "pow" ? Fill::Positive : Fill::Uniform;
     Fill rhs = std::string(op) == "div" ? Fill::Positive : Fill::Uniform;
-    cases.push_back(opCase(std::string(op) + "_rank0",
-                           "%a: " + t + ", %b: " + t,
-                           "  %y = kiln." + std::string(op) + " %a, %b : (" +
-                               t + ", " + t + ") -> " + t,
-                           t, 0, {f64({}, lhs), f64({}, rhs), f64({})},
-                           {0, 1, 2}));
+    cases.push_back(
+        opCase(std::string(op) + "_rank0", "%a: " + t + ", %b: " + t,
+               "  %y = kiln." + std::string(op) + " %a, %b : (" + t + ", " + t +
+                   ") -> " + t,
+               t, 0, {f64({}, lhs), f64({}, rhs), f64({})}, {0, 1, 2}));
   }
-  for (const char *op : {"exp", "expm1", "sin", "cos", "tanh", "sigmoid",
-                         "erf", "silu", "neg", "gelu"})
+  for (const char *op : {"exp", "expm1", "sin", "cos", "tanh", "sigmoid", "erf",
+                         "silu", "neg", "gelu"})
     cases.push_back(unaryCase(op, "", Fill::Uniform, "", /*rank0=*/true));
   for (const char *op : {"log", "log2", "log10", "log1p", "sqrt", "rsqrt"})
     cases.push_back(unaryCase(op, "", Fill::Positive, "", /*rank0=*/true));
@@ -158,15 +156,14 @@ std::vector<Case> elementwiseCases() {
   cases.push_back(binaryCase("maximum", Fill::Uniform, Fill::Uniform));
   cases.push_back(binaryCase("minimum", Fill::Uniform, Fill::Uniform));
   cases.push_back(opCase(
-      "select",
-      "%a: tensor<2x3xf64>, %b: tensor<3xf64>",
+      "select", "%a: tensor<2x3xf64>, %b: tensor<3xf64>",
       "  %c = kiln.gt %a, %b : (tensor<2x3xf64>, tensor<3xf64>) -> "
       "tensor<2x3xi1>\n"
       "  %y = kiln.select %c, %a, %b : (tensor<2x3xi1>, tensor<2x3xf64>, "
       "tensor<3xf64>) -> tensor<2x3xf64>",
       "tensor<2x3xf64>", 2, {f64({2, 3}), f64({3}), f64({2, 3})}, {0, 1, 2}));
-  for (const char *op : {"exp", "expm1", "sin", "cos", "tanh", "sigmoid",
-                         "erf", "silu", "neg"})
+  for (const char *op :
+       {"exp", "expm1", "sin", "cos", "tanh", "sigmoid", "erf", "silu", "neg"})
     cases.push_back(unaryCase(op));
   for (const char *op : {"log", "log2", "log10", "log1p", "sqrt", "rsqrt"})
     cases.push_back(unaryCase(op, "", Fill::Positive));
@@ -177,7 +174,8 @@ std::vector<Case> elementwiseCases() {
   cases.push_back(
       unaryCase("elu", " {alpha = 5.000000e-01 : f64}", Fill::AwayFromZero));
   cases.push_back(unaryCase("gelu", "", Fill::Uniform, "gelu_none"));
-  cases.push_back(unaryCase("gelu", " {approximate = #kiln.approximation<tanh>}",
+  cases.push_back(unaryCase("gelu",
+                            " {approximate = #kiln.approximation<tanh>}",
                             Fill::Uniform, "gelu_tanh"));
   // Bounds at +-0.1 and magnitudes in [0.7, 1.2): no boundary is hit.
   cases.push_back(unaryCase(
@@ -193,8 +191,8 @@ std::vector<Case> tensorCases() {
   cases.push_back(opCase("broadcast_to", "%x: tensor<3x1xf64>",
                          "  %y = kiln.broadcast_to %x : tensor<3x1xf64> -> "
                          "tensor<2x3x4xf64>",
-                         "tensor<2x3x4xf64>", 3,
-                         {f64({3, 1}), f64({2, 3, 4})}, {0}));
+                         "tensor<2x3x4xf64>", 3, {f64({3, 1}), f64({2, 3, 4})},
+                         {0}));
   cases.push_back(opCase("reshape", "%x: tensor<2x3xf64>",
                          "  %y = kiln.reshape %x : tensor<2x3xf64> -> "
                          "tensor<3x2xf64>",
@@ -213,8 +211,8 @@ std::vector<Case> tensorCases() {
   cases.push_back(opCase("unsqueeze", "%x: tensor<2x3xf64>",
                          "  %y = kiln.unsqueeze %x {dim = 1 : i64} : "
                          "tensor<2x3xf64> -> tensor<2x1x3xf64>",
-                         "tensor<2x1x3xf64>", 3,
-                         {f64({2, 3}), f64({2, 1, 3})}, {0}));
+                         "tensor<2x1x3xf64>", 3, {f64({2, 3}), f64({2, 1, 3})},
+                         {0}));
   cases.push_back(opCase("transpose", "%x: tensor<2x3x4xf64>",
                          "  %y = kiln.transpose %x {dim0 = 0 : i64, dim1 = 2 "
                          ": i64} : tensor<2x3x4xf64> -> tensor<4x3x2xf64>",
@@ -237,8 +235,7 @@ std::vector<Case> tensorCases() {
                          "tensor<2x3xf64> -> tensor<4x4xf64>",
                          "tensor<4x4xf64>", 2, {f64({2, 3}), f64({4, 4})},
                          {0}));
-  cases.push_back(opCase("concat",
-                         "%a: tensor<2x3xf64>, %b: tensor<2x1xf64>",
+  cases.push_back(opCase("concat", "%a: tensor<2x3xf64>, %b: tensor<2x1xf64>",
                          "  %y = kiln.concat %a, %b, %a {axis = 1 : i64} : "
                          "(tensor<2x3xf64>, tensor<2x1xf64>, tensor<2x3xf64>) "
                          "-> tensor<2x7xf64>",
@@ -263,21 +260,19 @@ std::vector<Case> tensorCases() {
                          "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
                          {0}));
   // Repeated and out-of-range (clamped) indices.
-  cases.push_back(opCase("gather", "%x: tensor<4x3xf64>, %i: tensor<2x3xi64>",
-                         "  %y = kiln.gather %x, %i {axis = 0 : i64} : "
-                         "(tensor<4x3xf64>, tensor<2x3xi64>) -> "
-                         "tensor<2x3x3xf64>",
-                         "tensor<2x3x3xf64>", 3,
-                         {f64({4, 3}), i64({2, 3}, {1, 3, 1, 0, 1, 7}),
-                          f64({2, 3, 3})},
-                         {0}));
+  cases.push_back(opCase(
+      "gather", "%x: tensor<4x3xf64>, %i: tensor<2x3xi64>",
+      "  %y = kiln.gather %x, %i {axis = 0 : i64} : "
+      "(tensor<4x3xf64>, tensor<2x3xi64>) -> "
+      "tensor<2x3x3xf64>",
+      "tensor<2x3x3xf64>", 3,
+      {f64({4, 3}), i64({2, 3}, {1, 3, 1, 0, 1, 7}), f64({2, 3, 3})}, {0}));
   cases.push_back(opCase("index_select",
                          "%x: tensor<2x4xf64>, %i: tensor<3xi64>",
                          "  %y = kiln.index_select %x, %i {axis = 1 : i64} : "
                          "(tensor<2x4xf64>, tensor<3xi64>) -> tensor<2x3xf64>",
                          "tensor<2x3xf64>", 2,
-                         {f64({2, 4}), i64({3}, {2, 0, 2}), f64({2, 3})},
-                         {0}));
+                         {f64({2, 4}), i64({3}, {2, 0, 2}), f64({2, 3})}, {0}));
   return cases;
 }
 
@@ -293,16 +288,16 @@ std::vector<Case> reductionCases() {
                       " : tensor<2x3x4xf64> -> " + resultType,
                   resultType, rank, {f64({2, 3, 4}), f64(resultShape)}, {0});
   };
-  cases.push_back(reduction("sum", "{axes = array<i64: 0, 2>}",
-                            "tensor<3xf64>", 1, {3}, "sum"));
+  cases.push_back(reduction("sum", "{axes = array<i64: 0, 2>}", "tensor<3xf64>",
+                            1, {3}, "sum"));
   cases.push_back(reduction("sum", "{axes = array<i64: 1>, keep_dims = true}",
                             "tensor<2x1x4xf64>", 3, {2, 1, 4}, "sum_keep"));
-  cases.push_back(reduction("mean", "{axes = array<i64: 2>}",
-                            "tensor<2x3xf64>", 2, {2, 3}, "mean"));
-  cases.push_back(reduction("max", "{axes = array<i64: 1>}",
-                            "tensor<2x4xf64>", 2, {2, 4}, "max"));
-  cases.push_back(reduction("min", "{axes = array<i64: 0, 1>}",
-                            "tensor<4xf64>", 1, {4}, "min"));
+  cases.push_back(reduction("mean", "{axes = array<i64: 2>}", "tensor<2x3xf64>",
+                            2, {2, 3}, "mean"));
+  cases.push_back(reduction("max", "{axes = array<i64: 1>}", "tensor<2x4xf64>",
+                            2, {2, 4}, "max"));
+  cases.push_back(reduction("min", "{axes = array<i64: 0, 1>}", "tensor<4xf64>",
+                            1, {4}, "min"));
   cases.push_back(reduction("variance",
                             "{axes = array<i64: 2>, correction = 1 : i64}",
                             "tensor<2x3xf64>", 2, {2, 3}, "variance"));
@@ -323,11 +318,11 @@ std::vector<Case> reductionCases() {
                          {f64({2, 3, 4}), f64({2, 3, 4})}, {0}));
   auto matmul = [&](std::string name, std::string lhs,
                     std::initializer_list<int64_t> lhsShape, std::string rhs,
-                    std::initializer_list<int64_t> rhsShape,
-                    std::string result, std::initializer_list<int64_t> shape) {
+                    std::initializer_list<int64_t> rhsShape, std::string result,
+                    std::initializer_list<int64_t> shape) {
     return opCase(std::move(name), "%a: " + lhs + ", %b: " + rhs,
-                  "  %y = kiln.matmul %a, %b : (" + lhs + ", " + rhs +
-                      ") -> " + result,
+                  "  %y = kiln.matmul %a, %b : (" + lhs + ", " + rhs + ") -> " +
+                      result,
                   result, shape.size(),
                   {f64(lhsShape), f64(rhsShape), f64(shape)}, {0, 1});
   };
@@ -362,15 +357,14 @@ std::vector<Case> nnCases() {
     c.wrt = {0};
     cases.push_back(c);
   }
-  cases.push_back(opCase("cross_entropy_none",
-                         "%x: tensor<3x4xf64>, %t: tensor<3xi32>",
-                         "  %y = kiln.cross_entropy %x, %t {reduction = "
-                         "#kiln.reduction<none>} : (tensor<3x4xf64>, "
-                         "tensor<3xi32>) -> tensor<3xf64>",
-                         "tensor<3xf64>", 1,
-                         {f64({3, 4}), Arg{DType::I32, {3}, Fill::Given, {3, 0, 3}},
-                          f64({3})},
-                         {0}));
+  cases.push_back(opCase(
+      "cross_entropy_none", "%x: tensor<3x4xf64>, %t: tensor<3xi32>",
+      "  %y = kiln.cross_entropy %x, %t {reduction = "
+      "#kiln.reduction<none>} : (tensor<3x4xf64>, "
+      "tensor<3xi32>) -> tensor<3xf64>",
+      "tensor<3xf64>", 1,
+      {f64({3, 4}), Arg{DType::I32, {3}, Fill::Given, {3, 0, 3}}, f64({3})},
+      {0}));
   cases.push_back(opCase(
       "layer_norm",
       "%x: tensor<2x3x4xf64>, %g: tensor<3x4xf64>, %b: tensor<3x4xf64>",
@@ -430,8 +424,13 @@ func.func @f(%emb: tensor<5x4xf64>, %w1: tensor<4x6xf64>, %w2: tensor<4x6xf64>,
   return %l : tensor<f64>
 }
 )mlir";
-  c.args = {f64({5, 4}), f64({4, 6}), f64({4, 6}), f64({6, 4}), f64({4, 3}),
-            f64({4}, Fill::Positive), i64({2, 3}, {0, 3, 3, 4, 1, 3}),
+  c.args = {f64({5, 4}),
+            f64({4, 6}),
+            f64({4, 6}),
+            f64({6, 4}),
+            f64({4, 3}),
+            f64({4}, Fill::Positive),
+            i64({2, 3}, {0, 3, 3, 4, 1, 3}),
             i64({2}, {2, 0})};
   c.wrt = {0, 1, 2, 3, 4, 5};
   return c;
@@ -441,8 +440,7 @@ func.func @f(%emb: tensor<5x4xf64>, %w1: tensor<4x6xf64>, %w2: tensor<4x6xf64>,
 Case kinkCase(std::string name, std::string args, std::string body,
               std::vector<Arg> inputs, SmallVector<int64_t> wrt,
               std::vector<std::vector<double>> expected) {
-  std::string source = "func.func @f(" + args + ") -> tensor<f64> {\n" +
-                       body +
+  std::string source = "func.func @f(" + args + ") -> tensor<f64> {\n" + body +
                        "\n  %l = kiln.sum %y {axes = array<i64: 0>} : "
                        "tensor<3xf64> -> tensor<f64>\n  return %l : "
                        "tensor<f64>\n}\n";
@@ -514,17 +512,17 @@ std::vector<Case> allCases() {
                        {0, 1}});
   // Fan-out and an inactive branch: x feeds three uses, the integer branch
   // and the exp of a non-wrt argument get no adjoint.
-  cases.push_back(opCase(
-      "fan_out", "%x: tensor<3xf64>, %z: tensor<3xf64>",
-      "  %s = kiln.sin %x : tensor<3xf64>\n"
-      "  %m = kiln.mul %x, %s : (tensor<3xf64>, tensor<3xf64>) -> "
-      "tensor<3xf64>\n"
-      "  %e = kiln.exp %z : tensor<3xf64>\n"
-      "  %y0 = kiln.add %m, %x : (tensor<3xf64>, tensor<3xf64>) -> "
-      "tensor<3xf64>\n"
-      "  %y = kiln.mul %y0, %e : (tensor<3xf64>, tensor<3xf64>) -> "
-      "tensor<3xf64>",
-      "tensor<3xf64>", 1, {f64({3}), f64({3}), f64({3})}, {0}));
+  cases.push_back(
+      opCase("fan_out", "%x: tensor<3xf64>, %z: tensor<3xf64>",
+             "  %s = kiln.sin %x : tensor<3xf64>\n"
+             "  %m = kiln.mul %x, %s : (tensor<3xf64>, tensor<3xf64>) -> "
+             "tensor<3xf64>\n"
+             "  %e = kiln.exp %z : tensor<3xf64>\n"
+             "  %y0 = kiln.add %m, %x : (tensor<3xf64>, tensor<3xf64>) -> "
+             "tensor<3xf64>\n"
+             "  %y = kiln.mul %y0, %e : (tensor<3xf64>, tensor<3xf64>) -> "
+             "tensor<3xf64>",
+             "tensor<3xf64>", 1, {f64({3}), f64({3}), f64({3})}, {0}));
   return cases;
 }
 
@@ -737,5 +735,45 @@ std::string caseName(const ::testing::TestParamInfo<Case> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Rules, AutodiffTest, ::testing::ValuesIn(allCases()),
                          caseName);
+
+} // namespace
+
+namespace {
+
+/// The rules attach through registerAutodiffExternalModels: ops with a rule,
+/// non-differentiable ops, and ops without one (an error only when active).
+TEST(AutodiffInterfaceTest, ExternalModelsAttach) {
+  DialectRegistry registry;
+  registry.insert<KilnDialect, func::FuncDialect>();
+  registerAutodiffExternalModels(registry);
+  MLIRContext context(registry);
+  context.loadDialect<KilnDialect>();
+  auto has = [&](StringRef name) {
+    std::optional<RegisteredOperationName> op =
+        RegisteredOperationName::lookup(name, &context);
+    return op && op->hasInterface<AutodiffOpInterface>();
+  };
+  for (StringRef name : {"kiln.add", "kiln.matmul", "kiln.gather",
+                         "kiln.cross_entropy", "kiln.layer_norm", "kiln.eq",
+                         "kiln.iota", "kiln.argmax", "kiln.constant"})
+    EXPECT_TRUE(has(name)) << name.str();
+  EXPECT_FALSE(has("kiln.unfold"));
+  EXPECT_FALSE(has("kiln.value_and_grad"));
+
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @g(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xi1> {
+      %s = kiln.sin %x : tensor<3xf32>
+      %c = kiln.lt %s, %y : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+      return %c : tensor<3xi1>
+    }
+  )mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  SmallVector<bool> nonDifferentiable;
+  module->walk([&](AutodiffOpInterface op) {
+    nonDifferentiable.push_back(op.isNonDifferentiable());
+  });
+  EXPECT_EQ(nonDifferentiable, SmallVector<bool>({false, true}));
+}
 
 } // namespace

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "Rules/Rules.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -73,14 +73,13 @@ static LogicalResult checkDifferentiable(func::FuncOp function,
   for (int64_t index : wrt) {
     if (index < 0 || index >= static_cast<int64_t>(type.getNumInputs()))
       return function.emitError("'wrt' entry ")
-             << index << " is out of range [0, " << type.getNumInputs()
-             << ")";
+             << index << " is out of range [0, " << type.getNumInputs() << ")";
     if (!seen.insert(index).second)
       return function.emitError("'wrt' entry ") << index << " appears twice";
     if (!isDifferentiableType(type.getInput(index)))
-      return function.emitError("cannot differentiate with respect to argument ")
-             << index << " of non-floating-point type "
-             << type.getInput(index);
+      return function.emitError(
+                 "cannot differentiate with respect to argument ")
+             << index << " of non-floating-point type " << type.getInput(index);
   }
   for (Operation &op : function.getBody().front()) {
     if (isa<func::ReturnOp>(op))
@@ -164,8 +163,8 @@ void ReverseSweep::analyzeActivity() {
 FailureOr<SmallVector<Value>> ReverseSweep::run(OpBuilder &builder) {
   analyzeActivity();
   if (isActive(loss))
-    adjoints[loss] = autodiff::createSplat(builder, loss.getLoc(),
-                                           loss.getType(), 1.0);
+    adjoints[loss] =
+        autodiff::createSplat(builder, loss.getLoc(), loss.getType(), 1.0);
   for (Operation *op : llvm::reverse(ops)) {
     SmallVector<Value> resultAdjoints;
     bool anyAdjoint = false;
@@ -203,8 +202,8 @@ FailureOr<SmallVector<Value>> ReverseSweep::run(OpBuilder &builder) {
                << operand.getType();
       Value &slot = adjoints[operand];
       // Fan-out: contributions are summed, in reverse program order.
-      slot = slot ? AddOp::create(builder, op->getLoc(), slot, adjoint)
-                  : adjoint;
+      slot =
+          slot ? AddOp::create(builder, op->getLoc(), slot, adjoint) : adjoint;
     }
   }
   SmallVector<Value> result;
@@ -253,10 +252,10 @@ mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
   }
   SmallVector<Value> results{loss};
   for (auto [arg, gradient] : llvm::zip(wrtArgs, *gradients))
-    results.push_back(gradient ? gradient
-                               : autodiff::createSplat(builder,
-                                                       function.getLoc(),
-                                                       arg.getType(), 0.0));
+    results.push_back(gradient
+                          ? gradient
+                          : autodiff::createSplat(builder, function.getLoc(),
+                                                  arg.getType(), 0.0));
   func::ReturnOp::create(builder, sourceReturn.getLoc(), results);
 
   // Appended to the module, so generated functions appear in the order they
@@ -281,9 +280,9 @@ struct KilnAutodiffPass
     auto getOrGenerate =
         [&](func::FuncOp callee,
             ArrayRef<int64_t> wrtArgs) -> FailureOr<func::FuncOp> {
-      auto key = std::make_pair(callee.getSymName().str(),
-                                std::vector<int64_t>(wrtArgs.begin(),
-                                                     wrtArgs.end()));
+      auto key =
+          std::make_pair(callee.getSymName().str(),
+                         std::vector<int64_t>(wrtArgs.begin(), wrtArgs.end()));
       auto it = generated.find(key);
       if (it != generated.end())
         return it->second;

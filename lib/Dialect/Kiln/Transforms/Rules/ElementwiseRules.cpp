@@ -49,8 +49,8 @@ static LogicalResult divRule(DivOp op, RuleContext &c) {
   if (c.needs(0))
     c.setReduced(0, div(c.b, c.loc, c.grad(), op.getRhs()), op.getLhs());
   if (c.needs(1)) {
-    Value t = div(c.b, c.loc, mul(c.b, c.loc, c.grad(), op.getResult()),
-                  op.getRhs());
+    Value t =
+        div(c.b, c.loc, mul(c.b, c.loc, c.grad(), op.getResult()), op.getRhs());
     c.setReduced(1, NegOp::create(c.b, c.loc, t), op.getRhs());
   }
   return success();
@@ -144,7 +144,8 @@ static LogicalResult logRule(LogOp op, RuleContext &c) {
   return success();
 }
 static LogicalResult log2Rule(Log2Op op, RuleContext &c) {
-  c.set(0, div(c.b, c.loc, c.grad(), scale(c.b, c.loc, op.getOperand(), M_LN2)));
+  c.set(0,
+        div(c.b, c.loc, c.grad(), scale(c.b, c.loc, op.getOperand(), M_LN2)));
   return success();
 }
 static LogicalResult log10Rule(Log10Op op, RuleContext &c) {
@@ -153,7 +154,8 @@ static LogicalResult log10Rule(Log10Op op, RuleContext &c) {
   return success();
 }
 static LogicalResult log1pRule(Log1pOp op, RuleContext &c) {
-  c.set(0, div(c.b, c.loc, c.grad(), addScalar(c.b, c.loc, op.getOperand(), 1.0)));
+  c.set(0,
+        div(c.b, c.loc, c.grad(), addScalar(c.b, c.loc, op.getOperand(), 1.0)));
   return success();
 }
 static LogicalResult sqrtRule(SqrtOp op, RuleContext &c) {
@@ -171,8 +173,8 @@ static LogicalResult sinRule(SinOp op, RuleContext &c) {
   return chain(c, CosOp::create(c.b, c.loc, op.getOperand()));
 }
 static LogicalResult cosRule(CosOp op, RuleContext &c) {
-  return chain(c, NegOp::create(c.b, c.loc,
-                                SinOp::create(c.b, c.loc, op.getOperand())));
+  return chain(
+      c, NegOp::create(c.b, c.loc, SinOp::create(c.b, c.loc, op.getOperand())));
 }
 static LogicalResult tanhRule(TanhOp op, RuleContext &c) {
   // 1 - y^2
@@ -206,8 +208,7 @@ static LogicalResult siluRule(SiluOp op, RuleContext &c) {
   Value x = op.getOperand();
   Value s = SigmoidOp::create(c.b, c.loc, x);
   Value one = c.scalar(getElementType(x), 1.0);
-  Value t = add(c.b, c.loc, one,
-                mul(c.b, c.loc, x, sub(c.b, c.loc, one, s)));
+  Value t = add(c.b, c.loc, one, mul(c.b, c.loc, x, sub(c.b, c.loc, one, s)));
   return chain(c, mul(c.b, c.loc, s, t));
 }
 static LogicalResult leakyReluRule(LeakyReluOp op, RuleContext &c) {
@@ -237,34 +238,34 @@ static LogicalResult geluRule(GeluOp op, RuleContext &c) {
   Value one = c.scalar(et, 1.0);
   if (op.getApproximate() == GeluApproximation::none) {
     // Phi(x) + x phi(x)
-    Value cdf = scale(c.b, c.loc,
-                      addScalar(c.b, c.loc,
-                                ErfOp::create(c.b, c.loc,
-                                              scale(c.b, c.loc, x, M_SQRT1_2)),
-                                1.0),
-                      0.5);
-    Value pdf = scale(
+    Value cdf = scale(
         c.b, c.loc,
-        ExpOp::create(c.b, c.loc,
-                      scale(c.b, c.loc, mul(c.b, c.loc, x, x), -0.5)),
-        M_2_SQRTPI * M_SQRT1_2 * 0.5);
+        addScalar(c.b, c.loc,
+                  ErfOp::create(c.b, c.loc, scale(c.b, c.loc, x, M_SQRT1_2)),
+                  1.0),
+        0.5);
+    Value pdf =
+        scale(c.b, c.loc,
+              ExpOp::create(c.b, c.loc,
+                            scale(c.b, c.loc, mul(c.b, c.loc, x, x), -0.5)),
+              M_2_SQRTPI * M_SQRT1_2 * 0.5);
     return chain(c, add(c.b, c.loc, cdf, mul(c.b, c.loc, x, pdf)));
   }
   // PyTorch's GeluBackward with approximate='tanh'.
   const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
   Value x2 = mul(c.b, c.loc, x, x);
   Value x3 = mul(c.b, c.loc, x2, x);
-  Value inner = scale(c.b, c.loc, add(c.b, c.loc, x, scale(c.b, c.loc, x3, kappa)),
-                      beta);
+  Value inner =
+      scale(c.b, c.loc, add(c.b, c.loc, x, scale(c.b, c.loc, x3, kappa)), beta);
   Value t = TanhOp::create(c.b, c.loc, inner);
   Value left = scale(c.b, c.loc, x, 0.5);
   Value right = add(c.b, c.loc, one, t);
   Value leftDerivative = scale(c.b, c.loc, right, 0.5);
   Value dtanh = sub(c.b, c.loc, one, mul(c.b, c.loc, t, t));
-  Value dinner = scale(c.b, c.loc, addScalar(c.b, c.loc, scale(c.b, c.loc, x2, 3 * kappa), 1.0),
-                       beta);
-  Value rightDerivative =
-      mul(c.b, c.loc, left, mul(c.b, c.loc, dtanh, dinner));
+  Value dinner =
+      scale(c.b, c.loc,
+            addScalar(c.b, c.loc, scale(c.b, c.loc, x2, 3 * kappa), 1.0), beta);
+  Value rightDerivative = mul(c.b, c.loc, left, mul(c.b, c.loc, dtanh, dinner));
   return chain(c, add(c.b, c.loc, leftDerivative, rightDerivative));
 }
 static LogicalResult clampRule(ClampOp op, RuleContext &c) {
@@ -274,15 +275,13 @@ static LogicalResult clampRule(ClampOp op, RuleContext &c) {
   Type et = getElementType(x);
   Value d = c.grad();
   if (FloatAttr lo = op.getMinAttr())
-    d = maskOrZero(c.b, c.loc,
-                   GeOp::create(c.b, c.loc, x,
-                                c.scalar(et, lo.getValueAsDouble())),
-                   d);
+    d = maskOrZero(
+        c.b, c.loc,
+        GeOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);
   if (FloatAttr hi = op.getMaxAttr())
-    d = maskOrZero(c.b, c.loc,
-                   LeOp::create(c.b, c.loc, x,
-                                c.scalar(et, hi.getValueAsDouble())),
-                   d);
+    d = maskOrZero(
+        c.b, c.loc,
+        LeOp::create(c.b, c.loc, x, c.scalar(et, hi.getValueAsDouble())), d);
   c.set(0, d);
   return success();
 }

@@ -12,8 +12,8 @@ static LogicalResult dropoutRule(DropoutOp op, RuleContext &c) {
   // dropout(x) = x * mask / (1 - p) is linear in x with a mask that depends
   // only on (seed, position): the adjoint is dropout of the adjoint with the
   // same seed and p, which redraws the same mask.
-  c.set(0, DropoutOp::create(c.b, c.loc, c.grad(), op.getSeed(),
-                             op.getPAttr()));
+  c.set(0,
+        DropoutOp::create(c.b, c.loc, c.grad(), op.getSeed(), op.getPAttr()));
   return success();
 }
 
@@ -29,8 +29,8 @@ static LogicalResult crossEntropyRule(CrossEntropyOp op, RuleContext &c) {
   int64_t n = logitsType.getDimSize(0);
   Value p = SoftmaxOp::create(c.b, c.loc, logits, uint64_t(1));
   Value column = reshapeTo(c.b, c.loc, labels, {n, 1});
-  Value iota = IotaOp::create(c.b, c.loc, logitsType.clone(labelElement),
-                              uint64_t(1));
+  Value iota =
+      IotaOp::create(c.b, c.loc, logitsType.clone(labelElement), uint64_t(1));
   Value oneHot =
       boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, iota, column), et);
   Value valid = boolToFloat(
@@ -74,9 +74,10 @@ static LogicalResult layerNormRule(LayerNormOp op, RuleContext &c) {
   unsigned weightIndex = 1, biasIndex = weight ? 2 : 1;
   Value mean = MeanOp::create(c.b, c.loc, x, axes, true);
   Value centered = sub(c.b, c.loc, x, mean);
-  Value variance = MeanOp::create(c.b, c.loc, mul(c.b, c.loc, centered, centered),
-                                  axes, true);
-  Value rstd = RsqrtOp::create(c.b, c.loc, addScalar(c.b, c.loc, variance, epsilon));
+  Value variance = MeanOp::create(
+      c.b, c.loc, mul(c.b, c.loc, centered, centered), axes, true);
+  Value rstd =
+      RsqrtOp::create(c.b, c.loc, addScalar(c.b, c.loc, variance, epsilon));
   Value xhat = mul(c.b, c.loc, centered, rstd);
   Value g = c.grad();
   if (weight && c.needs(weightIndex))
@@ -101,8 +102,10 @@ static LogicalResult rmsNormRule(RmsNormOp op, RuleContext &c) {
   SmallVector<int64_t> axes =
       trailingAxes(type.getRank(), op.getNormalizedRank());
   double epsilon = op.getEpsilonAttr().getValueAsDouble();
-  Value meanSquare = MeanOp::create(c.b, c.loc, mul(c.b, c.loc, x, x), axes, true);
-  Value r = RsqrtOp::create(c.b, c.loc, addScalar(c.b, c.loc, meanSquare, epsilon));
+  Value meanSquare =
+      MeanOp::create(c.b, c.loc, mul(c.b, c.loc, x, x), axes, true);
+  Value r =
+      RsqrtOp::create(c.b, c.loc, addScalar(c.b, c.loc, meanSquare, epsilon));
   Value xhat = mul(c.b, c.loc, x, r);
   Value g = c.grad();
   if (weight && c.needs(1))

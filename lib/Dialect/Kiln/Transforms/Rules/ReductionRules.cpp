@@ -47,8 +47,8 @@ template <typename OpT>
 static LogicalResult extremumReductionRule(OpT op, RuleContext &c) {
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   Value x = op.getInput();
-  Value y = reshapeToKeepDims(c.b, c.loc, op.getResult(), inputType,
-                              op.getAxes());
+  Value y =
+      reshapeToKeepDims(c.b, c.loc, op.getResult(), inputType, op.getAxes());
   Value g = reshapeToKeepDims(c.b, c.loc, c.grad(), inputType, op.getAxes());
   Value mask = boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, x, y),
                            inputType.getElementType());

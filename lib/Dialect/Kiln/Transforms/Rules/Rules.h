@@ -41,8 +41,8 @@ struct RuleContext {
   Value intScalar(Type elementType, int64_t value) {
     auto type = RankedTensorType::get({}, elementType);
     return ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, IntegerAttr::get(elementType,
-                                                              value)));
+        b, loc,
+        DenseElementsAttr::get(type, IntegerAttr::get(elementType, value)));
   }
 };
 
@@ -66,8 +66,8 @@ template <typename OpT>
 struct NonDifferentiableModel
     : public AutodiffOpInterface::ExternalModel<NonDifferentiableModel<OpT>,
                                                 OpT> {
-  LogicalResult buildAdjoints(Operation *op, OpBuilder &,
-                              ArrayRef<Value>, ArrayRef<bool>,
+  LogicalResult buildAdjoints(Operation *op, OpBuilder &, ArrayRef<Value>,
+                              ArrayRef<bool>,
                               SmallVectorImpl<Value> &operandAdjoints) const {
     operandAdjoints.assign(op->getNumOperands(), Value());
     return success();
@@ -75,10 +75,8 @@ struct NonDifferentiableModel
   bool isNonDifferentiable(Operation *) const { return true; }
 };
 
-template <typename... OpTs>
-void attachNonDifferentiable(MLIRContext *context) {
-  (OpTs::template attachInterface<NonDifferentiableModel<OpTs>>(*context),
-   ...);
+template <typename... OpTs> void attachNonDifferentiable(MLIRContext *context) {
+  (OpTs::template attachInterface<NonDifferentiableModel<OpTs>>(*context), ...);
 }
 
 void registerElementwiseRules(DialectRegistry &registry);

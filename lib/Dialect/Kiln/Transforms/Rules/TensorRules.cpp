@@ -60,8 +60,8 @@ static LogicalResult sliceRule(SliceOp op, RuleContext &c) {
       Value u = UnsqueezeOp::create(c.b, c.loc, g, d + 1);
       SmallVector<int64_t> padLow(rank + 1, 0), padHigh(rank + 1, 0);
       padHigh[d + 1] = s - 1;
-      Value p = PadOp::create(c.b, c.loc, u, padLow, padHigh,
-                              llvm::APFloat(0.0));
+      Value p =
+          PadOp::create(c.b, c.loc, u, padLow, padHigh, llvm::APFloat(0.0));
       SmallVector<int64_t> merged(type.getShape());
       merged[d] = n * s;
       Value m = reshapeTo(c.b, c.loc, p, merged);
@@ -69,8 +69,7 @@ static LogicalResult sliceRule(SliceOp op, RuleContext &c) {
       SmallVector<int64_t> sliceStarts(rank, 0), sliceStops(merged),
           sliceStrides(rank, 1);
       sliceStops[d] = length;
-      g = SliceOp::create(c.b, c.loc, m, sliceStarts, sliceStops,
-                          sliceStrides);
+      g = SliceOp::create(c.b, c.loc, m, sliceStarts, sliceStops, sliceStrides);
     }
     low[d] = starts[d];
     high[d] = inputType.getDimSize(d) - starts[d] - length;
@@ -168,15 +167,13 @@ static Value gatherAdjoint(RuleContext &c, Value data, Value indices,
 
 static LogicalResult gatherRule(GatherOp op, RuleContext &c) {
   c.set(0, gatherAdjoint(c, op.getData(), op.getIndices(),
-                         op.getAxisAttr().getInt(),
-                         c.grad()));
+                         op.getAxisAttr().getInt(), c.grad()));
   return success();
 }
 
 static LogicalResult indexSelectRule(IndexSelectOp op, RuleContext &c) {
   c.set(0, gatherAdjoint(c, op.getData(), op.getIndices(),
-                         op.getAxisAttr().getInt(),
-                         c.grad()));
+                         op.getAxisAttr().getInt(), c.grad()));
   return success();
 }
 
