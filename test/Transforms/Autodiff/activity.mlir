@@ -63,3 +63,15 @@ func.func @f(%x: tensor<3xf64>, %unused: tensor<3xf64>) -> tensor<f64> {
   %l = kiln.sum %a {axes = array<i64: 0>} : tensor<3xf64> -> tensor<f64>
   return %l : tensor<f64>
 }
+
+// -----
+
+// A function without kiln ops (the pass loads the kiln dialect itself): the
+// gradient of the returned argument is the seed.
+// CHECK-LABEL: func.func @f_value_and_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<f32>, %{{.*}}: tensor<f32>) -> (tensor<f32>, tensor<f32>)
+// CHECK: %[[ONE:.*]] = kiln.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: return %[[X]], %[[ONE]]
+func.func @f(%x: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {
+  return %x : tensor<f32>
+}

@@ -162,9 +162,11 @@ void ReverseSweep::analyzeActivity() {
 
 FailureOr<SmallVector<Value>> ReverseSweep::run(OpBuilder &builder) {
   analyzeActivity();
-  if (isActive(loss))
-    adjoints[loss] =
+  if (isActive(loss)) {
+    Value seed =
         autodiff::createSplat(builder, loss.getLoc(), loss.getType(), 1.0);
+    adjoints[loss] = seed;
+  }
   for (Operation *op : llvm::reverse(ops)) {
     SmallVector<Value> resultAdjoints;
     bool anyAdjoint = false;
@@ -218,6 +220,8 @@ mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
   if (failed(checkDifferentiable(function, wrt)))
     return failure();
   MLIRContext *context = module.getContext();
+  // The generated function is built of kiln ops even when @f holds none.
+  context->getOrLoadDialect<KilnDialect>();
   FunctionType type = function.getFunctionType();
   SmallVector<Type> resultTypes{type.getResult(0)};
   for (int64_t index : wrt)
@@ -250,12 +254,15 @@ mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
     gradFunction.erase();
     return failure();
   }
-  SmallVector<Value> results{loss};
-  for (auto [arg, gradient] : llvm::zip(wrtArgs, *gradients))
-    results.push_back(gradient
-                          ? gradient
-                          : autodiff::createSplat(builder, function.getLoc(),
-                                                  arg.getType(), 0.0));
+  SmallVector<Value> results;
+  results.push_back(loss);
+  for (auto [i, arg] : llvm::enumerate(wrtArgs)) {
+    Value gradient = (*gradients)[i];
+    if (!gradient)
+      gradient =
+          autodiff::createSplat(builder, function.getLoc(), arg.getType(), 0.0);
+    results.push_back(gradient);
+  }
   func::ReturnOp::create(builder, sourceReturn.getLoc(), results);
 
   // Appended to the module, so generated functions appear in the order they

@@ -52,7 +52,8 @@ def KilnAutodiffPass : Pass<"kiln-autodiff", "ModuleOp"> {
                "With `function`: the arguments to differentiate with respect "
                "to (default: every floating-point argument)">,
   ];
-  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::kiln::KilnDialect"];
 }
 
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
