@@ -3,6 +3,7 @@
 #include "kiln/InitAll.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 
@@ -14,6 +15,8 @@
 void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
   registerCPUPipelineDialects(registry);
+  // The backward rules of the kiln ops (AutodiffOpInterface external models).
+  registerAutodiffExternalModels(registry);
 }
 
 void mlir::kiln::registerAllPasses() {

@@ -3,6 +3,7 @@
 #include "kiln/Support/Coverage.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnInterfaces.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
@@ -100,10 +101,12 @@ LogicalResult mlir::kiln::collectCoverage(MLIRContext &context,
                  : fold               ? "fold"
                  : canonicalize       ? "canonicalize"
                                       : "";
-    // The CPU column lists the root ops of the kiln-to-linalg patterns. The
-    // backward (autodiff op interface) and GPU (kiln-to-GPU patterns) columns
-    // stay empty until those exist.
-    row.backward = false;
+    // The CPU column lists the root ops of the kiln-to-linalg patterns; the
+    // backward column the ops with a backward rule (AutodiffOpInterface,
+    // attached by registerAutodiffExternalModels through the registry the
+    // context was made with), non-differentiable ones included. The GPU
+    // column (kiln-to-GPU patterns) stays empty until those exist.
+    row.backward = name.hasInterface<AutodiffOpInterface>();
     row.cpuLowering = cpu.contains(opName);
     row.gpuLowering = false;
     row.numericalTest = numerical.contains(opName);

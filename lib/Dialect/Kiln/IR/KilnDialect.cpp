@@ -46,6 +46,10 @@ void KilnDialect::initialize() {
 #define GET_OP_LIST
 #include "kiln/Dialect/Kiln/IR/KilnAttentionOps.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "kiln/Dialect/Kiln/IR/KilnAutodiffOps.cpp.inc"
+      >();
 }
 
 Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -4,6 +4,7 @@
 #define KILN_DIALECT_KILN_IR_KILNOPS_H
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnInterfaces.h"
 #include "kiln/Dialect/Kiln/IR/KilnShapeUtils.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -12,6 +13,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -32,5 +34,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnNNOps.h.inc"
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnAttentionOps.h.inc"
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnAutodiffOps.h.inc"
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_H

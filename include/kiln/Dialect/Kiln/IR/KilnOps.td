@@ -15,5 +15,6 @@ include "kiln/Dialect/Kiln/IR/KilnReductionOps.td"
 include "kiln/Dialect/Kiln/IR/KilnConvOps.td"
 include "kiln/Dialect/Kiln/IR/KilnNNOps.td"
 include "kiln/Dialect/Kiln/IR/KilnAttentionOps.td"
+include "kiln/Dialect/Kiln/IR/KilnAutodiffOps.td"
 
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_TD

@@ -3,6 +3,7 @@
 #ifndef KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 #define KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -27,4 +27,33 @@ def KilnGraphSummaryPass : Pass<"kiln-graph-summary", "ModuleOp"> {
   ];
 }
 
+def KilnAutodiffPass : Pass<"kiln-autodiff", "ModuleOp"> {
+  let summary = "Reverse-mode automatic differentiation of kiln functions";
+  let description = [{
+    Replaces each `kiln.value_and_grad @f(...) {wrt = ...}` with a
+    `func.call` of a generated function `@f_value_and_grad` (combined mode:
+    the forward ops of `@f`, then the reverse sweep over its DAG in reverse
+    program order) that returns the value of `@f` and its gradients with
+    respect to the `wrt` arguments. With `function=f` (and optionally
+    `wrt=0,1`, default: every floating-point argument) it generates the same
+    function without the op.
+
+    Only active values get adjoints: a value is active when it depends on a
+    differentiated argument and reaches the result; integer and boolean
+    values are inactive by type. Every active op needs a backward rule
+    (`AutodiffOpInterface`); the rules only build kiln ops that have rules
+    themselves, so the pass can run again on its output. The differentiated
+    function must be a single block of ops without regions or calls.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "Also generate the value-and-gradient function of this function">,
+    ListOption<"wrt", "wrt", "int64_t",
+               "With `function`: the arguments to differentiate with respect "
+               "to (default: every floating-point argument)">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

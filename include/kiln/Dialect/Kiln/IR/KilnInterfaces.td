@@ -1,0 +1,53 @@
+//===- KilnInterfaces.td - Kiln op interfaces ------------------*- tablegen -*-===//
+//
+// The reverse-mode autodiff interface. Each op owns its backward rule; the
+// rules attach as external models (registerAutodiffExternalModels), one
+// source file per op family, so the `kiln-autodiff` pass has no switch over
+// ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNINTERFACES_TD
+#define KILN_DIALECT_KILN_IR_KILNINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def KilnAutodiffOpInterface : OpInterface<"AutodiffOpInterface"> {
+  let cppNamespace = "::mlir::kiln";
+  let description = [{
+    The reverse-mode (vector-Jacobian product) rule of an op.
+
+    `buildAdjoints` is called with the builder's insertion point after the
+    forward computation, once per op, in reverse program order. It receives
+    one adjoint per result (null: a symbolic zero, that result does not reach
+    the loss) and, per operand, whether its adjoint is needed (the operand is
+    active). It appends one value per operand to `operandAdjoints`: the
+    operand's adjoint with exactly the operand's type (broadcasting rules
+    reduce back to the operand's shape), or null where it is not needed or is
+    a symbolic zero. Rules only create kiln ops that themselves have rules
+    (closure), so the pass can run again on its own output.
+
+    Ops whose derivative is zero wherever it is defined (comparisons, sign,
+    argmax, iota, constant) report `isNonDifferentiable`: their results are
+    never active, whatever their operands.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the adjoints of the operands from the adjoints of the results.
+        Returns failure, after emitting an error at the op, when the rule
+        does not support this form of the op.
+      }],
+      "::llvm::LogicalResult", "buildAdjoints",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::llvm::ArrayRef<::mlir::Value>":$resultAdjoints,
+           "::llvm::ArrayRef<bool>":$neededOperands,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandAdjoints)>,
+    InterfaceMethod<[{
+        Returns true when the op's results carry no derivative (their
+        adjoints are never propagated).
+      }],
+      "bool", "isNonDifferentiable", (ins), [{}], [{ return false; }]>,
+  ];
+}
+
+#endif // KILN_DIALECT_KILN_IR_KILNINTERFACES_TD

@@ -1,0 +1,82 @@
+//===- Autodiff.h - Reverse-mode automatic differentiation -----*- C++ -*-===//
+//
+// The C++ entry points of `kiln-autodiff` and the helpers backward rules are
+// written with. Rules implement AutodiffOpInterface (KilnInterfaces.td) as
+// external models, one file per op family under
+// lib/Dialect/Kiln/Transforms/Rules/; registerAutodiffExternalModels attaches
+// them all. See docs/Autodiff.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_TRANSFORMS_AUTODIFF_H
+#define KILN_DIALECT_KILN_TRANSFORMS_AUTODIFF_H
+
+#include "kiln/Dialect/Kiln/IR/KilnInterfaces.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace mlir::kiln {
+
+/// Attaches the backward rules of every kiln op family that has them.
+void registerAutodiffExternalModels(DialectRegistry &registry);
+
+/// Generates, at the end of `module`, a function
+/// `@<function>_value_and_grad` (made unique if taken) that takes the
+/// arguments of `function` and returns its value followed by its gradient
+/// with respect to each argument in `wrt`. Errors are emitted at the op or
+/// function they concern; on failure nothing is added to the module.
+FailureOr<func::FuncOp> generateValueAndGrad(ModuleOp module,
+                                             func::FuncOp function,
+                                             ArrayRef<int64_t> wrt);
+
+namespace autodiff {
+
+/// A rank-0 tensor constant of `elementType` holding `value`.
+Value createScalar(OpBuilder &b, Location loc, Type elementType, double value);
+
+/// A constant tensor of `type` (a ranked float tensor) filled with `value`.
+Value createSplat(OpBuilder &b, Location loc, Type type, double value);
+
+/// Reduces `grad` (of a shape `target` broadcasts to) back to the type
+/// `target`: sums over the leading dims `target` lacks and over the dims
+/// where `target` has size 1, then reshapes. Returns `grad` when the types
+/// already match.
+Value reduceToType(OpBuilder &b, Location loc, Value grad, Type target);
+
+/// Reshapes `value`, the result of reducing a tensor of `inputType` over
+/// `axes` without keeping dims, to the keep-dims shape (reduced dims of
+/// size 1). Returns `value` when it already has that shape.
+Value reshapeToKeepDims(OpBuilder &b, Location loc, Value value,
+                        RankedTensorType inputType, ArrayRef<int64_t> axes);
+
+/// Reshapes `value` to `shape`, keeping its element type (no-op when equal).
+Value reshapeTo(OpBuilder &b, Location loc, Value value,
+                ArrayRef<int64_t> shape);
+
+/// `lhs op rhs` with broadcasting; thin wrappers over the kiln ops.
+Value add(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value sub(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value mul(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value div(OpBuilder &b, Location loc, Value lhs, Value rhs);
+/// `value * scalar`, with `scalar` a constant of `value`'s element type.
+Value scale(OpBuilder &b, Location loc, Value value, double scalar);
+/// `value + scalar`.
+Value addScalar(OpBuilder &b, Location loc, Value value, double scalar);
+/// `cond ? value : 0`, broadcast to their common shape.
+Value maskOrZero(OpBuilder &b, Location loc, Value cond, Value value);
+/// `cond` (i1) converted to `value`'s element type.
+Value boolToFloat(OpBuilder &b, Location loc, Value cond, Type elementType);
+
+/// The element type of a ranked tensor value.
+Type getElementType(Value value);
+
+} // namespace autodiff
+} // namespace mlir::kiln
+
+#endif // KILN_DIALECT_KILN_TRANSFORMS_AUTODIFF_H

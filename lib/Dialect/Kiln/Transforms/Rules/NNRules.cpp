@@ -1,0 +1,132 @@
+//===- NNRules.cpp - Backward rules of the training-helper ops ------------===//
+
+#include "Rules.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::autodiff;
+
+static LogicalResult dropoutRule(DropoutOp op, RuleContext &c) {
+  // dropout(x) = x * mask / (1 - p) is linear in x with a mask that depends
+  // only on (seed, position): the adjoint is dropout of the adjoint with the
+  // same seed and p, which redraws the same mask.
+  c.set(0,
+        DropoutOp::create(c.b, c.loc, c.grad(), op.getSeed(), op.getPAttr()));
+  return success();
+}
+
+static LogicalResult crossEntropyRule(CrossEntropyOp op, RuleContext &c) {
+  // (softmax(x) - onehot(label)) * valid * scale, where valid masks the
+  // ignored samples and scale is the per-sample adjoint (none), the
+  // adjoint (sum) or the adjoint over the number of valid samples (mean).
+  Value logits = op.getLogits(), labels = op.getLabels();
+  auto logitsType = cast<RankedTensorType>(logits.getType());
+  auto labelsType = cast<RankedTensorType>(labels.getType());
+  Type et = logitsType.getElementType();
+  Type labelElement = labelsType.getElementType();
+  int64_t n = logitsType.getDimSize(0);
+  Value p = SoftmaxOp::create(c.b, c.loc, logits, uint64_t(1));
+  Value column = reshapeTo(c.b, c.loc, labels, {n, 1});
+  Value iota =
+      IotaOp::create(c.b, c.loc, logitsType.clone(labelElement), uint64_t(1));
+  Value oneHot =
+      boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, iota, column), et);
+  Value valid = boolToFloat(
+      c.b, c.loc,
+      NeOp::create(c.b, c.loc, labels,
+                   c.intScalar(labelElement, op.getIgnoreIndexAttr().getInt())),
+      et);
+  Value weight = reshapeTo(c.b, c.loc, valid, {n, 1});
+  Value g = c.grad();
+  switch (op.getReduction()) {
+  case LossReduction::none:
+    weight = mul(c.b, c.loc, weight, reshapeTo(c.b, c.loc, g, {n, 1}));
+    break;
+  case LossReduction::sum:
+    weight = mul(c.b, c.loc, weight, g);
+    break;
+  case LossReduction::mean: {
+    Value count = SumOp::create(c.b, c.loc, valid, ArrayRef<int64_t>{0});
+    weight = mul(c.b, c.loc, weight, div(c.b, c.loc, g, count));
+    break;
+  }
+  }
+  c.set(0, mul(c.b, c.loc, sub(c.b, c.loc, p, oneHot), weight));
+  return success();
+}
+
+/// The trailing `rank` axes of a tensor of rank `total`.
+static SmallVector<int64_t> trailingAxes(int64_t total, int64_t rank) {
+  SmallVector<int64_t> axes;
+  for (int64_t i = total - rank; i < total; ++i)
+    axes.push_back(i);
+  return axes;
+}
+
+static LogicalResult layerNormRule(LayerNormOp op, RuleContext &c) {
+  Value x = op.getInput(), weight = op.getWeight(), bias = op.getBias();
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> axes =
+      trailingAxes(type.getRank(), op.getNormalizedRank());
+  double epsilon = op.getEpsilonAttr().getValueAsDouble();
+  unsigned weightIndex = 1, biasIndex = weight ? 2 : 1;
+  Value mean = MeanOp::create(c.b, c.loc, x, axes, true);
+  Value centered = sub(c.b, c.loc, x, mean);
+  Value variance = MeanOp::create(
+      c.b, c.loc, mul(c.b, c.loc, centered, centered), axes, true);
+  Value rstd =
+      RsqrtOp::create(c.b, c.loc, addScalar(c.b, c.loc, variance, epsilon));
+  Value xhat = mul(c.b, c.loc, centered, rstd);
+  Value g = c.grad();
+  if (weight && c.needs(weightIndex))
+    c.setReduced(weightIndex, mul(c.b, c.loc, g, xhat), weight);
+  if (bias && c.needs(biasIndex))
+    c.setReduced(biasIndex, g, bias);
+  if (c.needs(0)) {
+    Value gh = weight ? mul(c.b, c.loc, g, weight) : g;
+    Value meanG = MeanOp::create(c.b, c.loc, gh, axes, true);
+    Value meanGX =
+        MeanOp::create(c.b, c.loc, mul(c.b, c.loc, gh, xhat), axes, true);
+    Value inner = sub(c.b, c.loc, sub(c.b, c.loc, gh, meanG),
+                      mul(c.b, c.loc, xhat, meanGX));
+    c.set(0, mul(c.b, c.loc, rstd, inner));
+  }
+  return success();
+}
+
+static LogicalResult rmsNormRule(RmsNormOp op, RuleContext &c) {
+  Value x = op.getInput(), weight = op.getWeight();
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> axes =
+      trailingAxes(type.getRank(), op.getNormalizedRank());
+  double epsilon = op.getEpsilonAttr().getValueAsDouble();
+  Value meanSquare =
+      MeanOp::create(c.b, c.loc, mul(c.b, c.loc, x, x), axes, true);
+  Value r =
+      RsqrtOp::create(c.b, c.loc, addScalar(c.b, c.loc, meanSquare, epsilon));
+  Value xhat = mul(c.b, c.loc, x, r);
+  Value g = c.grad();
+  if (weight && c.needs(1))
+    c.setReduced(1, mul(c.b, c.loc, g, xhat), weight);
+  if (c.needs(0)) {
+    Value gh = weight ? mul(c.b, c.loc, g, weight) : g;
+    Value meanGX =
+        MeanOp::create(c.b, c.loc, mul(c.b, c.loc, gh, xhat), axes, true);
+    c.set(0, mul(c.b, c.loc, r,
+                 sub(c.b, c.loc, gh, mul(c.b, c.loc, xhat, meanGX))));
+  }
+  return success();
+}
+
+void mlir::kiln::autodiff::registerNNRules(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
+    DropoutOp::attachInterface<RuleModel<DropoutOp, dropoutRule>>(*context);
+    CrossEntropyOp::attachInterface<
+        RuleModel<CrossEntropyOp, crossEntropyRule>>(*context);
+    LayerNormOp::attachInterface<RuleModel<LayerNormOp, layerNormRule>>(
+        *context);
+    RmsNormOp::attachInterface<RuleModel<RmsNormOp, rmsNormRule>>(*context);
+  });
+}

@@ -1,0 +1,89 @@
+//===- Rules.h - Shared machinery of the backward rules ---------*- C++ -*-===//
+//
+// Private to lib/Dialect/Kiln/Transforms. Each Rules/<Family>Rules.cpp writes
+// one function per op, `LogicalResult rule(FooOp, RuleContext &)`, and
+// attaches it with `FooOp::attachInterface<RuleModel<FooOp, rule>>`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_DIALECT_KILN_TRANSFORMS_RULES_RULES_H
+#define KILN_LIB_DIALECT_KILN_TRANSFORMS_RULES_RULES_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
+
+namespace mlir::kiln::autodiff {
+
+/// What one rule invocation reads and writes.
+struct RuleContext {
+  OpBuilder &b;
+  Location loc;
+  /// One per result; null is a symbolic zero.
+  ArrayRef<Value> resultAdjoints;
+  /// One per operand: whether its adjoint is wanted.
+  ArrayRef<bool> neededOperands;
+  /// One per operand, preset to null.
+  SmallVectorImpl<Value> &operandAdjoints;
+
+  Value grad(unsigned result = 0) const { return resultAdjoints[result]; }
+  bool needs(unsigned operand) const { return neededOperands[operand]; }
+  /// Sets the adjoint of `operand` to `adjoint` reduced to `target`'s type.
+  void setReduced(unsigned operand, Value adjoint, Value target) {
+    operandAdjoints[operand] = reduceToType(b, loc, adjoint, target.getType());
+  }
+  void set(unsigned operand, Value adjoint) {
+    operandAdjoints[operand] = adjoint;
+  }
+  Value scalar(Type elementType, double value) {
+    return createScalar(b, loc, elementType, value);
+  }
+  /// A rank-0 integer constant (exact for every int64_t).
+  Value intScalar(Type elementType, int64_t value) {
+    auto type = RankedTensorType::get({}, elementType);
+    return ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type, IntegerAttr::get(elementType, value)));
+  }
+};
+
+/// Attaches `Rule` to `OpT` as its AutodiffOpInterface.
+template <typename OpT, LogicalResult (*Rule)(OpT, RuleContext &)>
+struct RuleModel
+    : public AutodiffOpInterface::ExternalModel<RuleModel<OpT, Rule>, OpT> {
+  LogicalResult buildAdjoints(Operation *op, OpBuilder &builder,
+                              ArrayRef<Value> resultAdjoints,
+                              ArrayRef<bool> neededOperands,
+                              SmallVectorImpl<Value> &operandAdjoints) const {
+    operandAdjoints.assign(op->getNumOperands(), Value());
+    RuleContext context{builder, op->getLoc(), resultAdjoints, neededOperands,
+                        operandAdjoints};
+    return Rule(cast<OpT>(op), context);
+  }
+};
+
+/// Declares an op non-differentiable: its results are never active.
+template <typename OpT>
+struct NonDifferentiableModel
+    : public AutodiffOpInterface::ExternalModel<NonDifferentiableModel<OpT>,
+                                                OpT> {
+  LogicalResult buildAdjoints(Operation *op, OpBuilder &, ArrayRef<Value>,
+                              ArrayRef<bool>,
+                              SmallVectorImpl<Value> &operandAdjoints) const {
+    operandAdjoints.assign(op->getNumOperands(), Value());
+    return success();
+  }
+  bool isNonDifferentiable(Operation *) const { return true; }
+};
+
+template <typename... OpTs> void attachNonDifferentiable(MLIRContext *context) {
+  (OpTs::template attachInterface<NonDifferentiableModel<OpTs>>(*context), ...);
+}
+
+void registerElementwiseRules(DialectRegistry &registry);
+void registerTensorRules(DialectRegistry &registry);
+void registerReductionRules(DialectRegistry &registry);
+void registerNNRules(DialectRegistry &registry);
+
+} // namespace mlir::kiln::autodiff
+
+#endif // KILN_LIB_DIALECT_KILN_TRANSFORMS_RULES_RULES_H

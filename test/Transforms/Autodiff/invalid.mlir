@@ -1,0 +1,64 @@
+// RUN: kiln-opt %s --kiln-autodiff --split-input-file --verify-diagnostics
+
+func.func private @no_rule(%x: tensor<2x5xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.unfold' has no backward rule}}
+  %0 = kiln.unfold %x {dim = 1, size = 3, step = 1} : tensor<2x5xf32> -> tensor<2x3x3xf32>
+  %1 = kiln.sum %0 {axes = array<i64: 0, 1, 2>} : tensor<2x3x3xf32> -> tensor<f32>
+  return %1 : tensor<f32>
+}
+func.func @main(%x: tensor<2x5xf32>) -> (tensor<f32>, tensor<2x5xf32>) {
+  %l, %g = kiln.value_and_grad @no_rule(%x) {wrt = array<i64: 0>} : (tensor<2x5xf32>) -> (tensor<f32>, tensor<2x5xf32>)
+  return %l, %g : tensor<f32>, tensor<2x5xf32>
+}
+
+// -----
+
+func.func private @callee(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func private @has_call(%x: tensor<3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{calls inside a differentiated function are not supported (inline them first)}}
+  %0 = func.call @callee(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = kiln.sum %0 {axes = array<i64: 0>} : tensor<3xf32> -> tensor<f32>
+  return %1 : tensor<f32>
+}
+func.func @main(%x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
+  %l, %g = kiln.value_and_grad @has_call(%x) {wrt = array<i64: 0>} : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
+  return %l, %g : tensor<f32>, tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{cannot differentiate 'two_blocks': functions with more than one block are not supported}}
+func.func private @two_blocks(%x: tensor<f32>) -> tensor<f32> {
+  cf.br ^bb1
+^bb1:
+  return %x : tensor<f32>
+}
+func.func @main(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %l, %g = kiln.value_and_grad @two_blocks(%x) {wrt = array<i64: 0>} : (tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %l, %g : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+func.func private @region(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{ops with regions are not supported inside a differentiated function}}
+  %0 = scf.execute_region -> tensor<f32> {
+    scf.yield %x : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+func.func @main(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %l, %g = kiln.value_and_grad @region(%x) {wrt = array<i64: 0>} : (tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %l, %g : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{cannot differentiate the external function 'external'}}
+func.func private @external(%x: tensor<f32>) -> tensor<f32>
+func.func @main(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %l, %g = kiln.value_and_grad @external(%x) {wrt = array<i64: 0>} : (tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %l, %g : tensor<f32>, tensor<f32>
+}

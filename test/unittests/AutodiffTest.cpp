@@ -1,0 +1,779 @@
+//===- AutodiffTest.cpp - Gradients against central finite differences ----===//
+//
+// Every backward rule, checked through the JIT in f64: the module goes through
+// `kiln-autodiff{function=f}`, `@f_value_and_grad` is compiled and called,
+// and each gradient entry is compared with (f(x + h e) - f(x - h e)) / 2h.
+// Inputs are random and kept away from kinks and ties. A case whose backward
+// graph uses an op without a CPU lowering yet is skipped with a message that
+// names those ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Runtime/JitSession.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+/// How a case's argument is filled.
+enum class Fill {
+  /// Uniform in [-1, 1).
+  Uniform,
+  /// Uniform in [0.5, 1.5): for log, sqrt, pow bases, divisors.
+  Positive,
+  /// Magnitude in [0.7, 1.2) with a random sign: away from the kinks of
+  /// relu, abs, leaky_relu and elu at 0.
+  AwayFromZero,
+  /// The given values (indices, labels, seeds).
+  Given,
+};
+
+struct Arg {
+  DType dtype;
+  SmallVector<int64_t> shape;
+  Fill fill = Fill::Uniform;
+  std::vector<double> values = {};
+};
+
+struct Case {
+  std::string name;
+  /// A module with a function @f returning a rank-0 f64.
+  std::string source;
+  std::vector<Arg> args;
+  /// The arguments to differentiate with respect to.
+  SmallVector<int64_t> wrt;
+  /// At kinks and ties, where finite differences do not apply: the
+  /// gradients PyTorch's autograd gives (torch 1.13, f64), one per wrt.
+  std::vector<std::vector<double>> expected = {};
+};
+
+Arg f64(std::initializer_list<int64_t> shape, Fill fill = Fill::Uniform) {
+  return Arg{DType::F64, SmallVector<int64_t>(shape), fill};
+}
+Arg given(std::initializer_list<int64_t> shape, std::vector<double> values) {
+  return Arg{DType::F64, SmallVector<int64_t>(shape), Fill::Given, values};
+}
+Arg i64(std::initializer_list<int64_t> shape, std::vector<double> values) {
+  return Arg{DType::I64, SmallVector<int64_t>(shape), Fill::Given, values};
+}
+
+/// `sum(y * w)` for a `type`d `%y` and weight argument `%w`: a loss whose
+/// gradient with respect to `%y` is the random `w`, not a constant.
+std::string weightedSum(const std::string &type, int64_t rank) {
+  std::string mulLine = "  %yw = kiln.mul %y, %w : (" + type + ", " + type +
+                        ") -> " + type + "\n";
+  if (rank == 0)
+    return mulLine + "  return %yw : tensor<f64>\n}\n";
+  std::string axes;
+  for (int64_t i = 0; i < rank; ++i)
+    axes += (i ? ", " : "") + std::to_string(i);
+  return mulLine + "  %l = kiln.sum %yw {axes = array<i64: " + axes +
+         ">} : " + type + " -> tensor<f64>\n  return %l : tensor<f64>\n}\n";
+}
+
+/// A case of one op: `f(x..., w) = sum(op(x...) * w)`.
+Case opCase(std::string name, std::string args, std::string body,
+            std::string resultType, int64_t rank, std::vector<Arg> inputs,
+            SmallVector<int64_t> wrt) {
+  std::string source = "func.func @f(" + args + ", %w: " + resultType +
+                       ") -> tensor<f64> {\n" + body + "\n" +
+                       weightedSum(resultType, rank);
+  return Case{std::move(name), source, std::move(inputs), std::move(wrt)};
+}
+
+/// A unary elementwise op on tensor<2x3xf64>, or on rank-0 tensors (whose
+/// backward graph needs no reduction).
+Case unaryCase(const std::string &op, const std::string &attrs = "",
+               Fill fill = Fill::Uniform, std::string name = "",
+               bool rank0 = false) {
+  const std::string t = rank0 ? "tensor<f64>" : "tensor<2x3xf64>";
+  Arg arg = rank0 ? f64({}, fill) : f64({2, 3}, fill);
+  Arg weight = rank0 ? f64({}) : f64({2, 3});
+  return opCase((name.empty() ? op : name) + (rank0 ? "_rank0" : ""),
+                "%x: " + t, "  %y = kiln." + op + " %x" + attrs + " : " + t, t,
+                rank0 ? 0 : 2, {arg, weight}, {0, 1});
+}
+
+/// A binary elementwise op with broadcasting: [2,1,3] op [4,1] -> [2,4,3].
+Case binaryCase(const std::string &op, Fill lhsFill, Fill rhsFill) {
+  return opCase(op, "%a: tensor<2x1x3xf64>, %b: tensor<4x1xf64>",
+                "  %y = kiln." + op +
+                    " %a, %b : (tensor<2x1x3xf64>, tensor<4x1xf64>) -> "
+                    "tensor<2x4x3xf64>",
+                "tensor<2x4x3xf64>", 3,
+                {f64({2, 1, 3}, lhsFill), f64({4, 1}, rhsFill), f64({2, 4, 3})},
+                {0, 1, 2});
+}
+
+std::vector<Case> elementwiseCases() {
+  std::vector<Case> cases;
+  // Rank 0: the rules' formulas without broadcasting.
+  for (const char *op :
+       {"add", "sub", "mul", "div", "pow", "maximum", "minimum"}) {
+    const std::string t = "tensor<f64>";
+    Fill lhs = std::string(op) == "pow" ? Fill::Positive : Fill::Uniform;
+    Fill rhs = std::string(op) == "div" ? Fill::Positive : Fill::Uniform;
+    cases.push_back(
+        opCase(std::string(op) + "_rank0", "%a: " + t + ", %b: " + t,
+               "  %y = kiln." + std::string(op) + " %a, %b : (" + t + ", " + t +
+                   ") -> " + t,
+               t, 0, {f64({}, lhs), f64({}, rhs), f64({})}, {0, 1, 2}));
+  }
+  for (const char *op : {"exp", "expm1", "sin", "cos", "tanh", "sigmoid", "erf",
+                         "silu", "neg", "gelu"})
+    cases.push_back(unaryCase(op, "", Fill::Uniform, "", /*rank0=*/true));
+  for (const char *op : {"log", "log2", "log10", "log1p", "sqrt", "rsqrt"})
+    cases.push_back(unaryCase(op, "", Fill::Positive, "", /*rank0=*/true));
+  for (const char *op : {"relu", "abs"})
+    cases.push_back(unaryCase(op, "", Fill::AwayFromZero, "", /*rank0=*/true));
+  cases.push_back(binaryCase("add", Fill::Uniform, Fill::Uniform));
+  cases.push_back(binaryCase("sub", Fill::Uniform, Fill::Uniform));
+  cases.push_back(binaryCase("mul", Fill::Uniform, Fill::Uniform));
+  cases.push_back(binaryCase("div", Fill::Uniform, Fill::Positive));
+  cases.push_back(binaryCase("pow", Fill::Positive, Fill::Uniform));
+  cases.push_back(binaryCase("maximum", Fill::Uniform, Fill::Uniform));
+  cases.push_back(binaryCase("minimum", Fill::Uniform, Fill::Uniform));
+  cases.push_back(opCase(
+      "select", "%a: tensor<2x3xf64>, %b: tensor<3xf64>",
+      "  %c = kiln.gt %a, %b : (tensor<2x3xf64>, tensor<3xf64>) -> "
+      "tensor<2x3xi1>\n"
+      "  %y = kiln.select %c, %a, %b : (tensor<2x3xi1>, tensor<2x3xf64>, "
+      "tensor<3xf64>) -> tensor<2x3xf64>",
+      "tensor<2x3xf64>", 2, {f64({2, 3}), f64({3}), f64({2, 3})}, {0, 1, 2}));
+  for (const char *op :
+       {"exp", "expm1", "sin", "cos", "tanh", "sigmoid", "erf", "silu", "neg"})
+    cases.push_back(unaryCase(op));
+  for (const char *op : {"log", "log2", "log10", "log1p", "sqrt", "rsqrt"})
+    cases.push_back(unaryCase(op, "", Fill::Positive));
+  for (const char *op : {"relu", "abs"})
+    cases.push_back(unaryCase(op, "", Fill::AwayFromZero));
+  cases.push_back(unaryCase("leaky_relu", " {alpha = 2.000000e-01 : f64}",
+                            Fill::AwayFromZero));
+  cases.push_back(
+      unaryCase("elu", " {alpha = 5.000000e-01 : f64}", Fill::AwayFromZero));
+  cases.push_back(unaryCase("gelu", "", Fill::Uniform, "gelu_none"));
+  cases.push_back(unaryCase("gelu",
+                            " {approximate = #kiln.approximation<tanh>}",
+                            Fill::Uniform, "gelu_tanh"));
+  // Bounds at +-0.1 and magnitudes in [0.7, 1.2): no boundary is hit.
+  cases.push_back(unaryCase(
+      "clamp", " {max = 1.000000e-01 : f64, min = -1.000000e-01 : f64}",
+      Fill::AwayFromZero, "clamp_both"));
+  cases.push_back(unaryCase("clamp", " {min = 1.000000e-01 : f64}",
+                            Fill::AwayFromZero, "clamp_min"));
+  return cases;
+}
+
+std::vector<Case> tensorCases() {
+  std::vector<Case> cases;
+  cases.push_back(opCase("broadcast_to", "%x: tensor<3x1xf64>",
+                         "  %y = kiln.broadcast_to %x : tensor<3x1xf64> -> "
+                         "tensor<2x3x4xf64>",
+                         "tensor<2x3x4xf64>", 3, {f64({3, 1}), f64({2, 3, 4})},
+                         {0}));
+  cases.push_back(opCase("reshape", "%x: tensor<2x3xf64>",
+                         "  %y = kiln.reshape %x : tensor<2x3xf64> -> "
+                         "tensor<3x2xf64>",
+                         "tensor<3x2xf64>", 2, {f64({2, 3}), f64({3, 2})},
+                         {0}));
+  cases.push_back(opCase("flatten", "%x: tensor<2x3x2xf64>",
+                         "  %y = kiln.flatten %x {end_dim = 2 : i64, "
+                         "start_dim = 1 : i64} : tensor<2x3x2xf64> -> "
+                         "tensor<2x6xf64>",
+                         "tensor<2x6xf64>", 2, {f64({2, 3, 2}), f64({2, 6})},
+                         {0}));
+  cases.push_back(opCase("squeeze", "%x: tensor<1x3x1xf64>",
+                         "  %y = kiln.squeeze %x {dims = array<i64: 0, 2>} : "
+                         "tensor<1x3x1xf64> -> tensor<3xf64>",
+                         "tensor<3xf64>", 1, {f64({1, 3, 1}), f64({3})}, {0}));
+  cases.push_back(opCase("unsqueeze", "%x: tensor<2x3xf64>",
+                         "  %y = kiln.unsqueeze %x {dim = 1 : i64} : "
+                         "tensor<2x3xf64> -> tensor<2x1x3xf64>",
+                         "tensor<2x1x3xf64>", 3, {f64({2, 3}), f64({2, 1, 3})},
+                         {0}));
+  cases.push_back(opCase("transpose", "%x: tensor<2x3x4xf64>",
+                         "  %y = kiln.transpose %x {dim0 = 0 : i64, dim1 = 2 "
+                         ": i64} : tensor<2x3x4xf64> -> tensor<4x3x2xf64>",
+                         "tensor<4x3x2xf64>", 3,
+                         {f64({2, 3, 4}), f64({4, 3, 2})}, {0}));
+  cases.push_back(opCase("permute", "%x: tensor<2x3x4xf64>",
+                         "  %y = kiln.permute %x {permutation = array<i64: 1, "
+                         "2, 0>} : tensor<2x3x4xf64> -> tensor<3x4x2xf64>",
+                         "tensor<3x4x2xf64>", 3,
+                         {f64({2, 3, 4}), f64({3, 4, 2})}, {0}));
+  cases.push_back(opCase("slice_strided", "%x: tensor<4x7xf64>",
+                         "  %y = kiln.slice %x {starts = array<i64: 1, 1>, "
+                         "stops = array<i64: 3, 7>, strides = array<i64: 1, "
+                         "2>} : tensor<4x7xf64> -> tensor<2x3xf64>",
+                         "tensor<2x3xf64>", 2, {f64({4, 7}), f64({2, 3})},
+                         {0}));
+  cases.push_back(opCase("pad", "%x: tensor<2x3xf64>",
+                         "  %y = kiln.pad %x {high = array<i64: 2, 0>, low = "
+                         "array<i64: 0, 1>, value = 1.5 : f64} : "
+                         "tensor<2x3xf64> -> tensor<4x4xf64>",
+                         "tensor<4x4xf64>", 2, {f64({2, 3}), f64({4, 4})},
+                         {0}));
+  cases.push_back(opCase("concat", "%a: tensor<2x3xf64>, %b: tensor<2x1xf64>",
+                         "  %y = kiln.concat %a, %b, %a {axis = 1 : i64} : "
+                         "(tensor<2x3xf64>, tensor<2x1xf64>, tensor<2x3xf64>) "
+                         "-> tensor<2x7xf64>",
+                         "tensor<2x7xf64>", 2,
+                         {f64({2, 3}), f64({2, 1}), f64({2, 7})}, {0, 1}));
+  cases.push_back(opCase(
+      "split", "%x: tensor<5x2xf64>",
+      "  %p:3 = kiln.split %x {axis = 0 : i64, split_sizes = array<i64: 2, "
+      "1, 2>} : tensor<5x2xf64> -> tensor<2x2xf64>, tensor<1x2xf64>, "
+      "tensor<2x2xf64>\n"
+      "  %y = kiln.mul %p#0, %p#1 : (tensor<2x2xf64>, tensor<1x2xf64>) -> "
+      "tensor<2x2xf64>",
+      "tensor<2x2xf64>", 2, {f64({5, 2}), f64({2, 2})}, {0}));
+  cases.push_back(opCase("tril", "%x: tensor<3x4xf64>",
+                         "  %y = kiln.tril %x {diagonal = -1 : i64} : "
+                         "tensor<3x4xf64>",
+                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
+                         {0}));
+  cases.push_back(opCase("triu", "%x: tensor<3x4xf64>",
+                         "  %y = kiln.triu %x {diagonal = 1 : i64} : "
+                         "tensor<3x4xf64>",
+                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
+                         {0}));
+  // Repeated and out-of-range (clamped) indices.
+  cases.push_back(opCase(
+      "gather", "%x: tensor<4x3xf64>, %i: tensor<2x3xi64>",
+      "  %y = kiln.gather %x, %i {axis = 0 : i64} : "
+      "(tensor<4x3xf64>, tensor<2x3xi64>) -> "
+      "tensor<2x3x3xf64>",
+      "tensor<2x3x3xf64>", 3,
+      {f64({4, 3}), i64({2, 3}, {1, 3, 1, 0, 1, 7}), f64({2, 3, 3})}, {0}));
+  cases.push_back(opCase("index_select",
+                         "%x: tensor<2x4xf64>, %i: tensor<3xi64>",
+                         "  %y = kiln.index_select %x, %i {axis = 1 : i64} : "
+                         "(tensor<2x4xf64>, tensor<3xi64>) -> tensor<2x3xf64>",
+                         "tensor<2x3xf64>", 2,
+                         {f64({2, 4}), i64({3}, {2, 0, 2}), f64({2, 3})}, {0}));
+  return cases;
+}
+
+std::vector<Case> reductionCases() {
+  std::vector<Case> cases;
+  const std::string in = "%x: tensor<2x3x4xf64>";
+  auto reduction = [&](const std::string &op, const std::string &attrs,
+                       const std::string &resultType, int64_t rank,
+                       std::initializer_list<int64_t> resultShape,
+                       std::string name) {
+    return opCase(name, in,
+                  "  %y = kiln." + op + " %x " + attrs +
+                      " : tensor<2x3x4xf64> -> " + resultType,
+                  resultType, rank, {f64({2, 3, 4}), f64(resultShape)}, {0});
+  };
+  cases.push_back(reduction("sum", "{axes = array<i64: 0, 2>}", "tensor<3xf64>",
+                            1, {3}, "sum"));
+  cases.push_back(reduction("sum", "{axes = array<i64: 1>, keep_dims = true}",
+                            "tensor<2x1x4xf64>", 3, {2, 1, 4}, "sum_keep"));
+  cases.push_back(reduction("mean", "{axes = array<i64: 2>}", "tensor<2x3xf64>",
+                            2, {2, 3}, "mean"));
+  cases.push_back(reduction("max", "{axes = array<i64: 1>}", "tensor<2x4xf64>",
+                            2, {2, 4}, "max"));
+  cases.push_back(reduction("min", "{axes = array<i64: 0, 1>}", "tensor<4xf64>",
+                            1, {4}, "min"));
+  cases.push_back(reduction("variance",
+                            "{axes = array<i64: 2>, correction = 1 : i64}",
+                            "tensor<2x3xf64>", 2, {2, 3}, "variance"));
+  cases.push_back(reduction("variance",
+                            "{axes = array<i64: 0, 2>, correction = 0 : i64, "
+                            "keep_dims = true}",
+                            "tensor<1x3x1xf64>", 3, {1, 3, 1},
+                            "variance_population"));
+  cases.push_back(opCase("softmax", in,
+                         "  %y = kiln.softmax %x {axis = 1 : i64} : "
+                         "tensor<2x3x4xf64>",
+                         "tensor<2x3x4xf64>", 3,
+                         {f64({2, 3, 4}), f64({2, 3, 4})}, {0}));
+  cases.push_back(opCase("log_softmax", in,
+                         "  %y = kiln.log_softmax %x {axis = 2 : i64} : "
+                         "tensor<2x3x4xf64>",
+                         "tensor<2x3x4xf64>", 3,
+                         {f64({2, 3, 4}), f64({2, 3, 4})}, {0}));
+  auto matmul = [&](std::string name, std::string lhs,
+                    std::initializer_list<int64_t> lhsShape, std::string rhs,
+                    std::initializer_list<int64_t> rhsShape, std::string result,
+                    std::initializer_list<int64_t> shape) {
+    return opCase(std::move(name), "%a: " + lhs + ", %b: " + rhs,
+                  "  %y = kiln.matmul %a, %b : (" + lhs + ", " + rhs + ") -> " +
+                      result,
+                  result, shape.size(),
+                  {f64(lhsShape), f64(rhsShape), f64(shape)}, {0, 1});
+  };
+  cases.push_back(matmul("matmul_2d", "tensor<2x3xf64>", {2, 3},
+                         "tensor<3x4xf64>", {3, 4}, "tensor<2x4xf64>", {2, 4}));
+  cases.push_back(matmul("matmul_batch_broadcast", "tensor<2x1x2x3xf64>",
+                         {2, 1, 2, 3}, "tensor<3x3x2xf64>", {3, 3, 2},
+                         "tensor<2x3x2x2xf64>", {2, 3, 2, 2}));
+  cases.push_back(matmul("matmul_vector_matrix", "tensor<3xf64>", {3},
+                         "tensor<2x3x4xf64>", {2, 3, 4}, "tensor<2x4xf64>",
+                         {2, 4}));
+  cases.push_back(matmul("matmul_matrix_vector", "tensor<2x3xf64>", {2, 3},
+                         "tensor<3xf64>", {3}, "tensor<2xf64>", {2}));
+  cases.push_back(matmul("matmul_dot", "tensor<3xf64>", {3}, "tensor<3xf64>",
+                         {3}, "tensor<f64>", {}));
+  return cases;
+}
+
+std::vector<Case> nnCases() {
+  std::vector<Case> cases;
+  for (const char *reduction : {"mean", "sum"}) {
+    Case c;
+    c.name = std::string("cross_entropy_") + reduction;
+    c.source = std::string("func.func @f(%x: tensor<4x5xf64>, %t: "
+                           "tensor<4xi64>) -> tensor<f64> {\n"
+                           "  %l = kiln.cross_entropy %x, %t {ignore_index = "
+                           "2 : i64, reduction = #kiln.reduction<") +
+               reduction +
+               ">} : (tensor<4x5xf64>, tensor<4xi64>) -> tensor<f64>\n"
+               "  return %l : tensor<f64>\n}\n";
+    c.args = {f64({4, 5}), i64({4}, {1, 2, 4, 1})};
+    c.wrt = {0};
+    cases.push_back(c);
+  }
+  cases.push_back(opCase(
+      "cross_entropy_none", "%x: tensor<3x4xf64>, %t: tensor<3xi32>",
+      "  %y = kiln.cross_entropy %x, %t {reduction = "
+      "#kiln.reduction<none>} : (tensor<3x4xf64>, "
+      "tensor<3xi32>) -> tensor<3xf64>",
+      "tensor<3xf64>", 1,
+      {f64({3, 4}), Arg{DType::I32, {3}, Fill::Given, {3, 0, 3}}, f64({3})},
+      {0}));
+  cases.push_back(opCase(
+      "layer_norm",
+      "%x: tensor<2x3x4xf64>, %g: tensor<3x4xf64>, %b: tensor<3x4xf64>",
+      "  %y = kiln.layer_norm %x weight(%g : tensor<3x4xf64>) bias(%b : "
+      "tensor<3x4xf64>) {epsilon = 1.0e-05 : f64, normalized_rank = 2 : i64} "
+      ": tensor<2x3x4xf64>",
+      "tensor<2x3x4xf64>", 3,
+      {f64({2, 3, 4}), f64({3, 4}), f64({3, 4}), f64({2, 3, 4})}, {0, 1, 2}));
+  cases.push_back(opCase("layer_norm_plain", "%x: tensor<3x4xf64>",
+                         "  %y = kiln.layer_norm %x {epsilon = 1.0e-05 : f64, "
+                         "normalized_rank = 1 : i64} : tensor<3x4xf64>",
+                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
+                         {0}));
+  cases.push_back(opCase("rms_norm", "%x: tensor<3x4xf64>, %g: tensor<4xf64>",
+                         "  %y = kiln.rms_norm %x weight(%g : tensor<4xf64>) "
+                         "{epsilon = 1.0e-06 : f64, normalized_rank = 1 : "
+                         "i64} : tensor<3x4xf64>",
+                         "tensor<3x4xf64>", 2,
+                         {f64({3, 4}), f64({4}), f64({3, 4})}, {0, 1}));
+  cases.push_back(opCase("dropout", "%x: tensor<4x8xf64>, %s: tensor<i64>",
+                         "  %y = kiln.dropout %x, %s {p = 3.000000e-01 : f64} "
+                         ": tensor<4x8xf64>, tensor<i64>",
+                         "tensor<4x8xf64>", 2,
+                         {f64({4, 8}), i64({}, {1234}), f64({4, 8})}, {0}));
+  return cases;
+}
+
+/// A small pre-norm MLP block with a class head: embedding gather (with a
+/// repeated token), RMSNorm from primitives, matmuls, gated GELU, a
+/// residual fan-out, and the cross-entropy loss.
+Case blockCase() {
+  Case c;
+  c.name = "mlp_block";
+  c.source = R"mlir(
+func.func @f(%emb: tensor<5x4xf64>, %w1: tensor<4x6xf64>, %w2: tensor<4x6xf64>,
+             %w3: tensor<6x4xf64>, %head: tensor<4x3xf64>, %norm: tensor<4xf64>,
+             %ids: tensor<2x3xi64>, %labels: tensor<2xi64>) -> tensor<f64> {
+  %x = kiln.gather %emb, %ids {axis = 0 : i64} : (tensor<5x4xf64>, tensor<2x3xi64>) -> tensor<2x3x4xf64>
+  %sq = kiln.mul %x, %x : (tensor<2x3x4xf64>, tensor<2x3x4xf64>) -> tensor<2x3x4xf64>
+  %ms = kiln.mean %sq {axes = array<i64: 2>, keep_dims = true} : tensor<2x3x4xf64> -> tensor<2x3x1xf64>
+  %eps = kiln.constant dense<1.0e-06> : tensor<f64>
+  %mse = kiln.add %ms, %eps : (tensor<2x3x1xf64>, tensor<f64>) -> tensor<2x3x1xf64>
+  %r = kiln.rsqrt %mse : tensor<2x3x1xf64>
+  %xn = kiln.mul %x, %r : (tensor<2x3x4xf64>, tensor<2x3x1xf64>) -> tensor<2x3x4xf64>
+  %h = kiln.mul %xn, %norm : (tensor<2x3x4xf64>, tensor<4xf64>) -> tensor<2x3x4xf64>
+  %a = kiln.matmul %h, %w1 : (tensor<2x3x4xf64>, tensor<4x6xf64>) -> tensor<2x3x6xf64>
+  %b = kiln.matmul %h, %w2 : (tensor<2x3x4xf64>, tensor<4x6xf64>) -> tensor<2x3x6xf64>
+  %g = kiln.gelu %a {approximate = #kiln.approximation<tanh>} : tensor<2x3x6xf64>
+  %gb = kiln.mul %g, %b : (tensor<2x3x6xf64>, tensor<2x3x6xf64>) -> tensor<2x3x6xf64>
+  %o = kiln.matmul %gb, %w3 : (tensor<2x3x6xf64>, tensor<6x4xf64>) -> tensor<2x3x4xf64>
+  %res = kiln.add %x, %o : (tensor<2x3x4xf64>, tensor<2x3x4xf64>) -> tensor<2x3x4xf64>
+  %t = kiln.transpose %res {dim0 = 1 : i64, dim1 = 2 : i64} : tensor<2x3x4xf64> -> tensor<2x4x3xf64>
+  %cls = kiln.slice %t {starts = array<i64: 0, 0, 0>, stops = array<i64: 2, 4, 1>, strides = array<i64: 1, 1, 1>} : tensor<2x4x3xf64> -> tensor<2x4x1xf64>
+  %c = kiln.reshape %cls : tensor<2x4x1xf64> -> tensor<2x4xf64>
+  %logits = kiln.matmul %c, %head : (tensor<2x4xf64>, tensor<4x3xf64>) -> tensor<2x3xf64>
+  %l = kiln.cross_entropy %logits, %labels : (tensor<2x3xf64>, tensor<2xi64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+)mlir";
+  c.args = {f64({5, 4}),
+            f64({4, 6}),
+            f64({4, 6}),
+            f64({6, 4}),
+            f64({4, 3}),
+            f64({4}, Fill::Positive),
+            i64({2, 3}, {0, 3, 3, 4, 1, 3}),
+            i64({2}, {2, 0})};
+  c.wrt = {0, 1, 2, 3, 4, 5};
+  return c;
+}
+
+/// `sum(op(...))` on tensor<3xf64> values at kinks and ties.
+Case kinkCase(std::string name, std::string args, std::string body,
+              std::vector<Arg> inputs, SmallVector<int64_t> wrt,
+              std::vector<std::vector<double>> expected) {
+  std::string source = "func.func @f(" + args + ") -> tensor<f64> {\n" + body +
+                       "\n  %l = kiln.sum %y {axes = array<i64: 0>} : "
+                       "tensor<3xf64> -> tensor<f64>\n  return %l : "
+                       "tensor<f64>\n}\n";
+  return Case{std::move(name), source, std::move(inputs), std::move(wrt),
+              std::move(expected)};
+}
+
+/// Ties and kinks follow PyTorch: maximum/minimum split a tie half-half,
+/// amax spreads evenly over the maxima, relu'(0) = abs'(0) = 0, clamp
+/// passes the adjoint at its bounds, leaky_relu and elu take their
+/// negative-side slope at 0.
+std::vector<Case> kinkCases() {
+  std::vector<Case> cases;
+  const std::string two = "%a: tensor<3xf64>, %b: tensor<3xf64>";
+  const std::string binary =
+      " %a, %b : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>";
+  cases.push_back(kinkCase("maximum_tie", two, "  %y = kiln.maximum" + binary,
+                           {given({3}, {1, 2, 3}), given({3}, {1, 0, 5})},
+                           {0, 1}, {{0.5, 1, 0}, {0.5, 0, 1}}));
+  cases.push_back(kinkCase("minimum_tie", two, "  %y = kiln.minimum" + binary,
+                           {given({3}, {1, 2, 3}), given({3}, {1, 0, 5})},
+                           {0, 1}, {{0.5, 0, 1}, {0.5, 1, 0}}));
+  auto unary = [&](std::string name, std::string op,
+                   std::vector<double> expected) {
+    return kinkCase(std::move(name), "%a: tensor<3xf64>",
+                    "  %y = kiln." + op + " : tensor<3xf64>",
+                    {given({3}, {-1, 0, 2})}, {0}, {std::move(expected)});
+  };
+  cases.push_back(unary("relu_at_zero", "relu %a", {0, 0, 1}));
+  cases.push_back(unary("abs_at_zero", "abs %a", {-1, 0, 1}));
+  cases.push_back(unary("clamp_at_bounds",
+                        "clamp %a {max = 0.0 : f64, min = -1.0 : f64}",
+                        {1, 1, 0}));
+  cases.push_back(unary("leaky_relu_at_zero",
+                        "leaky_relu %a {alpha = 2.000000e-01 : f64}",
+                        {0.2, 0.2, 1}));
+  cases.push_back(unary("elu_at_zero", "elu %a {alpha = 5.000000e-01 : f64}",
+                        {0.5 * std::exp(-1.0), 0.5, 1}));
+  cases.push_back(Case{"amax_tie",
+                       "func.func @f(%x: tensor<2x3xf64>) -> tensor<f64> {\n"
+                       "  %y = kiln.max %x {axes = array<i64: 1>} : "
+                       "tensor<2x3xf64> -> tensor<2xf64>\n"
+                       "  %l = kiln.sum %y {axes = array<i64: 0>} : "
+                       "tensor<2xf64> -> tensor<f64>\n"
+                       "  return %l : tensor<f64>\n}\n",
+                       {given({2, 3}, {3, 1, 3, 0, 2, -1})},
+                       {0},
+                       {{0.5, 0, 0.5, 0, 1, 0}}});
+  return cases;
+}
+
+std::vector<Case> allCases() {
+  std::vector<Case> cases;
+  for (auto *family :
+       {elementwiseCases, tensorCases, reductionCases, nnCases, kinkCases})
+    for (Case &c : family())
+      cases.push_back(std::move(c));
+  cases.push_back(blockCase());
+  // Only kiln.add: fan-out of a (two uses) summed into one adjoint.
+  cases.push_back(Case{"add_fan_out_rank0",
+                       "func.func @f(%a: tensor<f64>, %b: tensor<f64>) -> "
+                       "tensor<f64> {\n"
+                       "  %0 = kiln.add %a, %b : (tensor<f64>, tensor<f64>) "
+                       "-> tensor<f64>\n"
+                       "  %1 = kiln.add %0, %a : (tensor<f64>, tensor<f64>) "
+                       "-> tensor<f64>\n"
+                       "  return %1 : tensor<f64>\n}\n",
+                       {f64({}), f64({})},
+                       {0, 1}});
+  // Fan-out and an inactive branch: x feeds three uses, the integer branch
+  // and the exp of a non-wrt argument get no adjoint.
+  cases.push_back(
+      opCase("fan_out", "%x: tensor<3xf64>, %z: tensor<3xf64>",
+             "  %s = kiln.sin %x : tensor<3xf64>\n"
+             "  %m = kiln.mul %x, %s : (tensor<3xf64>, tensor<3xf64>) -> "
+             "tensor<3xf64>\n"
+             "  %e = kiln.exp %z : tensor<3xf64>\n"
+             "  %y0 = kiln.add %m, %x : (tensor<3xf64>, tensor<3xf64>) -> "
+             "tensor<3xf64>\n"
+             "  %y = kiln.mul %y0, %e : (tensor<3xf64>, tensor<3xf64>) -> "
+             "tensor<3xf64>",
+             "tensor<3xf64>", 1, {f64({3}), f64({3}), f64({3})}, {0}));
+  return cases;
+}
+
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
+class AutodiffTest : public ::testing::TestWithParam<Case> {
+protected:
+  static JitSession &session() {
+    static JitSession *instance = [] {
+      auto *s = new JitSession();
+      DialectRegistry registry;
+      registry.insert<func::FuncDialect, KilnDialect>();
+      registerAutodiffExternalModels(registry);
+      s->getContext().appendDialectRegistry(registry);
+      return s;
+    }();
+    return *instance;
+  }
+
+  HostTensor makeInput(const Arg &arg, std::mt19937_64 &rng) {
+    int64_t n = 1;
+    for (int64_t d : arg.shape)
+      n *= d;
+    std::vector<double> values(n);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    for (int64_t i = 0; i < n; ++i) {
+      double u = uniform(rng);
+      switch (arg.fill) {
+      case Fill::Uniform:
+        values[i] = u;
+        break;
+      case Fill::Positive:
+        values[i] = 1.0 + 0.5 * u;
+        break;
+      case Fill::AwayFromZero:
+        values[i] = (u < 0 ? -1 : 1) * (0.7 + 0.5 * std::fabs(uniform(rng)));
+        break;
+      case Fill::Given:
+        values[i] = arg.values[i];
+        break;
+      }
+    }
+    auto tensor = HostTensor::fromDoubles(arg.dtype, arg.shape, values);
+    EXPECT_TRUE(bool(tensor));
+    return std::move(*tensor);
+  }
+};
+
+TEST_P(AutodiffTest, MatchesFiniteDifferences) {
+  const Case &c = GetParam();
+  MLIRContext &context = session().getContext();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(c.source, &context);
+  ASSERT_TRUE(module) << c.source;
+
+  PassManager pm(&context);
+  KilnAutodiffPassOptions options;
+  options.function = "f";
+  options.wrt.assign(c.wrt.begin(), c.wrt.end());
+  pm.addPass(createKilnAutodiffPass(options));
+  pm.addPass(createCanonicalizerPass());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+
+  // Closure: the backward graph only uses ops that have rules themselves.
+  module->walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "kiln") {
+      EXPECT_TRUE(isa<AutodiffOpInterface>(op))
+          << op->getName().getStringRef().str() << " has no backward rule";
+    }
+  });
+
+  // Ops of the forward or backward graph that do not lower yet.
+  llvm::StringSet<> lowered;
+  for (OperationName name : getKilnOpsWithCPULowering(&context))
+    lowered.insert(name.getStringRef());
+  std::set<std::string> missing;
+  module->walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "kiln" &&
+        !lowered.contains(op->getName().getStringRef()))
+      missing.insert(op->getName().getStringRef().str());
+  });
+  if (!missing.empty())
+    GTEST_SKIP() << "no CPU lowering yet for "
+                 << llvm::join(missing.begin(), missing.end(), ", ");
+
+  auto compiled = session().compile(*module);
+  ASSERT_TRUE(succeeded(compiled)) << "compilation failed (see stderr)";
+  JitModule &jit = **compiled;
+
+  std::mt19937_64 rng(std::hash<std::string>()(c.name) & 0xffff);
+  SmallVector<HostTensor> inputs;
+  for (const Arg &arg : c.args)
+    inputs.push_back(makeInput(arg, rng));
+
+  auto valueAndGrad = jit.invoke("f_value_and_grad", inputs);
+  ASSERT_TRUE(succeeded(valueAndGrad));
+  ASSERT_EQ(valueAndGrad->size(), c.wrt.size() + 1);
+  auto value = jit.invoke("f", inputs);
+  ASSERT_TRUE(succeeded(value));
+  EXPECT_NEAR((*valueAndGrad)[0].getElementAsDouble(0),
+              (*value)[0].getElementAsDouble(0), 1e-12);
+
+  if (!c.expected.empty()) {
+    for (auto [k, want] : llvm::enumerate(c.expected)) {
+      const HostTensor &gradient = (*valueAndGrad)[k + 1];
+      ASSERT_EQ(gradient.getNumElements(), int64_t(want.size()));
+      for (auto [i, w] : llvm::enumerate(want))
+        EXPECT_NEAR(gradient.getElementAsDouble(i), w, 1e-12)
+            << "d f / d arg" << c.wrt[k] << "[" << i << "]";
+    }
+    return;
+  }
+
+  const double h = 1e-6;
+  for (auto [k, argIndex] : llvm::enumerate(c.wrt)) {
+    const HostTensor &gradient = (*valueAndGrad)[k + 1];
+    HostTensor &x = inputs[argIndex];
+    ASSERT_EQ(gradient.getShape(), x.getShape());
+    for (int64_t i = 0; i < x.getNumElements(); ++i) {
+      double saved = x.getElementAsDouble(i);
+      x.setElementFromDouble(i, saved + h);
+      double plus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
+      x.setElementFromDouble(i, saved - h);
+      double minus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
+      x.setElementFromDouble(i, saved);
+      double numeric = (plus - minus) / (2 * h);
+      double analytic = gradient.getElementAsDouble(i);
+      EXPECT_NEAR(analytic, numeric, 1e-6 * (1 + std::fabs(numeric)))
+          << "d f / d arg" << argIndex << "[" << i << "]";
+    }
+  }
+}
+
+/// Closure in practice: the pass runs on its own output. `@h(x, v) = <grad
+/// f(x), v>` is built from the generated backward of `@f`, then differentiated
+/// again; its gradient, the Hessian-vector product H v, is checked against
+/// central differences of the (JIT-compiled) first-order gradient.
+TEST_F(AutodiffTest, SecondOrderHessianVectorProduct) {
+  constexpr const char *kSource = R"mlir(
+func.func @f(%x: tensor<2x3xf64>) -> tensor<f64> {
+  %t = kiln.tanh %x : tensor<2x3xf64>
+  %s = kiln.sigmoid %x : tensor<2x3xf64>
+  %ts = kiln.mul %t, %s : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+  %a = kiln.mul %ts, %x : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+  %p = kiln.softmax %x {axis = 1 : i64} : tensor<2x3xf64>
+  %px = kiln.mul %p, %x : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+  %b = kiln.add %a, %px : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+  %l = kiln.mean %b {axes = array<i64: 0, 1>} : tensor<2x3xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+)mlir";
+  MLIRContext &context = session().getContext();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kSource, &context);
+  ASSERT_TRUE(module);
+  auto f = module->lookupSymbol<func::FuncOp>("f");
+  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {0});
+  ASSERT_TRUE(succeeded(grad));
+
+  // @h(x, v) = sum(grad f(x) * v), from a clone of the backward graph.
+  Location loc = f.getLoc();
+  Type xType = f.getArgumentTypes()[0];
+  Type scalar = f.getResultTypes()[0];
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  auto h = func::FuncOp::create(
+      b, loc, "h", FunctionType::get(&context, {xType, xType}, {scalar}));
+  Block *entry = h.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  IRMapping mapping;
+  Block &body = grad->getBody().front();
+  mapping.map(body.getArgument(0), entry->getArgument(0));
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  Value g = mapping.lookup(body.getTerminator()->getOperand(1));
+  Value gv = MulOp::create(b, loc, g, entry->getArgument(1));
+  Value hv = SumOp::create(b, loc, gv, ArrayRef<int64_t>{0, 1});
+  func::ReturnOp::create(b, loc, hv);
+
+  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {0});
+  ASSERT_TRUE(succeeded(hessian));
+  ASSERT_EQ(hessian->getSymName(), "h_value_and_grad");
+
+  auto compiled = session().compile(*module);
+  ASSERT_TRUE(succeeded(compiled));
+  JitModule &jit = **compiled;
+  std::mt19937_64 rng(7);
+  SmallVector<HostTensor> inputs{makeInput(f64({2, 3}), rng),
+                                 makeInput(f64({2, 3}), rng)};
+  auto hvp = jit.invoke("h_value_and_grad", inputs);
+  ASSERT_TRUE(succeeded(hvp));
+  const double step = 1e-6;
+  HostTensor &x = inputs[0];
+  for (int64_t i = 0; i < x.getNumElements(); ++i) {
+    double saved = x.getElementAsDouble(i);
+    x.setElementFromDouble(i, saved + step);
+    double plus = (*jit.invoke("h", inputs))[0].getElementAsDouble(0);
+    x.setElementFromDouble(i, saved - step);
+    double minus = (*jit.invoke("h", inputs))[0].getElementAsDouble(0);
+    x.setElementFromDouble(i, saved);
+    double numeric = (plus - minus) / (2 * step);
+    EXPECT_NEAR((*hvp)[1].getElementAsDouble(i), numeric,
+                1e-6 * (1 + std::fabs(numeric)))
+        << "(H v)[" << i << "]";
+  }
+}
+
+std::string caseName(const ::testing::TestParamInfo<Case> &info) {
+  return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, AutodiffTest, ::testing::ValuesIn(allCases()),
+                         caseName);
+
+} // namespace
+
+namespace {
+
+/// The rules attach through registerAutodiffExternalModels: ops with a rule,
+/// non-differentiable ops, and ops without one (an error only when active).
+TEST(AutodiffInterfaceTest, ExternalModelsAttach) {
+  DialectRegistry registry;
+  registry.insert<KilnDialect, func::FuncDialect>();
+  registerAutodiffExternalModels(registry);
+  MLIRContext context(registry);
+  context.loadDialect<KilnDialect>();
+  auto has = [&](StringRef name) {
+    std::optional<RegisteredOperationName> op =
+        RegisteredOperationName::lookup(name, &context);
+    return op && op->hasInterface<AutodiffOpInterface>();
+  };
+  for (StringRef name : {"kiln.add", "kiln.matmul", "kiln.gather",
+                         "kiln.cross_entropy", "kiln.layer_norm", "kiln.eq",
+                         "kiln.iota", "kiln.argmax", "kiln.constant"})
+    EXPECT_TRUE(has(name)) << name.str();
+  EXPECT_FALSE(has("kiln.unfold"));
+  EXPECT_FALSE(has("kiln.value_and_grad"));
+
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @g(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xi1> {
+      %s = kiln.sin %x : tensor<3xf32>
+      %c = kiln.lt %s, %y : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+      return %c : tensor<3xi1>
+    }
+  )mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  SmallVector<bool> nonDifferentiable;
+  module->walk([&](AutodiffOpInterface op) {
+    nonDifferentiable.push_back(op.isNonDifferentiable());
+  });
+  EXPECT_EQ(nonDifferentiable, SmallVector<bool>({false, true}));
+}
+
+} // namespace
