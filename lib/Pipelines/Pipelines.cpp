@@ -4,6 +4,8 @@
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -384,6 +386,9 @@ struct KilnMatmulKernelsPass
 
 void mlir::kiln::buildKilnToCPUPipeline(
     OpPassManager &pm, const KilnToCPUPipelineOptions &options) {
+  // Expand kiln.value_and_grad into generated gradient functions, so a
+  // training step compiles as written; a no-op on modules without it.
+  pm.addPass(createKilnAutodiffPass());
   // kiln -> linalg/tensor/arith/math on tensors.
   pm.addPass(createConvertKilnToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -444,6 +449,8 @@ void mlir::kiln::registerCPUPipelineDialects(DialectRegistry &registry) {
                   func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
                   math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
                   tensor::TensorDialect, vector::VectorDialect>();
+  // The pipeline starts with kiln-autodiff, which needs the backward rules.
+  registerAutodiffExternalModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
