@@ -499,4 +499,5 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
 void mlir::kiln::populateAttentionPatterns(RewritePatternSet &patterns) {
   patterns.add<AttentionOpLowering>(patterns.getContext());
   populateDropoutPatterns(patterns);
+  populateAttentionGradPatterns(patterns);
 }

@@ -20,6 +20,10 @@
 
 #include <optional>
 
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
 namespace mlir::kiln {
 
 /// Everything the visibility predicate of one attention op reads: static
@@ -75,6 +79,10 @@ Value buildBroadcastRead(OpBuilder &builder, Location loc, Value tensor,
 Value buildAttentionDropoutKeep(OpBuilder &builder, Location loc, Value seed,
                                 double p, ArrayRef<int64_t> shape, Value b,
                                 Value h, Value i, Value j);
+
+/// AttentionGrad.cpp: kiln.attention_grad. Called by
+/// populateAttentionPatterns.
+void populateAttentionGradPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::kiln
 

@@ -113,17 +113,17 @@ static bool isNeutralMask(Attribute mask) {
 
 /// Checks that `lengths` (key_lengths or query_lengths) is a rank-1 tensor of
 /// `batch` entries; its element type is checked by the ODS constraint.
-static LogicalResult verifyLengths(AttentionOp op, Value lengths,
-                                   StringRef name, int64_t batch) {
+static LogicalResult verifyLengths(Operation *op, Value lengths, StringRef name,
+                                   int64_t batch) {
   if (!lengths)
     return success();
   auto type = cast<RankedTensorType>(lengths.getType());
   if (type.getRank() != 1)
-    return op.emitOpError() << "'" << name << "' must have rank 1 ([B]), got "
-                            << "rank " << type.getRank();
+    return op->emitOpError() << "'" << name << "' must have rank 1 ([B]), got "
+                             << "rank " << type.getRank();
   if (type.getDimSize(0) != batch)
-    return op.emitOpError() << "'" << name << "' has " << type.getDimSize(0)
-                            << " entries, but the batch size B is " << batch;
+    return op->emitOpError() << "'" << name << "' has " << type.getDimSize(0)
+                             << " entries, but the batch size B is " << batch;
   return success();
 }
 
@@ -175,28 +175,37 @@ AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
   return success();
 }
 
-LogicalResult AttentionOp::verify() {
+/// The checks kiln.attention and kiln.attention_grad share: the first
+/// `numRequired` operand groups hold one operand each, then query, key,
+/// value, the mask, the lengths and the attributes. `checkResults` runs
+/// where kiln.attention checks its result type.
+template <typename OpT>
+static LogicalResult verifyAttentionLike(
+    OpT op, unsigned numRequired,
+    function_ref<LogicalResult(RankedTensorType, RankedTensorType,
+                               RankedTensorType)>
+        checkResults) {
   // The ODS verifier checks that each optional operand group has 0 or 1
   // operands, but not that the required query, key and value groups have
   // exactly one; without this the accessors below would read out of range.
-  for (unsigned group = 0; group < 3; ++group) {
-    if (getODSOperandIndexAndLength(group).second != 1)
-      return emitOpError() << "'operandSegmentSizes' must give query, key "
-                              "and value one operand each";
+  for (unsigned group = 0; group < numRequired; ++group) {
+    if (op.getODSOperandIndexAndLength(group).second != 1)
+      return op.emitOpError() << "'operandSegmentSizes' must give query, key "
+                                 "and value one operand each";
   }
   // This runs before InferTypeOpInterface's check of the result type, so it
   // checks the ranks itself.
-  auto emitError = [&]() { return emitOpError(); };
+  auto emitError = [&]() { return op.emitOpError(); };
   FailureOr<RankedTensorType> queryType =
-      getRank4Type(emitError, getQuery().getType(), "query", kQueryLayout);
+      getRank4Type(emitError, op.getQuery().getType(), "query", kQueryLayout);
   if (failed(queryType))
     return failure();
   FailureOr<RankedTensorType> keyType =
-      getRank4Type(emitError, getKey().getType(), "key", kKeyLayout);
+      getRank4Type(emitError, op.getKey().getType(), "key", kKeyLayout);
   if (failed(keyType))
     return failure();
   FailureOr<RankedTensorType> valueType =
-      getRank4Type(emitError, getValue().getType(), "value", kValueLayout);
+      getRank4Type(emitError, op.getValue().getType(), "value", kValueLayout);
   if (failed(valueType))
     return failure();
 
@@ -204,125 +213,140 @@ LogicalResult AttentionOp::verify() {
   // ODS constraint already rejects non-float elements).
   Type elementType = queryType->getElementType();
   if (keyType->getElementType() != elementType)
-    return emitOpError() << "key element type " << keyType->getElementType()
-                         << " does not match query element type "
-                         << elementType;
+    return op.emitOpError()
+           << "key element type " << keyType->getElementType()
+           << " does not match query element type " << elementType;
   if (valueType->getElementType() != elementType)
-    return emitOpError() << "value element type " << valueType->getElementType()
-                         << " does not match query element type "
-                         << elementType;
+    return op.emitOpError()
+           << "value element type " << valueType->getElementType()
+           << " does not match query element type " << elementType;
 
   // Shapes: [B, Hq, Sq, Dk], [B, Hkv, Sk, Dk], [B, Hkv, Sk, Dv].
   ArrayRef<int64_t> q = queryType->getShape();
   ArrayRef<int64_t> k = keyType->getShape();
   ArrayRef<int64_t> v = valueType->getShape();
   if (k[0] != q[0])
-    return emitOpError() << "key batch size " << k[0]
-                         << " does not match query batch size " << q[0];
+    return op.emitOpError() << "key batch size " << k[0]
+                            << " does not match query batch size " << q[0];
   if (v[0] != q[0])
-    return emitOpError() << "value batch size " << v[0]
-                         << " does not match query batch size " << q[0];
+    return op.emitOpError() << "value batch size " << v[0]
+                            << " does not match query batch size " << q[0];
   if (v[1] != k[1])
-    return emitOpError() << "value has " << v[1] << " heads, but key has "
-                         << k[1] << " (both are Hkv)";
+    return op.emitOpError() << "value has " << v[1] << " heads, but key has "
+                            << k[1] << " (both are Hkv)";
   if (v[2] != k[2])
-    return emitOpError() << "value sequence length " << v[2]
-                         << " does not match key sequence length " << k[2]
-                         << " (both are Sk)";
+    return op.emitOpError() << "value sequence length " << v[2]
+                            << " does not match key sequence length " << k[2]
+                            << " (both are Sk)";
   if (k[3] != q[3])
-    return emitOpError() << "key head dim " << k[3]
-                         << " does not match query head dim " << q[3]
-                         << " (both are Dk)";
+    return op.emitOpError()
+           << "key head dim " << k[3] << " does not match query head dim "
+           << q[3] << " (both are Dk)";
 
-  // The result: [B, Hq, Sq, Dv] in the query's element type. The type
-  // inference check would catch a mismatch too, but only after this
-  // verifier, and with a message that does not say the rule.
-  RankedTensorType resultType = getResultType(*queryType, *valueType);
-  if (getType() != resultType)
-    return emitOpError() << "result type " << getType() << " must be "
-                         << resultType
-                         << ": [B, Hq, Sq, Dv] in the query element type";
+  // The results (the op's own check).
+  if (failed(checkResults(*queryType, *keyType, *valueType)))
+    return failure();
 
   // Grouped-query heads: Hq = R * Hkv with R >= 1. Hq = Hkv = 0 is the one
   // degenerate case left (empty output, R taken as 1). Hkv = 0 is checked
   // first so that the modulo below never divides by zero.
   int64_t numQueryHeads = q[1], numKVHeads = k[1];
   if (numKVHeads == 0 && numQueryHeads != 0)
-    return emitOpError() << "key and value have 0 heads, but query has "
-                         << numQueryHeads
-                         << "; each query head needs a kv head";
+    return op.emitOpError()
+           << "key and value have 0 heads, but query has " << numQueryHeads
+           << "; each query head needs a kv head";
   if (numKVHeads != 0 &&
       (numQueryHeads == 0 || numQueryHeads % numKVHeads != 0))
-    return emitOpError() << "query heads Hq = " << numQueryHeads
-                         << " must be a positive multiple of kv heads Hkv = "
-                         << numKVHeads;
+    return op.emitOpError()
+           << "query heads Hq = " << numQueryHeads
+           << " must be a positive multiple of kv heads Hkv = " << numKVHeads;
 
   // Mask: i1 or the query's float type, rank <= 4, broadcastable to
   // [B, Hq, Sq, Sk].
-  if (Value mask = getMask()) {
+  if (Value mask = op.getMask()) {
     auto maskType = cast<RankedTensorType>(mask.getType());
     if (maskType.getRank() > 4)
-      return emitOpError() << "mask must have rank <= 4, got rank "
-                           << maskType.getRank();
+      return op.emitOpError()
+             << "mask must have rank <= 4, got rank " << maskType.getRank();
     Type maskElementType = maskType.getElementType();
     if (!maskElementType.isInteger(1) && maskElementType != elementType)
-      return emitOpError() << "mask element type " << maskElementType
-                           << " must be i1 or the query element type "
-                           << elementType;
+      return op.emitOpError()
+             << "mask element type " << maskElementType
+             << " must be i1 or the query element type " << elementType;
     SmallVector<int64_t> scoresShape = {q[0], q[1], q[2], k[2]};
     if (!isBroadcastableTo(maskType.getShape(), scoresShape))
-      return emitOpError() << "mask shape " << formatShape(maskType.getShape())
-                           << " is not broadcastable to [B, Hq, Sq, Sk] = "
-                           << formatShape(scoresShape);
+      return op.emitOpError()
+             << "mask shape " << formatShape(maskType.getShape())
+             << " is not broadcastable to [B, Hq, Sq, Sk] = "
+             << formatShape(scoresShape);
   }
 
   // Lengths: [B] of i32 or i64.
-  if (failed(verifyLengths(*this, getKeyLengths(), "key_lengths", q[0])) ||
-      failed(verifyLengths(*this, getQueryLengths(), "query_lengths", q[0])))
+  if (failed(verifyLengths(op, op.getKeyLengths(), "key_lengths", q[0])) ||
+      failed(verifyLengths(op, op.getQueryLengths(), "query_lengths", q[0])))
     return failure();
 
   // The band. Read through the attributes: the integer accessors are
   // unsigned.
-  if (IntegerAttr left = getWindowLeftAttr(); left && left.getInt() < 0)
-    return emitOpError() << "'window_left' must be non-negative, got "
-                         << left.getInt();
-  if (IntegerAttr right = getWindowRightAttr()) {
+  if (IntegerAttr left = op.getWindowLeftAttr(); left && left.getInt() < 0)
+    return op.emitOpError()
+           << "'window_left' must be non-negative, got " << left.getInt();
+  if (IntegerAttr right = op.getWindowRightAttr()) {
     if (right.getInt() < 0)
-      return emitOpError() << "'window_right' must be non-negative, got "
-                           << right.getInt();
-    if (getCausal() && right.getInt() > 0)
-      return emitOpError() << "'causal' means window_right = 0, but "
-                              "'window_right' is "
-                           << right.getInt();
+      return op.emitOpError()
+             << "'window_right' must be non-negative, got " << right.getInt();
+    if (op.getCausal() && right.getInt() > 0)
+      return op.emitOpError() << "'causal' means window_right = 0, but "
+                                 "'window_right' is "
+                              << right.getInt();
   }
 
   // Scores: scale and softcap.
-  if (FloatAttr scale = getScaleAttr()) {
+  if (FloatAttr scale = op.getScaleAttr()) {
     double value = scale.getValueAsDouble();
     if (!std::isfinite(value))
-      return emitOpError() << "'scale' must be finite, got "
-                           << formatDouble(value);
+      return op.emitOpError()
+             << "'scale' must be finite, got " << formatDouble(value);
     if (value == 0.0)
-      return emitOpError() << "'scale' must be non-zero";
+      return op.emitOpError() << "'scale' must be non-zero";
   }
-  if (FloatAttr softcap = getSoftcapAttr()) {
+  if (FloatAttr softcap = op.getSoftcapAttr()) {
     double value = softcap.getValueAsDouble();
     // Written so that NaN fails too.
     if (!(value > 0.0) || std::isinf(value))
-      return emitOpError() << "'softcap' must be positive and finite, got "
-                           << formatDouble(value);
+      return op.emitOpError() << "'softcap' must be positive and finite, got "
+                              << formatDouble(value);
   }
 
   // Dropout.
-  double dropout = getDropoutPAttr().getValueAsDouble();
+  double dropout = op.getDropoutPAttr().getValueAsDouble();
   // Written so that NaN fails too.
   if (!(dropout >= 0.0 && dropout < 1.0))
-    return emitOpError() << "'dropout_p' must be in [0, 1), got "
-                         << formatDouble(dropout);
-  if (dropout > 0.0 && !getSeed())
-    return emitOpError() << "'dropout_p' = " << formatDouble(dropout)
-                         << " needs a seed operand";
+    return op.emitOpError()
+           << "'dropout_p' must be in [0, 1), got " << formatDouble(dropout);
+  if (dropout > 0.0 && !op.getSeed())
+    return op.emitOpError() << "'dropout_p' = " << formatDouble(dropout)
+                            << " needs a seed operand";
   return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttentionLike(
+      *this, 3,
+      [&](RankedTensorType queryType, RankedTensorType,
+          RankedTensorType valueType) -> LogicalResult {
+        AttentionOp op = *this;
+        // The result: [B, Hq, Sq, Dv] in the query's element type. The type
+        // inference check would catch a mismatch too, but only after this
+        // verifier, and with a message that does not say the rule.
+        RankedTensorType resultType = getResultType(queryType, valueType);
+        if (op.getType() != resultType)
+          return op.emitOpError()
+                 << "result type " << op.getType() << " must be " << resultType
+                 << ": [B, Hq, Sq, Dv] in the query element type";
+
+        return success();
+      });
 }
 
 int64_t AttentionOp::getNumQueryHeads() {
@@ -471,4 +495,83 @@ void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
   results.add<DropUnusedSeed, DropRedundantWindowRight, DropNeutralMask,
               DropFullLengths>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionGradOp::verify() {
+  return verifyAttentionLike(
+      *this, 4,
+      [&](RankedTensorType queryType, RankedTensorType keyType,
+          RankedTensorType valueType) -> LogicalResult {
+        RankedTensorType outType = getResultType(queryType, valueType);
+        if (getDout().getType() != outType)
+          return emitOpError()
+                 << "dout type " << getDout().getType() << " must be "
+                 << outType << ": the attention's result type [B, Hq, Sq, Dv]";
+        if (getDquery().getType() != queryType)
+          return emitOpError() << "dquery type " << getDquery().getType()
+                               << " must be the query type " << queryType;
+        if (getDkey().getType() != keyType)
+          return emitOpError() << "dkey type " << getDkey().getType()
+                               << " must be the key type " << keyType;
+        if (getDvalue().getType() != valueType)
+          return emitOpError() << "dvalue type " << getDvalue().getType()
+                               << " must be the value type " << valueType;
+        if (hasAdditiveMask() != static_cast<bool>(getDmask()))
+          return emitOpError()
+                 << "has a 'dmask' result if and only if the mask is "
+                    "additive (a float mask)";
+        if (Value dmask = getDmask();
+            dmask && dmask.getType() != getMask().getType())
+          return emitOpError()
+                 << "dmask type " << dmask.getType()
+                 << " must be the mask type " << getMask().getType();
+        return success();
+      });
+}
+
+int64_t AttentionGradOp::getNumQueryHeads() {
+  return cast<RankedTensorType>(getQuery().getType()).getDimSize(1);
+}
+
+int64_t AttentionGradOp::getNumKVHeads() {
+  return cast<RankedTensorType>(getKey().getType()).getDimSize(1);
+}
+
+int64_t AttentionGradOp::getGroupSize() {
+  int64_t numKVHeads = getNumKVHeads();
+  if (numKVHeads == 0)
+    return 1;
+  return getNumQueryHeads() / numKVHeads;
+}
+
+double AttentionGradOp::getEffectiveScale() {
+  if (FloatAttr scale = getScaleAttr())
+    return scale.getValueAsDouble();
+  int64_t headDim = cast<RankedTensorType>(getQuery().getType()).getDimSize(3);
+  if (headDim <= 0)
+    return 1.0;
+  return 1.0 / std::sqrt(static_cast<double>(headDim));
+}
+
+std::optional<int64_t> AttentionGradOp::getEffectiveWindowRight() {
+  if (getCausal())
+    return 0;
+  if (IntegerAttr right = getWindowRightAttr())
+    return right.getInt();
+  return std::nullopt;
+}
+
+bool AttentionGradOp::hasBooleanMask() {
+  Value mask = getMask();
+  return mask && cast<ShapedType>(mask.getType()).getElementType().isInteger(1);
+}
+
+bool AttentionGradOp::hasAdditiveMask() {
+  Value mask = getMask();
+  return mask &&
+         isa<FloatType>(cast<ShapedType>(mask.getType()).getElementType());
 }

@@ -99,6 +99,7 @@ void mlir::kiln::registerAutodiffExternalModels(DialectRegistry &registry) {
   autodiff::registerTensorRules(registry);
   autodiff::registerReductionRules(registry);
   autodiff::registerNNRules(registry);
+  autodiff::registerAttentionRules(registry);
 }
 
 namespace {

@@ -139,4 +139,86 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
   }];
 }
 
+def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
+    AttrSizedOperandSegments]> {
+  let summary = "the adjoint of kiln.attention (recomputes P)";
+  let description = [{
+    The reverse-mode adjoint of `kiln.attention` with the same operands and
+    attributes, plus `dout`, the adjoint of the attention's result
+    (`[B, Hq, Sq, Dv]`). Results: `dQ`, `dK`, `dV` in the types of `query`,
+    `key` and `value`, and, only when the mask is additive (float), `d_mask`
+    in the mask's own type. The boolean mask, the lengths and the seed get
+    no gradient.
+
+    The attention probabilities are recomputed from `query`, `key`, the
+    masks and `softcap` (never saved), and dropout's keep mask is redrawn
+    from `seed` exactly as the forward draws it:
+
+    ```
+    dV     = P'ᵀ · dO                 (summed over the R query heads of a kv head)
+    dP     = (dO · Vᵀ) * Z / (1 - dropout_p)
+    dS     = P * (dP - rowsum(dP * P))
+    d_mask = dS summed down to the mask's shape
+    dS'    = dS * (1 - tanh²(scale * s / c))   (softcap only)
+    dQ     = scale * dS' · K
+    dK     = scale * dS'ᵀ · Q         (summed over the R query heads of a kv head)
+    ```
+
+    Masked entries and empty rows contribute exactly 0 to every result.
+    The contract is the "Adjoint" section of shared/design/attention.md.
+
+    ```mlir
+    %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do {causal}
+           : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>,
+             tensor<2x4x3x16xf32>
+           -> tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>
+    ```
+  }];
+
+  let arguments = (ins
+    Kiln_FloatTensor:$query,
+    Kiln_FloatTensor:$key,
+    Kiln_FloatTensor:$value,
+    Kiln_FloatTensor:$dout,
+    Optional<Kiln_Tensor>:$mask,
+    Optional<Kiln_IndexTensor>:$key_lengths,
+    Optional<Kiln_IndexTensor>:$query_lengths,
+    Optional<Kiln_SeedTensor>:$seed,
+    OptionalAttr<F64Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$window_left,
+    OptionalAttr<I64Attr>:$window_right,
+    DefaultValuedAttr<Kiln_AttentionAlignmentAttr,
+                      "::mlir::kiln::AttentionAlignment::bottom_right">:$alignment,
+    OptionalAttr<F64Attr>:$softcap,
+    DefaultValuedAttr<F64Attr, "0.0">:$dropout_p
+  );
+  let results = (outs Kiln_FloatTensor:$dquery, Kiln_FloatTensor:$dkey,
+                      Kiln_FloatTensor:$dvalue,
+                      Optional<Kiln_FloatTensor>:$dmask);
+
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $dout
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
+    (`query_lengths` `(` $query_lengths^ `:` type($query_lengths) `)`)?
+    (`seed` `(` $seed^ `:` type($seed) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($dout)
+    `->` type($dquery) `,` type($dkey) `,` type($dvalue) (`,` type($dmask)^)?
+  }];
+
+  let hasVerifier = 1;
+
+  let extraClassDeclaration = [{
+    /// As kiln.attention's accessors of the same names.
+    int64_t getNumQueryHeads();
+    int64_t getNumKVHeads();
+    int64_t getGroupSize();
+    double getEffectiveScale();
+    std::optional<int64_t> getEffectiveWindowRight();
+    bool hasBooleanMask();
+    bool hasAdditiveMask();
+  }];
+}
+
 #endif // KILN_DIALECT_KILN_IR_KILNATTENTIONOPS_TD

@@ -83,6 +83,7 @@ void registerElementwiseRules(DialectRegistry &registry);
 void registerTensorRules(DialectRegistry &registry);
 void registerReductionRules(DialectRegistry &registry);
 void registerNNRules(DialectRegistry &registry);
+void registerAttentionRules(DialectRegistry &registry);
 
 } // namespace mlir::kiln::autodiff
 

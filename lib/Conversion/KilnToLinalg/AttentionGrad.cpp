@@ -1,0 +1,591 @@
+//===- AttentionGrad.cpp - Lower kiln.attention_grad ----------------------===//
+//
+// kiln.attention_grad becomes an scf.for over the B * Hkv (batch, kv head)
+// pairs around an scf.for over the R query heads of the group: the rank-5
+// [B, Hkv, R, Sq, .] view of the adjoint (shared/design/attention.md,
+// "Adjoint"). Each inner iteration recomputes the [Sq, Sk] probabilities P
+// of one (b, h) from Q, K, the masks and softcap exactly as the forward
+// lowering does (the visibility predicate and the dropout draw are the
+// builders of Attention.h; nothing is saved by the forward), then
+//
+//   dV_g += P'^T dO               dP  = (dO V^T) * Z / (1 - p)
+//   dS    = P * (dP - rowsum(dP * P))
+//   dmask += dS  (reduced to the mask's shape)
+//   dS'   = scale * dS * (1 - tanh^2(scale s / c))   (the factor: softcap)
+//   dQ_h  = dS' K                 dK_g += dS'^T Q
+//
+// dK and dV of kv head g accumulate over its R query heads in the inner
+// loop's iter_args and are inserted once: K and V are never repeated.
+// Masked entries and empty rows have P = 0, hence dS = 0 and P' = 0: they
+// contribute exactly 0 to every result. f16 and bf16 compute in f32 and
+// round each result once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention.h"
+#include "PopulatePatterns.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+using BodyFn =
+    function_ref<Value(OpBuilder &, Location, ValueRange, Value, Value)>;
+
+/// linalg helpers on the blocks of one (b, h), in the compute type.
+struct GradBlockBuilder {
+  OpBuilder &builder;
+  Location loc;
+  Type computeType;
+
+  MLIRContext *context() { return builder.getContext(); }
+
+  AffineMap map(unsigned numDims, ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned dim : dims)
+      exprs.push_back(getAffineDimExpr(dim, context()));
+    return AffineMap::get(numDims, 0, exprs, context());
+  }
+
+  Value constant(OpBuilder &b, Location l, double value) {
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(computeType, value));
+  }
+
+  Value filled(ArrayRef<int64_t> shape, Type type, double value) {
+    Value empty = tensor::EmptyOp::create(builder, loc, shape, type);
+    Value scalar = arith::ConstantOp::create(builder, loc,
+                                             builder.getFloatAttr(type, value));
+    return linalg::FillOp::create(builder, loc, scalar, empty).getResult(0);
+  }
+
+  static Value extend(OpBuilder &b, Location l, Value x, Type type) {
+    if (x.getType() == type)
+      return x;
+    return arith::ExtFOp::create(b, l, type, x);
+  }
+
+  /// A fresh 2-D block of `shape` and `type`: out[i, j] = body(ins..., i, j),
+  /// `ins` read through `inMaps`.
+  Value elementwise(ArrayRef<int64_t> shape, Type type, ValueRange ins,
+                    ArrayRef<AffineMap> inMaps, BodyFn body) {
+    SmallVector<AffineMap> maps(inMaps);
+    maps.push_back(map(2, {0, 1}));
+    Value init = tensor::EmptyOp::create(builder, loc, shape, type);
+    SmallVector<utils::IteratorType> iterators(2,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value i = linalg::IndexOp::create(b, l, 0);
+          Value j = linalg::IndexOp::create(b, l, 1);
+          linalg::YieldOp::create(b, l, body(b, l, args.drop_back(), i, j));
+        });
+    return generic.getResult(0);
+  }
+
+  /// Reduces a [Sq, Sk] block over its second dim into a fresh [Sq] filled
+  /// with `initValue`.
+  Value
+  reduceRows(Value block, double initValue,
+             function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+    int64_t rows = cast<RankedTensorType>(block.getType()).getDimSize(0);
+    Value init = filled({rows}, computeType, initValue);
+    SmallVector<AffineMap> maps = {map(2, {0, 1}), map(2, {0})};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::parallel, utils::IteratorType::reduction};
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange{init.getType()}, ValueRange{block},
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, combine(b, l, args[0], args[1]));
+        });
+    return generic.getResult(0);
+  }
+
+  /// init[d0, d1] += sum_d2 lhs(lhsMap) * rhs(rhsMap), the operands extended
+  /// to the accumulator's type.
+  Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
+                 Value init) {
+    Type accType = cast<RankedTensorType>(init.getType()).getElementType();
+    SmallVector<AffineMap> maps = {lhsMap, rhsMap, map(3, {0, 1})};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::parallel, utils::IteratorType::parallel,
+        utils::IteratorType::reduction};
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = extend(b, l, args[0], accType);
+          Value y = extend(b, l, args[1], accType);
+          Value product = arith::MulFOp::create(b, l, x, y);
+          Value sum = arith::AddFOp::create(b, l, args[2], product);
+          linalg::YieldOp::create(b, l, sum);
+        });
+    return generic.getResult(0);
+  }
+
+  /// Rounds a tensor of the compute type to `type` (identity if equal).
+  Value round(Value tensor, Type type) {
+    auto tensorType = cast<RankedTensorType>(tensor.getType());
+    if (tensorType.getElementType() == type)
+      return tensor;
+    unsigned rank = tensorType.getRank();
+    Value init =
+        tensor::EmptyOp::create(builder, loc, tensorType.getShape(), type);
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, context());
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange{init.getType()}, ValueRange{tensor},
+        ValueRange{init}, SmallVector<AffineMap>{id, id}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              b, l, Value(arith::TruncFOp::create(b, l, type, args[0])));
+        });
+    return generic.getResult(0);
+  }
+};
+
+Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(builder, loc, value);
+}
+
+/// The rank-2 [rows, cols] slice of a rank-4 tensor at (b, head).
+Value slice2(OpBuilder &builder, Location loc, Value source, Value b,
+             Value head, int64_t rows, int64_t cols, Type computeType) {
+  auto type = RankedTensorType::get(
+      {rows, cols}, cast<RankedTensorType>(source.getType()).getElementType());
+  if (rows == 0 || cols == 0)
+    return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                   type.getElementType());
+  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
+                                       builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {
+      builder.getIndexAttr(1), builder.getIndexAttr(1),
+      builder.getIndexAttr(rows), builder.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(builder, loc, type, source, offsets,
+                                        sizes, strides);
+}
+
+/// Inserts the rank-2 `block` into the rank-4 `dest` at (b, head); a block
+/// without elements leaves `dest` as it is.
+Value insert2(OpBuilder &builder, Location loc, Value block, Value dest,
+              Value b, Value head) {
+  auto type = cast<RankedTensorType>(block.getType());
+  if (type.getNumElements() == 0)
+    return dest;
+  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
+                                       builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
+                                     builder.getIndexAttr(1),
+                                     builder.getIndexAttr(type.getDimSize(0)),
+                                     builder.getIndexAttr(type.getDimSize(1))};
+  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(builder, loc, block, dest, offsets,
+                                       sizes, strides);
+}
+
+struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto queryType = dyn_cast<RankedTensorType>(op.getQuery().getType());
+    auto keyType = dyn_cast<RankedTensorType>(op.getKey().getType());
+    auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
+    auto doutType = dyn_cast<RankedTensorType>(op.getDout().getType());
+    if (!queryType || !keyType || !valueType || !doutType ||
+        queryType.getRank() != 4 || keyType.getRank() != 4 ||
+        valueType.getRank() != 4 || doutType.getRank() != 4 ||
+        !queryType.hasStaticShape() || !keyType.hasStaticShape() ||
+        !valueType.hasStaticShape() || !doutType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
+    RankedTensorType maskType;
+    if (Value mask = op.getMask()) {
+      maskType = dyn_cast<RankedTensorType>(mask.getType());
+      if (!maskType || !maskType.hasStaticShape() || maskType.getRank() > 4)
+        return rewriter.notifyMatchFailure(op, "expected a static mask");
+    }
+    auto elementType = dyn_cast<FloatType>(queryType.getElementType());
+    if (!elementType)
+      return rewriter.notifyMatchFailure(op, "expected a float element type");
+    int64_t batch = queryType.getDimSize(0);
+    int64_t numHeads = queryType.getDimSize(1);
+    int64_t numQueries = queryType.getDimSize(2);
+    int64_t keyDim = queryType.getDimSize(3);
+    int64_t numKVHeads = keyType.getDimSize(1);
+    int64_t numKeys = keyType.getDimSize(2);
+    int64_t valueDim = valueType.getDimSize(3);
+    if (numKVHeads == 0 && numHeads != 0)
+      return rewriter.notifyMatchFailure(op, "query heads without kv heads");
+    int64_t groupSize = std::max<int64_t>(1, op.getGroupSize());
+    double dropout = op.getDropoutPAttr().getValueAsDouble();
+    if (!(dropout >= 0.0 && dropout < 1.0))
+      return rewriter.notifyMatchFailure(op, "dropout_p outside [0, 1)");
+    if (dropout > 0.0 && !adaptor.getSeed())
+      return rewriter.notifyMatchFailure(op, "dropout without a seed");
+
+    Type computeType = elementType.getWidth() < 32 ? Type(rewriter.getF32Type())
+                                                   : Type(elementType);
+    GradBlockBuilder top{rewriter, loc, computeType};
+
+    // The predicate's parameters, as AttentionVisibility::get reads them
+    // from a kiln.attention.
+    AttentionVisibility visibility;
+    visibility.numQueries = numQueries;
+    visibility.numKeys = numKeys;
+    visibility.alignment = op.getAlignment();
+    if (IntegerAttr left = op.getWindowLeftAttr())
+      visibility.windowLeft = left.getInt();
+    visibility.windowRight = op.getEffectiveWindowRight();
+    if (op.hasBooleanMask())
+      visibility.booleanMask = adaptor.getMask();
+    visibility.keyLengths = adaptor.getKeyLengths();
+    visibility.queryLengths = adaptor.getQueryLengths();
+    Value additiveMask = op.hasAdditiveMask() ? adaptor.getMask() : Value();
+    double scale = op.getEffectiveScale();
+    std::optional<double> softcap;
+    if (FloatAttr cap = op.getSoftcapAttr())
+      softcap = cap.getValueAsDouble();
+    SmallVector<int64_t> scoresShape = {batch, numHeads, numQueries, numKeys};
+
+    // The additive mask's adjoint accumulates in the compute type in its
+    // rank-4 form [1.., mask dims].
+    SmallVector<int64_t> mask4Shape;
+    if (additiveMask) {
+      mask4Shape.assign(4 - maskType.getRank(), 1);
+      llvm::append_range(mask4Shape, maskType.getShape());
+    }
+
+    Value dq = top.filled(queryType.getShape(), elementType, 0.0);
+    Value dk = top.filled(keyType.getShape(), elementType, 0.0);
+    Value dv = top.filled(valueType.getShape(), elementType, 0.0);
+    Value dmask4;
+    if (additiveMask)
+      dmask4 = top.filled(mask4Shape, computeType, 0.0);
+
+    auto finish = [&](Value dmask4Final) {
+      SmallVector<Value> results = {dq, dk, dv};
+      if (additiveMask) {
+        Value dmask = top.round(dmask4Final, maskType.getElementType());
+        if (maskType.getRank() < 4) {
+          SmallVector<ReassociationIndices> groups;
+          int64_t rank = maskType.getRank();
+          if (rank > 0) {
+            ReassociationIndices first;
+            for (int64_t d = 0; d <= 4 - rank; ++d)
+              first.push_back(d);
+            groups.push_back(first);
+            for (int64_t d = 4 - rank + 1; d < 4; ++d)
+              groups.push_back({d});
+          }
+          dmask = tensor::CollapseShapeOp::create(rewriter, loc, maskType,
+                                                  dmask, groups);
+        }
+        results.push_back(dmask);
+      }
+      rewriter.replaceOp(op, results);
+    };
+
+    // No score: every adjoint is 0.
+    if (batch * numHeads * numQueries * numKeys == 0) {
+      finish(dmask4);
+      return success();
+    }
+
+    Value seed;
+    if (dropout > 0.0)
+      seed = tensor::ExtractOp::create(rewriter, loc, adaptor.getSeed(),
+                                       ValueRange{});
+
+    SmallVector<Value> outerInits = {dq, dk, dv};
+    if (dmask4)
+      outerInits.push_back(dmask4);
+    Value zero = constIndex(rewriter, loc, 0);
+    Value one = constIndex(rewriter, loc, 1);
+    auto outer = scf::ForOp::create(
+        rewriter, loc, zero, constIndex(rewriter, loc, batch * numKVHeads), one,
+        outerInits,
+        [&](OpBuilder &builder, Location loc, Value bg, ValueRange outerArgs) {
+          GradBlockBuilder gb{builder, loc, computeType};
+          Value numKVValue = constIndex(builder, loc, numKVHeads);
+          Value b = arith::DivUIOp::create(builder, loc, bg, numKVValue);
+          Value g = arith::RemUIOp::create(builder, loc, bg, numKVValue);
+          Value k = slice2(builder, loc, adaptor.getKey(), b, g, numKeys,
+                           keyDim, computeType);
+          Value v = slice2(builder, loc, adaptor.getValue(), b, g, numKeys,
+                           valueDim, computeType);
+
+          SmallVector<Value> innerInits = {
+              outerArgs[0], gb.filled({numKeys, keyDim}, computeType, 0.0),
+              gb.filled({numKeys, valueDim}, computeType, 0.0)};
+          if (dmask4)
+            innerInits.push_back(outerArgs[3]);
+          auto inner = scf::ForOp::create(
+              builder, loc, constIndex(builder, loc, 0),
+              constIndex(builder, loc, groupSize), constIndex(builder, loc, 1),
+              innerInits,
+              [&](OpBuilder &builder, Location loc, Value r, ValueRange args) {
+                GradBlockBuilder bb{builder, loc, computeType};
+                Value h = arith::AddIOp::create(
+                    builder, loc,
+                    arith::MulIOp::create(builder, loc, g,
+                                          constIndex(builder, loc, groupSize)),
+                    r);
+                Value q = slice2(builder, loc, adaptor.getQuery(), b, h,
+                                 numQueries, keyDim, computeType);
+                Value dout = slice2(builder, loc, adaptor.getDout(), b, h,
+                                    numQueries, valueDim, computeType);
+                SmallVector<int64_t> blockShape = {numQueries, numKeys};
+                AffineMap id2 = bb.map(2, {0, 1});
+                AffineMap row = bb.map(2, {0});
+                double negInf = -std::numeric_limits<double>::infinity();
+
+                // s[i, j] = sum_d Q[i, d] K[j, d]
+                Value scores =
+                    bb.contract(q, bb.map(3, {0, 2}), k, bb.map(3, {1, 2}),
+                                bb.filled(blockShape, computeType, 0.0));
+
+                // t = visible ? cap(scale s) + mask_add : -inf (the forward's
+                // logits).
+                Value logits = bb.elementwise(
+                    blockShape, computeType, scores, {id2},
+                    [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
+                        Value j) -> Value {
+                      Value x = arith::MulFOp::create(
+                          pb, pl, a[0], bb.constant(pb, pl, scale));
+                      if (softcap) {
+                        Value cap = bb.constant(pb, pl, *softcap);
+                        x = arith::MulFOp::create(
+                            pb, pl, cap,
+                            math::TanhOp::create(
+                                pb, pl, arith::DivFOp::create(pb, pl, x, cap)));
+                      }
+                      if (additiveMask) {
+                        Value bias = buildBroadcastRead(pb, pl, additiveMask,
+                                                        ValueRange{b, h, i, j});
+                        x = arith::AddFOp::create(
+                            pb, pl, x,
+                            GradBlockBuilder::extend(pb, pl, bias,
+                                                     computeType));
+                      }
+                      Value visible =
+                          buildAttentionVisible(pb, pl, visibility, b, h, i, j);
+                      return arith::SelectOp::create(
+                          pb, pl, visible, x, bb.constant(pb, pl, negInf));
+                    });
+                Value rowMax = bb.reduceRows(logits, negInf,
+                                             [](OpBuilder &pb, Location pl,
+                                                Value x, Value acc) -> Value {
+                                               return arith::MaximumFOp::create(
+                                                   pb, pl, x, acc);
+                                             });
+                Value exps = bb.elementwise(
+                    blockShape, computeType, ValueRange{logits, rowMax},
+                    {id2, row},
+                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                        Value) -> Value {
+                      Value empty = arith::CmpFOp::create(
+                          pb, pl, arith::CmpFPredicate::OEQ, a[1],
+                          bb.constant(pb, pl, negInf));
+                      Value e = math::ExpOp::create(
+                          pb, pl, arith::SubFOp::create(pb, pl, a[0], a[1]));
+                      return arith::SelectOp::create(
+                          pb, pl, empty, bb.constant(pb, pl, 0.0), e);
+                    });
+                Value rowSum = bb.reduceRows(exps, 0.0,
+                                             [](OpBuilder &pb, Location pl,
+                                                Value x, Value acc) -> Value {
+                                               return arith::AddFOp::create(
+                                                   pb, pl, acc, x);
+                                             });
+                // P = e / l, 0 in an empty row.
+                Value probs = bb.elementwise(
+                    blockShape, computeType, ValueRange{exps, rowSum},
+                    {id2, row},
+                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                        Value) -> Value {
+                      Value zeroValue = bb.constant(pb, pl, 0.0);
+                      Value empty = arith::CmpFOp::create(
+                          pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
+                      Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
+                      return arith::SelectOp::create(pb, pl, empty, zeroValue,
+                                                     p);
+                    });
+                // x * Z / (1 - p): dropout's keep bit, redrawn from the seed
+                // at the forward's (b, h, i, j).
+                auto dropped = [&](Value block) -> Value {
+                  if (dropout == 0.0)
+                    return block;
+                  return bb.elementwise(
+                      blockShape, computeType, block, {id2},
+                      [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
+                          Value j) -> Value {
+                        Value keep = buildAttentionDropoutKeep(
+                            pb, pl, seed, dropout, scoresShape, b, h, i, j);
+                        Value scaled = arith::MulFOp::create(
+                            pb, pl, a[0],
+                            bb.constant(pb, pl, 1.0 / (1.0 - dropout)));
+                        return arith::SelectOp::create(
+                            pb, pl, keep, scaled, bb.constant(pb, pl, 0.0));
+                      });
+                };
+                Value droppedProbs = dropped(probs);
+
+                // dV_g[j, d] += sum_i P'[i, j] dO[i, d]
+                Value dvAcc = bb.contract(droppedProbs, bb.map(3, {2, 0}), dout,
+                                          bb.map(3, {2, 1}), args[2]);
+                // dP[i, j] = (sum_d dO[i, d] V[j, d]) * Z / (1 - p)
+                Value dprobs = dropped(
+                    bb.contract(dout, bb.map(3, {0, 2}), v, bb.map(3, {1, 2}),
+                                bb.filled(blockShape, computeType, 0.0)));
+                // rowsum(dP * P)
+                Value products = bb.elementwise(
+                    blockShape, computeType, ValueRange{dprobs, probs},
+                    {id2, id2},
+                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                        Value) -> Value {
+                      return arith::MulFOp::create(pb, pl, a[0], a[1]);
+                    });
+                Value rowDot = bb.reduceRows(products, 0.0,
+                                             [](OpBuilder &pb, Location pl,
+                                                Value x, Value acc) -> Value {
+                                               return arith::AddFOp::create(
+                                                   pb, pl, acc, x);
+                                             });
+                // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits,
+                // hence of the additive mask.
+                Value dscores = bb.elementwise(
+                    blockShape, computeType, ValueRange{probs, dprobs, rowDot},
+                    {id2, id2, row},
+                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                        Value) -> Value {
+                      return arith::MulFOp::create(
+                          pb, pl, a[0],
+                          arith::SubFOp::create(pb, pl, a[1], a[2]));
+                    });
+
+                SmallVector<Value> yields;
+                Value dmaskAcc;
+                if (dmask4) {
+                  // dmask[b', h', i', j'] += dS[i, j], a broadcast (size-1)
+                  // dim of the mask summing its indices: the [mSq, mSk]
+                  // slice at (b or 0, h or 0) without its size-1 dims.
+                  Value acc = args[3];
+                  SmallVector<OpFoldResult> offsets = {
+                      mask4Shape[0] == 1 ? OpFoldResult(builder.getIndexAttr(0))
+                                         : OpFoldResult(b),
+                      mask4Shape[1] == 1 ? OpFoldResult(builder.getIndexAttr(0))
+                                         : OpFoldResult(h),
+                      builder.getIndexAttr(0), builder.getIndexAttr(0)};
+                  SmallVector<OpFoldResult> sizes = {
+                      builder.getIndexAttr(1), builder.getIndexAttr(1),
+                      builder.getIndexAttr(mask4Shape[2]),
+                      builder.getIndexAttr(mask4Shape[3])};
+                  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+                  SmallVector<int64_t> kept;
+                  SmallVector<unsigned> keptDims;
+                  for (unsigned d = 0; d < 2; ++d)
+                    if (mask4Shape[2 + d] != 1) {
+                      kept.push_back(mask4Shape[2 + d]);
+                      keptDims.push_back(d);
+                    }
+                  auto sliceType = RankedTensorType::get(kept, computeType);
+                  Value part = tensor::ExtractSliceOp::create(
+                      builder, loc, sliceType, acc, offsets, sizes, strides);
+                  SmallVector<utils::IteratorType> iterators(
+                      2, utils::IteratorType::reduction);
+                  for (unsigned d : keptDims)
+                    iterators[d] = utils::IteratorType::parallel;
+                  SmallVector<AffineMap> maps = {id2, bb.map(2, keptDims)};
+                  part =
+                      linalg::GenericOp::create(
+                          builder, loc, TypeRange{sliceType},
+                          ValueRange{dscores}, ValueRange{part}, maps,
+                          iterators,
+                          [&](OpBuilder &pb, Location pl, ValueRange a) {
+                            linalg::YieldOp::create(pb, pl,
+                                                    Value(arith::AddFOp::create(
+                                                        pb, pl, a[1], a[0])));
+                          })
+                          .getResult(0);
+                  dmaskAcc = tensor::InsertSliceOp::create(
+                      builder, loc, part, acc, offsets, sizes, strides);
+                }
+
+                // dS' = scale * dS * (1 - tanh^2(scale s / c)).
+                Value dlogits = bb.elementwise(
+                    blockShape, computeType, ValueRange{dscores, scores},
+                    {id2, id2},
+                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                        Value) -> Value {
+                      Value x = a[0];
+                      if (softcap) {
+                        Value t = math::TanhOp::create(
+                            pb, pl,
+                            arith::MulFOp::create(
+                                pb, pl, a[1],
+                                bb.constant(pb, pl, scale / *softcap)));
+                        Value factor = arith::SubFOp::create(
+                            pb, pl, bb.constant(pb, pl, 1.0),
+                            arith::MulFOp::create(pb, pl, t, t));
+                        x = arith::MulFOp::create(pb, pl, x, factor);
+                      }
+                      return arith::MulFOp::create(pb, pl, x,
+                                                   bb.constant(pb, pl, scale));
+                    });
+                // dQ_h[i, d] = sum_j dS'[i, j] K[j, d]
+                Value dqBlock = bb.contract(
+                    dlogits, bb.map(3, {0, 2}), k, bb.map(3, {2, 1}),
+                    bb.filled({numQueries, keyDim}, computeType, 0.0));
+                // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
+                Value dkAcc = bb.contract(dlogits, bb.map(3, {2, 0}), q,
+                                          bb.map(3, {2, 1}), args[1]);
+                yields.push_back(insert2(builder, loc,
+                                         bb.round(dqBlock, elementType),
+                                         args[0], b, h));
+                yields.push_back(dkAcc);
+                yields.push_back(dvAcc);
+                if (dmaskAcc)
+                  yields.push_back(dmaskAcc);
+                scf::YieldOp::create(builder, loc, yields);
+              });
+
+          SmallVector<Value> yields = {
+              inner.getResult(0),
+              insert2(builder, loc, gb.round(inner.getResult(1), elementType),
+                      outerArgs[1], b, g),
+              insert2(builder, loc, gb.round(inner.getResult(2), elementType),
+                      outerArgs[2], b, g)};
+          if (dmask4)
+            yields.push_back(inner.getResult(3));
+          scf::YieldOp::create(builder, loc, yields);
+        });
+    dq = outer.getResult(0);
+    dk = outer.getResult(1);
+    dv = outer.getResult(2);
+    finish(dmask4 ? outer.getResult(3) : Value());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::populateAttentionGradPatterns(RewritePatternSet &patterns) {
+  patterns.add<AttentionGradOpLowering>(patterns.getContext());
+}

@@ -1,0 +1,58 @@
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics
+
+// kiln.attention_grad shares kiln.attention's checks; these are its own.
+
+func.func @dout_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x16xf32>, %do: tensor<2x4x3x8xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op dout type 'tensor<2x4x3x8xf32>' must be 'tensor<2x4x3x16xf32>': the attention's result type [B, Hq, Sq, Dv]}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>, tensor<2x4x3x8xf32> -> tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>
+  return
+}
+
+// -----
+
+func.func @dkey_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x8xf32>, %do: tensor<2x4x3x8xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op dkey type 'tensor<2x4x5x8xf32>' must be the key type 'tensor<2x2x5x8xf32>'}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x4x3x8xf32> -> tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @dmask_without_additive_mask(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x1x3x2xf32>, %m: tensor<3x5xi1>) {
+  // expected-error @+1 {{'kiln.attention_grad' op has a 'dmask' result if and only if the mask is additive (a float mask)}}
+  %dq, %dk, %dv, %dm = kiln.attention_grad %q, %k, %v, %do mask(%m : tensor<3x5xi1>) : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @missing_dmask(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x1x3x2xf32>, %m: tensor<3x5xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op has a 'dmask' result if and only if the mask is additive (a float mask)}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do mask(%m : tensor<3x5xf32>) : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>
+  return
+}
+
+// -----
+
+func.func @dmask_type(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x1x3x2xf32>, %m: tensor<3x5xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op dmask type 'tensor<1x3x5xf32>' must be the mask type 'tensor<3x5xf32>'}}
+  %dq, %dk, %dv, %dm = kiln.attention_grad %q, %k, %v, %do mask(%m : tensor<3x5xf32>) : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x3x5xf32>
+  return
+}
+
+// -----
+
+// The shared checks apply: Hq must be a multiple of Hkv.
+func.func @heads(%q: tensor<1x3x3x2xf32>, %k: tensor<1x2x5x2xf32>, %v: tensor<1x2x5x2xf32>, %do: tensor<1x3x3x2xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op query heads Hq = 3 must be a positive multiple of kv heads Hkv = 2}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do : tensor<1x3x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32>, tensor<1x3x3x2xf32> -> tensor<1x3x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_without_seed(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x1x3x2xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op 'dropout_p' = 0.5 needs a seed operand}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do {dropout_p = 0.5 : f64} : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>
+  return
+}

@@ -1,0 +1,31 @@
+// RUN: kiln-opt %s | kiln-opt | FileCheck %s
+// RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
+// RUN: kiln-opt %s --emit-bytecode | kiln-opt | FileCheck %s
+
+// Without an additive mask: dQ, dK, dV only.
+// CHECK-LABEL: func.func @plain
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x3x8xf32>, %[[K:.*]]: tensor<2x2x5x8xf32>, %[[V:.*]]: tensor<2x2x5x16xf32>, %[[DO:.*]]: tensor<2x4x3x16xf32>)
+// CHECK: kiln.attention_grad %[[Q]], %[[K]], %[[V]], %[[DO]] {causal} : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>, tensor<2x4x3x16xf32> -> tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>
+func.func @plain(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x16xf32>, %do: tensor<2x4x3x16xf32>)
+    -> (tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>) {
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do {causal}
+      : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>, tensor<2x4x3x16xf32>
+      -> tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>
+  return %dq, %dk, %dv : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>
+}
+
+// An additive mask gets its adjoint in its own type; every optional operand
+// and attribute.
+// CHECK-LABEL: func.func @everything
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x3x8xf32>, %[[K:.*]]: tensor<2x2x5x8xf32>, %[[V:.*]]: tensor<2x2x5x8xf32>, %[[DO:.*]]: tensor<2x4x3x8xf32>, %[[M:.*]]: tensor<1x4x1x5xf32>, %[[KL:.*]]: tensor<2xi32>, %[[QL:.*]]: tensor<2xi64>, %[[S:.*]]: tensor<i64>)
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = kiln.attention_grad %[[Q]], %[[K]], %[[V]], %[[DO]] mask(%[[M]] : tensor<1x4x1x5xf32>) key_lengths(%[[KL]] : tensor<2xi32>) query_lengths(%[[QL]] : tensor<2xi64>) seed(%[[S]] : tensor<i64>) {alignment = #kiln.alignment<top_left>, dropout_p = 1.000000e-01 : f64, scale = 5.000000e-01 : f64, softcap = 3.000000e+01 : f64, window_left = 2 : i64, window_right = 1 : i64} : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x4x3x8xf32> -> tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>, tensor<1x4x1x5xf32>
+func.func @everything(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x8xf32>, %do: tensor<2x4x3x8xf32>,
+                      %m: tensor<1x4x1x5xf32>, %kl: tensor<2xi32>, %ql: tensor<2xi64>, %s: tensor<i64>) -> tensor<1x4x1x5xf32> {
+  %dq, %dk, %dv, %dm = kiln.attention_grad %q, %k, %v, %do mask(%m : tensor<1x4x1x5xf32>)
+      key_lengths(%kl : tensor<2xi32>) query_lengths(%ql : tensor<2xi64>) seed(%s : tensor<i64>)
+      {alignment = #kiln.alignment<top_left>, dropout_p = 0.1 : f64, scale = 0.5 : f64,
+       softcap = 30.0 : f64, window_left = 2 : i64, window_right = 1 : i64}
+      : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x4x3x8xf32>
+      -> tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>, tensor<1x4x1x5xf32>
+  return %dm : tensor<1x4x1x5xf32>
+}
