@@ -164,7 +164,7 @@ Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
 
 /// The rank-2 [rows, cols] slice of a rank-4 tensor at (b, head).
 Value slice2(OpBuilder &builder, Location loc, Value source, Value b,
-             Value head, int64_t rows, int64_t cols, Type computeType) {
+             Value head, int64_t rows, int64_t cols) {
   auto type = RankedTensorType::get(
       {rows, cols}, cast<RankedTensorType>(source.getType()).getElementType());
   if (rows == 0 || cols == 0)
@@ -326,10 +326,10 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
           Value numKVValue = constIndex(builder, loc, numKVHeads);
           Value b = arith::DivUIOp::create(builder, loc, bg, numKVValue);
           Value g = arith::RemUIOp::create(builder, loc, bg, numKVValue);
-          Value k = slice2(builder, loc, adaptor.getKey(), b, g, numKeys,
-                           keyDim, computeType);
-          Value v = slice2(builder, loc, adaptor.getValue(), b, g, numKeys,
-                           valueDim, computeType);
+          Value k =
+              slice2(builder, loc, adaptor.getKey(), b, g, numKeys, keyDim);
+          Value v =
+              slice2(builder, loc, adaptor.getValue(), b, g, numKeys, valueDim);
 
           SmallVector<Value> innerInits = {
               outerArgs[0], gb.filled({numKeys, keyDim}, computeType, 0.0),
@@ -348,9 +348,9 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                                           constIndex(builder, loc, groupSize)),
                     r);
                 Value q = slice2(builder, loc, adaptor.getQuery(), b, h,
-                                 numQueries, keyDim, computeType);
+                                 numQueries, keyDim);
                 Value dout = slice2(builder, loc, adaptor.getDout(), b, h,
-                                    numQueries, valueDim, computeType);
+                                    numQueries, valueDim);
                 SmallVector<int64_t> blockShape = {numQueries, numKeys};
                 AffineMap id2 = bb.map(2, {0, 1});
                 AffineMap row = bb.map(2, {0});
