@@ -30,6 +30,15 @@
 // CHECK: result0: tensor<3x4xi64>
 // CHECK-NEXT: [11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43]
 //
+// --repeat N runs N times (the first run also starts libomp's threads) and
+// reports the fastest.
+// RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry small_outer --openmp --input %t/col.npy --input %t/row.npy --repeat 3 --time | FileCheck %s --check-prefix=REPEAT
+// REPEAT: result0: tensor<3x4xi64>
+// REPEAT-NEXT: [11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43]
+// REPEAT-NEXT: compile: {{[0-9.]+}} ms, run: {{[0-9.]+}} ms (best of 3)
+// RUN: not kiln-run %s --entry small_outer --random-inputs --repeat 0 2>&1 | FileCheck %s --check-prefix=REPEAT0
+// REPEAT0: error: --repeat must be at least 1
+//
 // Zero-size and rank-0 tensors run on threads too.
 // RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry empty_and_scalar --openmp --random-inputs | FileCheck %s --check-prefix=EDGE
 // EDGE: result0: tensor<0x5xf32>
