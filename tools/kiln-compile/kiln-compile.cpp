@@ -37,6 +37,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -470,6 +471,38 @@ createTargetMachine(StringRef cpuName, unsigned level) {
   return machine;
 }
 
+/// Defines `__truncsfbf2` (float to bfloat, rounding to nearest even, NaNs
+/// stay NaN) in `module` with hidden visibility. LLVM's code generator calls
+/// it for an f32 -> bf16 truncation on CPUs without a native conversion
+/// (x86-64 before AVX512-BF16, so --mcpu generic); libgcc only has it from
+/// GCC 13 on, and the JIT finds one in its process, a library would not.
+/// Defined in IR, it follows the backend's own bfloat calling convention.
+static void defineTruncSFBF2(llvm::Module &module) {
+  if (module.getFunction("__truncsfbf2"))
+    return;
+  LLVMContext &context = module.getContext();
+  auto *type = FunctionType::get(Type::getBFloatTy(context),
+                                 {Type::getFloatTy(context)}, false);
+  llvm::Function *function = llvm::Function::Create(
+      type, GlobalValue::ExternalLinkage, "__truncsfbf2", module);
+  function->setVisibility(GlobalValue::HiddenVisibility);
+  IRBuilder<> b(BasicBlock::Create(context, "entry", function));
+  Value *value = function->getArg(0);
+  Value *bits = b.CreateBitCast(value, b.getInt32Ty());
+  Value *high = b.CreateLShr(bits, 16);
+  // Round to nearest even: add 0x7fff plus the lowest kept bit.
+  Value *rounded = b.CreateLShr(
+      b.CreateAdd(bits, b.CreateAdd(b.getInt32(0x7fff),
+                                    b.CreateAnd(high, b.getInt32(1)))),
+      16);
+  // A NaN keeps its sign and top payload bits and is made quiet.
+  Value *quietNaN = b.CreateOr(high, b.getInt32(0x40));
+  Value *isNaN = b.CreateFCmpUNO(value, value);
+  Value *result = b.CreateSelect(isNaN, quietNaN, rounded);
+  b.CreateRet(b.CreateBitCast(b.CreateTrunc(result, b.getInt16Ty()),
+                              b.getBFloatTy()));
+}
+
 /// Removes the temporary files it was given when it goes out of scope.
 namespace {
 struct TempFiles {
@@ -558,6 +591,7 @@ int main(int argc, char **argv) {
     return fail("cannot translate the lowered module to LLVM IR");
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   llvmModule->setDataLayout((*machine)->createDataLayout());
+  defineTruncSFBF2(*llvmModule);
   if (Error error = mlir::makeOptimizingTransformer(level, /*sizeLevel=*/0,
                                                     machine->get())(
           llvmModule.get()))

@@ -13,6 +13,7 @@
 // CHECK-NEXT: flags ok: [0, 1, 1, 1] [0, 1, 1, 1] 2.5
 // CHECK-NEXT: empty ok: 0.75
 // CHECK-NEXT: window ok: [7, 9, 11, 19, 21, 23]
+// CHECK-NEXT: halves ok: f16 [0x3e00, 0xc100, 0x4600] bf16 [0x3f80, 0x3f82, 0x4040]
 // CHECK-NEXT: null pointers rejected
 // CHECK-NEXT: all ok
 //
@@ -27,6 +28,12 @@
 // SYMS-DAG: T kiln_flags
 // SYMS-DAG: T kiln_empty
 // SYMS-DAG: T kiln_window
+// SYMS-DAG: T kiln_halves
+//
+// Built for the generic x86-64 CPU (the default), an f32 -> bf16 rounding is
+// a call to __truncsfbf2, which kiln-compile defines in the library.
+// RUN: nm %t/libkadd.so | FileCheck %s --check-prefix=BF16
+// BF16: t __truncsfbf2
 //
 // The same library from Python, through ctypes (standard library only).
 // RUN: %python %S/Inputs/add_ctypes.py %t/libkadd.so | FileCheck %s --check-prefix=PY
@@ -67,4 +74,13 @@ func.func @empty(%x: tensor<0x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>)
 func.func @window(%x: tensor<4x6xi32>) -> tensor<2x3xi32> {
   %0 = tensor.extract_slice %x[1, 1] [2, 3] [2, 2] : tensor<4x6xi32> to tensor<2x3xi32>
   return %0 : tensor<2x3xi32>
+}
+
+// f16 and bf16 (their 2-byte encodings), with broadcasting; the bf16 sums
+// need rounding (ties to even).
+func.func @halves(%a: tensor<3xf16>, %b: tensor<1xf16>, %c: tensor<3xbf16>, %d: tensor<3xbf16>)
+    -> (tensor<3xf16>, tensor<3xbf16>) {
+  %0 = kiln.add %a, %b : (tensor<3xf16>, tensor<1xf16>) -> tensor<3xf16>
+  %1 = kiln.add %c, %d : (tensor<3xbf16>, tensor<3xbf16>) -> tensor<3xbf16>
+  return %0, %1 : tensor<3xf16>, tensor<3xbf16>
 }

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int failures = 0;
 
@@ -114,6 +115,63 @@ static void test_window(void) {
   printf("]\n");
 }
 
+static float float_from_bits(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static uint32_t bits_from_float(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+/* bf16 <-> float, rounding to nearest even (finite values). */
+static float bf16_to_float(uint16_t h) { return float_from_bits((uint32_t)h << 16); }
+static uint16_t bf16_from_float(float f) {
+  uint32_t bits = bits_from_float(f);
+  return (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+/* f16 <-> float for normal values; f16_from_float needs an exact value. */
+static float f16_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 0x1f,
+           mantissa = h & 0x3ff;
+  return float_from_bits(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+}
+static uint16_t f16_from_float(float f) {
+  uint32_t bits = bits_from_float(f);
+  uint32_t sign = bits >> 31, exponent = (bits >> 23) & 0xff,
+           mantissa = bits & 0x7fffff;
+  return (uint16_t)((sign << 15) | ((exponent - 127 + 15) << 10) | (mantissa >> 13));
+}
+
+static void test_halves(void) {
+  /* f16: 1, -3, 5.5 plus 0.5 (exact sums) */
+  uint16_t a[3] = {0x3c00, 0xc200, 0x4580}, b[1] = {0x3800}, r0[3];
+  /* bf16: 1 + 2^-8 (a tie: rounds to 1), 1 + 3 * 2^-8 (a tie: rounds up
+   * to even), 1.5 + 1.5 */
+  uint16_t c[3] = {0x3f80, 0x3f80, 0x3fc0}, d[3] = {0x3b80, 0x3c40, 0x3fc0},
+           r1[3];
+  const void *inputs[] = {a, b, c, d};
+  void *outputs[] = {r0, r1};
+  int i;
+  CHECK(KILN_HALVES_INPUT0_DTYPE == KILN_DTYPE_F16 &&
+            KILN_HALVES_INPUT2_DTYPE == KILN_DTYPE_BF16 &&
+            KILN_HALVES_OUTPUT1_NUM_BYTES == 6,
+        "halves header constants");
+  CHECK(kiln_halves(inputs, outputs) == 0, "halves returned non-zero");
+  for (i = 0; i < 3; ++i) {
+    uint16_t want0 = f16_from_float(f16_to_float(a[i]) + f16_to_float(b[0]));
+    uint16_t want1 = bf16_from_float(bf16_to_float(c[i]) + bf16_to_float(d[i]));
+    CHECK(r0[i] == want0, "halves r0[%d] = 0x%04x, want 0x%04x", i, r0[i], want0);
+    CHECK(r1[i] == want1, "halves r1[%d] = 0x%04x, want 0x%04x", i, r1[i], want1);
+  }
+  printf("halves ok: f16 [0x%04x, 0x%04x, 0x%04x] bf16 [0x%04x, 0x%04x, 0x%04x]\n",
+         r0[0], r0[1], r0[2], r1[0], r1[1], r1[2]);
+}
+
 static void test_null(void) {
   float x[20] = {0}, b[5] = {0}, out[20];
   const void *missing[] = {x, NULL};
@@ -131,6 +189,7 @@ int main(void) {
   test_flags();
   test_empty();
   test_window();
+  test_halves();
   test_null();
   if (failures)
     return 1;
