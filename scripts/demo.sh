@@ -2,7 +2,9 @@
 # The main job on the bundled example, from a fresh Debian 12 machine:
 # install what is missing, build, verify and summarize the transformer block
 # with kiln-opt, then compile it for the CPU with the JIT (kiln-run) and run
-# it on generated inputs, printing the loss and the time of each stage.
+# it on generated inputs, printing the loss and the time of each stage; then
+# the same ahead of time: kiln-compile into a shared library, called through
+# ctypes on the same inputs (scripts/run-aot.py).
 #
 # Usage: scripts/demo.sh [EXAMPLE.mlir]
 #   KILN_BUILD_DIR    the build directory (default: build)
@@ -84,6 +86,24 @@ run_jit "JIT, sequential:"
 echo
 echo "== kiln-run --openmp (OMP_NUM_THREADS=${OMP_NUM_THREADS:-all cores})"
 run_jit "JIT, OpenMP:" --openmp
+
+echo
+echo "== kiln-compile: ahead of time into a shared library, run through ctypes"
+workdir=$(mktemp -d)
+trap 'rm -f "$timings"; rm -rf "$workdir"' EXIT
+aot_times=$("$build/bin/kiln-compile" "$example" -o "$workdir/libblock.so" \
+              --header "$workdir/block.h" --mcpu native --time)
+deps=$(readelf -d "$workdir/libblock.so" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+echo "  libblock.so needs: ${deps:-no shared library}"
+printf "  %-22s %s\n" "AOT compile:" "$aot_times" >>"$timings"
+if command -v python3 >/dev/null; then
+  out=$(python3 "$root/scripts/run-aot.py" "$workdir/libblock.so" "$entry" \
+          --seed "$seed" "${range_args[@]}" --time --repeat "$repeat" --print-limit 4)
+  echo "$out" | sed 's/^/  /'
+  loss=$(awk '/^result0: tensor<[a-z0-9]+>$/ { getline; gsub(/[][ ]/, ""); print }' <<<"$out")
+  if [ -n "$loss" ]; then echo "  loss = $loss"; fi
+  printf "  %-22s %s\n" "AOT run:" "$(grep '^run:' <<<"$out")" >>"$timings"
+fi
 
 echo
 echo "== timings"

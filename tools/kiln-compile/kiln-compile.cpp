@@ -3,6 +3,7 @@
 // Usage:
 //   kiln-compile FILE.mlir -o libfoo.so [--header foo.h] [--emit-object F.o]
 //                [--mcpu NAME] [--opt-level N] [--openmp] [--cc PATH]
+//                [--time]
 //
 // Ahead-of-time compilation: lowers FILE through the kiln-lower-to-cpu
 // pipeline, translates it to LLVM IR, optimizes it and emits a native object
@@ -44,6 +45,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -58,6 +60,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <chrono>
 #include <set>
 #include <string>
 
@@ -87,9 +90,20 @@ static cl::opt<unsigned> optLevel("opt-level", cl::init(2),
 static cl::opt<bool>
     openMP("openmp", cl::desc("Run parallel loops on OpenMP threads; the "
                               "library then links libomp"));
+static cl::opt<bool>
+    showTimes("time", cl::desc("Print the time of each stage: the kiln "
+                               "pipeline, LLVM optimization and code "
+                               "generation, and the link"));
 static cl::opt<std::string>
     ccPath("cc", cl::desc("The C compiler driver that links the library "
                           "(default: cc on PATH)"));
+
+/// Milliseconds since `start`.
+static double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 static int fail(const Twine &message) {
   WithColor::error(errs(), "kiln-compile") << message << "\n";
@@ -571,12 +585,15 @@ int main(int argc, char **argv) {
   if (failed(collectFunctions(*module, functions)))
     return 1;
 
+  auto pipelineStart = std::chrono::steady_clock::now();
   mlir::PassManager pm(&context);
   KilnToCPUPipelineOptions pipelineOptions;
   pipelineOptions.enableOpenMP = openMP;
   buildKilnToCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return 1;
+  double pipelineMs = msSince(pipelineStart);
+  auto llvmStart = std::chrono::steady_clock::now();
 
   unsigned level = std::min(unsigned(optLevel), 3u);
   Expected<std::unique_ptr<TargetMachine>> machine =
@@ -636,6 +653,8 @@ int main(int argc, char **argv) {
                   os.error().message());
   }
 
+  double llvmMs = msSince(llvmStart);
+
   SmallString<128> wrapperPath;
   {
     int fd;
@@ -673,6 +692,7 @@ int main(int argc, char **argv) {
     args.push_back("-lomp");
   }
   SmallVector<StringRef> argRefs(args.begin(), args.end());
+  auto linkStart = std::chrono::steady_clock::now();
   std::string linkError;
   int status = sys::ExecuteAndWait(cc, argRefs, /*Env=*/std::nullopt,
                                    /*Redirects=*/{}, /*SecondsToWait=*/0,
@@ -684,5 +704,8 @@ int main(int argc, char **argv) {
     return fail("linking the library failed (" + reason +
                 "); the command was: " + llvm::join(args, " "));
   }
+  if (showTimes)
+    outs() << format("pipeline: %.3f ms, llvm: %.3f ms, link: %.3f ms\n",
+                     pipelineMs, llvmMs, msSince(linkStart));
   return 0;
 }
