@@ -26,14 +26,10 @@ TEST(KilnToLinalgTest, OpsWithCPULowering) {
   for (OperationName name : getKilnOpsWithCPULowering(&context))
     names.push_back(name.getStringRef().str());
   // Sorted, unique, kiln ops only.
-  EXPECT_EQ(names, (SmallVector<std::string>{
-                       "kiln.add", "kiln.broadcast_to", "kiln.concat",
-                       "kiln.constant", "kiln.flatten", "kiln.gather",
-                       "kiln.index_select", "kiln.iota", "kiln.pad",
-                       "kiln.permute", "kiln.reshape", "kiln.slice",
-                       "kiln.split", "kiln.squeeze", "kiln.transpose",
-                       "kiln.tril", "kiln.triu", "kiln.unfold",
-                       "kiln.unsqueeze"}));
+  for (const std::string &name : names)
+    EXPECT_TRUE(StringRef(name).starts_with("kiln.")) << name;
+  EXPECT_TRUE(llvm::is_sorted(names));
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
 }
 
 TEST(KilnToLinalgTest, OpWithoutLoweringIsNamed) {

@@ -1,13 +1,502 @@
 //===- Attention.cpp - Lower kiln scaled dot-product attention ------------===//
 //
-// No pattern yet: the Attention family adds its lowerings here.
+// kiln.attention becomes an scf.for over the B * Hq (batch, query head)
+// pairs. Each iteration slices Q[b, h], K[b, g] and V[b, g] (g = h / R: the
+// kv head is indexed, never repeated), computes the [Sq, Sk] score block with
+// linalg, masks it with the visibility predicate, takes a safe softmax
+// (empty rows give exactly 0), applies dropout and contracts with V, then
+// inserts the [Sq, Dv] result. Only one (b, h) block is ever live; nothing
+// of size [B, Hq, Sq, Sk] is materialized.
+//
+// The predicate and the dropout draw are the builders declared in
+// Attention.h, the one definition the adjoint will reuse. kiln.dropout's
+// pattern (Dropout.cpp) is registered here too, since NN.cpp belongs to
+// another family: both share the Philox generator of Philox.h.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attention.h"
+#include "Philox.h"
 #include "PopulatePatterns.h"
 
-#include "mlir/IR/PatternMatch.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
 
 using namespace mlir;
+using namespace mlir::kiln;
 
-void mlir::kiln::populateAttentionPatterns(RewritePatternSet &patterns) {}
+//===----------------------------------------------------------------------===//
+// The visibility predicate and the dropout draw
+//===----------------------------------------------------------------------===//
+
+AttentionVisibility AttentionVisibility::get(AttentionOp op, Value mask,
+                                             Value keyLengths,
+                                             Value queryLengths) {
+  auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+  auto keyType = cast<RankedTensorType>(op.getKey().getType());
+  AttentionVisibility visibility;
+  visibility.numQueries = queryType.getDimSize(2);
+  visibility.numKeys = keyType.getDimSize(2);
+  visibility.alignment = op.getAlignment();
+  if (IntegerAttr left = op.getWindowLeftAttr())
+    visibility.windowLeft = left.getInt();
+  visibility.windowRight = op.getEffectiveWindowRight();
+  if (op.hasBooleanMask())
+    visibility.booleanMask = mask;
+  visibility.keyLengths = keyLengths;
+  visibility.queryLengths = queryLengths;
+  return visibility;
+}
+
+static Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(builder, loc, value);
+}
+
+Value mlir::kiln::buildBroadcastRead(OpBuilder &builder, Location loc,
+                                     Value tensor, ValueRange indices) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  unsigned leading = indices.size() - type.getRank();
+  SmallVector<Value> reads;
+  for (auto [dim, size] : llvm::enumerate(type.getShape()))
+    reads.push_back(size == 1 ? constIndex(builder, loc, 0)
+                              : indices[leading + dim]);
+  return tensor::ExtractOp::create(builder, loc, tensor, reads);
+}
+
+/// Returns clamp(lengths[b], 0, bound) as an index.
+static Value buildClampedLength(OpBuilder &builder, Location loc,
+                                Value lengths, Value b, int64_t bound) {
+  Type i64 = builder.getI64Type();
+  Value length = tensor::ExtractOp::create(builder, loc, lengths, b);
+  if (!length.getType().isInteger(64))
+    length = arith::ExtSIOp::create(builder, loc, i64, length);
+  length = arith::MaxSIOp::create(
+      builder, loc, length,
+      arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(0)));
+  length = arith::MinSIOp::create(
+      builder, loc, length,
+      arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(bound)));
+  return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
+                                    length);
+}
+
+Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
+                                        const AttentionVisibility &visibility,
+                                        Value b, Value h, Value i, Value j) {
+  int64_t numQueries = visibility.numQueries;
+  int64_t numKeys = visibility.numKeys;
+  Value visible;
+  auto conjoin = [&](Value term) {
+    visible = visible ? arith::AndIOp::create(builder, loc, visible, term)
+                      : term;
+  };
+
+  // The band. p(i) lies in [min(0, Sk - Sq), max(Sq, Sk) - 1], so an edge
+  // of Sq + Sk or more excludes no key 0 <= j < Sk; skipping it also keeps
+  // the index arithmetic below from overflowing on a huge window.
+  auto bounds = [&](std::optional<int64_t> edge) {
+    return edge && *edge < numQueries + numKeys;
+  };
+  bool hasLeft = bounds(visibility.windowLeft);
+  bool hasRight = bounds(visibility.windowRight);
+  if (hasLeft || hasRight) {
+    Value position = i;
+    if (visibility.alignment == AttentionAlignment::bottom_right &&
+        numKeys != numQueries)
+      position = arith::AddIOp::create(
+          builder, loc, i, constIndex(builder, loc, numKeys - numQueries));
+    auto offset = [&](int64_t delta) -> Value {
+      if (delta == 0)
+        return position;
+      return arith::AddIOp::create(builder, loc, position,
+                                   constIndex(builder, loc, delta));
+    };
+    if (hasLeft)
+      conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge,
+                                    j, offset(-*visibility.windowLeft)));
+    if (hasRight)
+      conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sle,
+                                    j, offset(*visibility.windowRight)));
+  }
+
+  if (visibility.keyLengths) {
+    Value length = buildClampedLength(builder, loc, visibility.keyLengths, b,
+                                      numKeys);
+    conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, j,
+                                  length));
+  }
+  if (visibility.queryLengths) {
+    Value length = buildClampedLength(builder, loc, visibility.queryLengths,
+                                      b, numQueries);
+    conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, i,
+                                  length));
+  }
+  if (visibility.booleanMask)
+    conjoin(buildBroadcastRead(builder, loc, visibility.booleanMask,
+                               ValueRange{b, h, i, j}));
+
+  if (!visible)
+    visible = arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true));
+  return visible;
+}
+
+Value mlir::kiln::buildAttentionDropoutKeep(OpBuilder &builder, Location loc,
+                                            Value seed, double p,
+                                            ArrayRef<int64_t> shape, Value b,
+                                            Value h, Value i, Value j) {
+  assert(shape.size() == 4 && "expected [B, Hq, Sq, Sk]");
+  // ((b * Hq + h) * Sq + i) * Sk + j
+  Value flat = b;
+  Value coords[] = {h, i, j};
+  for (auto [size, coord] : llvm::zip(shape.drop_front(), coords)) {
+    flat = arith::MulIOp::create(builder, loc, flat,
+                                 constIndex(builder, loc, size));
+    flat = arith::AddIOp::create(builder, loc, flat, coord);
+  }
+  flat = arith::IndexCastOp::create(builder, loc, builder.getI64Type(), flat);
+  return buildDropoutKeep(builder, loc, seed, flat, p);
+}
+
+//===----------------------------------------------------------------------===//
+// kiln.attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The loop nest helpers of one (b, h) block, all on [Sq, Sk]-sized tensors
+/// of the compute type.
+struct BlockBuilder {
+  OpBuilder &builder;
+  Location loc;
+  MLIRContext *context;
+
+  AffineMap map(unsigned numDims, ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned dim : dims)
+      exprs.push_back(getAffineDimExpr(dim, context));
+    return AffineMap::get(numDims, 0, exprs, context);
+  }
+
+  Value filled(ArrayRef<int64_t> shape, Type type, TypedAttr value) {
+    Value empty = tensor::EmptyOp::create(builder, loc, shape, type);
+    Value scalar = arith::ConstantOp::create(builder, loc, value);
+    return linalg::FillOp::create(builder, loc, scalar, empty).getResult(0);
+  }
+
+  /// A parallel 2-D generic that updates `block` in place: the payload gets
+  /// the element of `block` first, then those of `ins` (read through
+  /// `inMaps`), and the indices i and j. Reading the block through the
+  /// generic's `outs` (rather than `ins`) keeps it one buffer: bufferization
+  /// writes in place, and elementwise fusion does not swap the init for a
+  /// fresh tensor.empty. So the score block, the logits, the exponentials and
+  /// the probabilities of one (b, h) share one [Sq, Sk] buffer.
+  Value updateBlock(Value block, ValueRange ins, ArrayRef<AffineMap> inMaps,
+                    function_ref<Value(OpBuilder &, Location, ValueRange,
+                                       Value, Value)>
+                        body) {
+    SmallVector<AffineMap> maps(inMaps);
+    maps.push_back(map(2, {0, 1}));
+    SmallVector<utils::IteratorType> iterators(2,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange{block.getType()}, ins, ValueRange{block}, maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value i = linalg::IndexOp::create(b, l, 0);
+          Value j = linalg::IndexOp::create(b, l, 1);
+          SmallVector<Value> values = {args.back()};
+          llvm::append_range(values, args.drop_back());
+          linalg::YieldOp::create(b, l, body(b, l, values, i, j));
+        });
+    return generic.getResult(0);
+  }
+
+  /// Reduces a [Sq, Sk] block over its second dim into `init` ([Sq]).
+  Value reduceRows(Value block, Value init,
+                   function_ref<Value(OpBuilder &, Location, Value, Value)>
+                       combine) {
+    SmallVector<AffineMap> maps = {map(2, {0, 1}), map(2, {0})};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::parallel, utils::IteratorType::reduction};
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange{init.getType()}, ValueRange{block},
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, combine(b, l, args[0], args[1]));
+        });
+    return generic.getResult(0);
+  }
+
+  /// out[i, j] += sum_d lhs(i, j, d) * rhs(i, j, d), with the operands
+  /// extended to the accumulator's type.
+  Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
+                 Value init) {
+    Type accType = cast<RankedTensorType>(init.getType()).getElementType();
+    SmallVector<AffineMap> maps = {lhsMap, rhsMap, map(3, {0, 1})};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::parallel, utils::IteratorType::parallel,
+        utils::IteratorType::reduction};
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = extend(b, l, args[0], accType);
+          Value y = extend(b, l, args[1], accType);
+          Value product = arith::MulFOp::create(b, l, x, y);
+          Value sum = arith::AddFOp::create(b, l, args[2], product);
+          linalg::YieldOp::create(b, l, sum);
+        });
+    return generic.getResult(0);
+  }
+
+  static Value extend(OpBuilder &b, Location l, Value x, Type type) {
+    if (x.getType() == type)
+      return x;
+    return arith::ExtFOp::create(b, l, type, x);
+  }
+};
+
+/// kiln.attention -> scf.for over (b, h) of linalg on [Sq, Sk] blocks.
+/// f16 and bf16 compute in f32 (scores, softmax and the P·V accumulation)
+/// and round the output once; f32 and f64 compute in their own type.
+struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto queryType = dyn_cast<RankedTensorType>(op.getQuery().getType());
+    auto keyType = dyn_cast<RankedTensorType>(op.getKey().getType());
+    auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
+    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    if (!queryType || !keyType || !valueType || !resultType ||
+        queryType.getRank() != 4 || keyType.getRank() != 4 ||
+        valueType.getRank() != 4 || !resultType.hasStaticShape() ||
+        !queryType.hasStaticShape() || !keyType.hasStaticShape() ||
+        !valueType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
+    auto elementType = dyn_cast<FloatType>(queryType.getElementType());
+    if (!elementType)
+      return rewriter.notifyMatchFailure(op, "expected a float element type");
+    int64_t batch = queryType.getDimSize(0);
+    int64_t numHeads = queryType.getDimSize(1);
+    int64_t numQueries = queryType.getDimSize(2);
+    int64_t numKVHeads = keyType.getDimSize(1);
+    int64_t numKeys = keyType.getDimSize(2);
+    int64_t keyDim = keyType.getDimSize(3);
+    int64_t valueDim = valueType.getDimSize(3);
+    if (numKVHeads == 0 && numHeads != 0)
+      return rewriter.notifyMatchFailure(op, "query heads without kv heads");
+    int64_t groupSize = std::max<int64_t>(1, op.getGroupSize());
+    double dropout = op.getDropoutPAttr().getValueAsDouble();
+    if (!(dropout >= 0.0 && dropout < 1.0))
+      return rewriter.notifyMatchFailure(op, "dropout_p outside [0, 1)");
+    if (dropout > 0.0 && !adaptor.getSeed())
+      return rewriter.notifyMatchFailure(op, "dropout without a seed");
+
+    Type computeType = elementType.getWidth() < 32
+                           ? Type(rewriter.getF32Type())
+                           : Type(elementType);
+    auto computeAttr = [&](double value) {
+      return rewriter.getFloatAttr(computeType, value);
+    };
+    AttentionVisibility visibility = AttentionVisibility::get(
+        op, adaptor.getMask(), adaptor.getKeyLengths(),
+        adaptor.getQueryLengths());
+    Value additiveMask = op.hasAdditiveMask() ? adaptor.getMask() : Value();
+    double scale = op.getEffectiveScale();
+    std::optional<double> softcap;
+    if (FloatAttr cap = op.getSoftcapAttr())
+      softcap = cap.getValueAsDouble();
+    Value seed;
+    if (dropout > 0.0)
+      seed = tensor::ExtractOp::create(rewriter, loc, adaptor.getSeed(),
+                                       ValueRange{});
+    SmallVector<int64_t> scoresShape = {batch, numHeads, numQueries, numKeys};
+
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         elementType);
+    // An empty result has nothing to compute (and a static slice offset 0 of
+    // a size-0 dim would not verify).
+    if (resultType.getNumElements() == 0) {
+      rewriter.replaceOp(op, init);
+      return success();
+    }
+    Value zero = constIndex(rewriter, loc, 0);
+    Value one = constIndex(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, constIndex(rewriter, loc, batch * numHeads), one,
+        ValueRange{init},
+        [&](OpBuilder &builder, Location loc, Value bh, ValueRange iterArgs) {
+          BlockBuilder bb{builder, loc, builder.getContext()};
+          Value numHeadsValue = constIndex(builder, loc, numHeads);
+          Value b = arith::DivUIOp::create(builder, loc, bh, numHeadsValue);
+          Value h = arith::RemUIOp::create(builder, loc, bh, numHeadsValue);
+          Value g = arith::DivUIOp::create(builder, loc, h,
+                                           constIndex(builder, loc, groupSize));
+
+          // Q[b, h], K[b, g], V[b, g] as rank-2 slices.
+          auto slice = [&](Value source, Value head, int64_t rows,
+                           int64_t cols) -> Value {
+            auto type = RankedTensorType::get(
+                {rows, cols},
+                cast<RankedTensorType>(source.getType()).getElementType());
+            // Sk = 0 or Dk = 0: nothing to read.
+            if (rows == 0 || cols == 0)
+              return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                             type.getElementType());
+            SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
+                                                 builder.getIndexAttr(0)};
+            SmallVector<OpFoldResult> sizes = {
+                builder.getIndexAttr(1), builder.getIndexAttr(1),
+                builder.getIndexAttr(rows), builder.getIndexAttr(cols)};
+            SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+            return tensor::ExtractSliceOp::create(builder, loc, type, source,
+                                                  offsets, sizes, strides);
+          };
+          Value q = slice(adaptor.getQuery(), h, numQueries, keyDim);
+          Value k = slice(adaptor.getKey(), g, numKeys, keyDim);
+          Value v = slice(adaptor.getValue(), g, numKeys, valueDim);
+
+          // s[i, j] = sum_d Q[i, d] * K[j, d]
+          Value scores = bb.filled({numQueries, numKeys}, computeType,
+                                   computeAttr(0.0));
+          scores = bb.contract(q, bb.map(3, {0, 2}), k, bb.map(3, {1, 2}),
+                               scores);
+
+          // t[i, j] = visible ? cap(scale * s) + mask_add : -inf
+          double negInf = -std::numeric_limits<double>::infinity();
+          AffineMap id2 = bb.map(2, {0, 1});
+          Value logits = bb.updateBlock(
+              scores, ValueRange{}, {},
+              [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
+                  Value j) -> Value {
+                Value x = arith::MulFOp::create(
+                    pb, pl, args[0],
+                    arith::ConstantOp::create(pb, pl, computeAttr(scale)));
+                if (softcap) {
+                  Value cap =
+                      arith::ConstantOp::create(pb, pl, computeAttr(*softcap));
+                  x = arith::MulFOp::create(
+                      pb, pl, cap,
+                      math::TanhOp::create(
+                          pb, pl, arith::DivFOp::create(pb, pl, x, cap)));
+                }
+                if (additiveMask) {
+                  Value bias = buildBroadcastRead(pb, pl, additiveMask,
+                                                  ValueRange{b, h, i, j});
+                  x = arith::AddFOp::create(
+                      pb, pl, x, BlockBuilder::extend(pb, pl, bias, computeType));
+                }
+                Value visible =
+                    buildAttentionVisible(pb, pl, visibility, b, h, i, j);
+                return arith::SelectOp::create(
+                    pb, pl, visible, x,
+                    arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
+              });
+
+          // m[i] = max_j t[i, j]; -inf marks an empty row.
+          Value rowMax = bb.reduceRows(
+              logits, bb.filled({numQueries}, computeType, computeAttr(negInf)),
+              [](OpBuilder &pb, Location pl, Value x, Value acc) -> Value {
+                return arith::MaximumFOp::create(pb, pl, x, acc);
+              });
+
+          // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf)
+          // is never evaluated into the result.
+          Value exps = bb.updateBlock(
+              logits, rowMax, bb.map(2, {0}),
+              [&](OpBuilder &pb, Location pl, ValueRange args, Value,
+                  Value) -> Value {
+                Value empty = arith::CmpFOp::create(
+                    pb, pl, arith::CmpFPredicate::OEQ, args[1],
+                    arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
+                Value e = math::ExpOp::create(
+                    pb, pl, arith::SubFOp::create(pb, pl, args[0], args[1]));
+                return arith::SelectOp::create(
+                    pb, pl, empty,
+                    arith::ConstantOp::create(pb, pl, computeAttr(0.0)), e);
+              });
+
+          // l[i] = sum_j e[i, j]: 0 exactly for an empty row, >= 1 otherwise.
+          Value rowSum = bb.reduceRows(
+              exps, bb.filled({numQueries}, computeType, computeAttr(0.0)),
+              [](OpBuilder &pb, Location pl, Value x, Value acc) -> Value {
+                return arith::AddFOp::create(pb, pl, acc, x);
+              });
+
+          // P'[i, j] = e / l * Z / (1 - p), and 0 for an empty row.
+          Value probs = bb.updateBlock(
+              exps, rowSum, bb.map(2, {0}),
+              [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
+                  Value j) -> Value {
+                Value zeroValue =
+                    arith::ConstantOp::create(pb, pl, computeAttr(0.0));
+                Value empty = arith::CmpFOp::create(
+                    pb, pl, arith::CmpFPredicate::OEQ, args[1], zeroValue);
+                Value p = arith::DivFOp::create(pb, pl, args[0], args[1]);
+                if (dropout > 0.0) {
+                  Value keep = buildAttentionDropoutKeep(
+                      pb, pl, seed, dropout, scoresShape, b, h, i, j);
+                  Value scaled = arith::MulFOp::create(
+                      pb, pl, p,
+                      arith::ConstantOp::create(
+                          pb, pl, computeAttr(1.0 / (1.0 - dropout))));
+                  p = arith::SelectOp::create(pb, pl, keep, scaled, zeroValue);
+                }
+                return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+              });
+
+          // O[i, d] = sum_j P'[i, j] * V[j, d], as a named linalg.matmul
+          // (V extended to the compute type by its cast). It must not be a
+          // linalg.generic: linalg-fuse-elementwise-ops would fuse `probs`
+          // into it, and since `probs` reads its own init (the in-place
+          // block), the fused op would re-normalize P'[i, j] once per d.
+          // The other in-place updates each have two users (a reduction and
+          // the next update), so they are never fused.
+          Value out = bb.filled({numQueries, valueDim}, computeType,
+                                computeAttr(0.0));
+          out = linalg::MatmulOp::create(builder, loc, TypeRange{out.getType()},
+                                         ValueRange{probs, v}, ValueRange{out})
+                    .getResult(0);
+          if (computeType != elementType) {
+            Value rounded =
+                tensor::EmptyOp::create(builder, loc, {numQueries, valueDim},
+                                        elementType);
+            out = bb.updateBlock(
+                rounded, out, id2,
+                [&](OpBuilder &pb, Location pl, ValueRange args, Value,
+                    Value) -> Value {
+                  return arith::TruncFOp::create(pb, pl, elementType, args[1]);
+                });
+          }
+
+          SmallVector<OpFoldResult> offsets = {b, h, builder.getIndexAttr(0),
+                                               builder.getIndexAttr(0)};
+          SmallVector<OpFoldResult> sizes = {
+              builder.getIndexAttr(1), builder.getIndexAttr(1),
+              builder.getIndexAttr(numQueries), builder.getIndexAttr(valueDim)};
+          SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+          Value updated = tensor::InsertSliceOp::create(
+              builder, loc, out, iterArgs[0], offsets, sizes, strides);
+          scf::YieldOp::create(builder, loc, updated);
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::populateAttentionPatterns(RewritePatternSet &patterns) {
+  patterns.add<AttentionOpLowering>(patterns.getContext());
+  populateDropoutPatterns(patterns);
+}

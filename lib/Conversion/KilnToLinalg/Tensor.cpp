@@ -629,8 +629,9 @@ struct UnfoldOpLowering : OpConversionPattern<UnfoldOp> {
 
 /// kiln.gather / kiln.index_select -> linalg.generic over the result that
 /// reads the index through its indexing map, clamps it to [0, size) of the
-/// axis and `tensor.extract`s the data element. When the axis has size 0
-/// there is nothing to read: the result (empty or not) is all zeros.
+/// axis and `tensor.extract`s the data element. The verifier rejects indices
+/// into an axis of size 0, so there the result is empty; it is built without
+/// a clamp to [0, -1).
 template <typename OpTy>
 struct IndexingOpLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;

@@ -256,17 +256,3 @@ func.func @index_select(%x: tensor<2x5x3xi8>, %i: tensor<4xi32>) -> tensor<2x4x3
   %0 = kiln.index_select %x, %i {axis = 1} : (tensor<2x5x3xi8>, tensor<4xi32>) -> tensor<2x4x3xi8>
   return %0 : tensor<2x4x3xi8>
 }
-
-// -----
-
-// A gathered axis of size 0 has nothing to read: the result is zeros.
-// CHECK-LABEL: func.func @gather_from_empty_axis
-// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f64
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<3x4xf64>
-// CHECK: %[[F:.*]] = linalg.fill ins(%[[Z]] : f64) outs(%[[E]] : tensor<3x4xf64>)
-// CHECK-NOT: tensor.extract
-// CHECK: return %[[F]]
-func.func @gather_from_empty_axis(%x: tensor<0x4xf64>, %i: tensor<3xi64>) -> tensor<3x4xf64> {
-  %0 = kiln.gather %x, %i {axis = 0} : (tensor<0x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>
-  return %0 : tensor<3x4xf64>
-}

@@ -539,3 +539,21 @@ func.func @index_select_rank(%x: tensor<2x5xf32>, %idx: tensor<3x1xi32>) {
   %0 = kiln.index_select %x, %idx {axis = 1} : (tensor<2x5xf32>, tensor<3x1xi32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @gather_empty_axis(%x: tensor<0x4xf64>, %i: tensor<3xi64>) -> tensor<3x4xf64> {
+  // expected-error @+2 {{cannot index axis 0 of size 0 with 3 indices}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather %x, %i {axis = 0} : (tensor<0x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>
+  return %0 : tensor<3x4xf64>
+}
+
+// -----
+
+func.func @index_select_empty_axis(%x: tensor<2x0xf32>, %i: tensor<1xi32>) -> tensor<2x1xf32> {
+  // expected-error @+2 {{cannot index axis 1 of size 0 with 1 indices}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.index_select %x, %i {axis = 1} : (tensor<2x0xf32>, tensor<1xi32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}

@@ -689,6 +689,12 @@ static LogicalResult inferIndexingType(std::optional<Location> loc,
     return emitError() << "indices must have rank 1, got rank "
                        << indicesType->getRank();
   ArrayRef<int64_t> dataShape = dataType->getShape();
+  // No index value is valid on an empty axis (PyTorch raises); clamping has
+  // nothing to clamp to.
+  if (dataShape[axis] == 0 && indicesType->getNumElements() > 0)
+    return emitError() << "cannot index axis " << axis
+                       << " of size 0 with " << indicesType->getNumElements()
+                       << " indices";
   SmallVector<int64_t> shape(dataShape.take_front(axis));
   llvm::append_range(shape, indicesType->getShape());
   llvm::append_range(shape, dataShape.drop_front(axis + 1));

@@ -1,0 +1,81 @@
+//===- Attention.h - Building blocks of the attention lowerings -*- C++ -*-===//
+//
+// Private to the KilnToLinalg library. The single C++ definition of
+// kiln.attention's visibility predicate and of its dropout draw, as IR
+// builders on scalars. The forward lowering (Attention.cpp) calls them inside
+// its linalg payloads; the adjoint and the decomposition must call them too,
+// never rebuild their own copy (docs/Attention.md, "The visibility
+// predicate").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_KILNTOLINALG_ATTENTION_H
+#define KILN_LIB_CONVERSION_KILNTOLINALG_ATTENTION_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+
+namespace mlir::kiln {
+
+/// Everything the visibility predicate of one attention op reads: static
+/// sizes and attributes, and the tensor operands (null when absent).
+struct AttentionVisibility {
+  /// Sq and Sk.
+  int64_t numQueries = 0;
+  int64_t numKeys = 0;
+  AttentionAlignment alignment = AttentionAlignment::bottom_right;
+  /// The band `[p(i) - L, p(i) + R]`; std::nullopt is unbounded. The right
+  /// edge is the effective one (0 for `causal`).
+  std::optional<int64_t> windowLeft;
+  std::optional<int64_t> windowRight;
+  /// An i1 tensor of rank <= 4 broadcastable to [B, Hq, Sq, Sk], or null.
+  /// (An additive mask is not part of visibility: see buildBroadcastRead.)
+  Value booleanMask;
+  /// [B] tensors of i32 or i64, or null.
+  Value keyLengths;
+  Value queryLengths;
+
+  /// Reads the predicate's parameters from `op`; `mask`, `keyLengths` and
+  /// `queryLengths` are the values to read at run time (the op's operands,
+  /// or their converted values in a conversion pattern). The mask is taken
+  /// only when it is boolean.
+  static AttentionVisibility get(AttentionOp op, Value mask, Value keyLengths,
+                                 Value queryLengths);
+};
+
+/// Builds `visible[b, h, i, j]` (an i1) from index values:
+///
+///   p(i) - L <= j <= p(i) + R           (each edge if bounded)
+///   and j < clamp(key_lengths[b], 0, Sk)   (if present)
+///   and i < clamp(query_lengths[b], 0, Sq) (if present)
+///   and mask_bool[b, h, i, j]           (broadcast, if present)
+///
+/// with p(i) = i + Sk - Sq (bottom_right) or i (top_left). `h` is the query
+/// head. Returns the constant true when no term is present.
+Value buildAttentionVisible(OpBuilder &builder, Location loc,
+                            const AttentionVisibility &visibility, Value b,
+                            Value h, Value i, Value j);
+
+/// Reads `tensor` (rank <= indices.size()) broadcast to the iteration space
+/// of `indices` (index values), NumPy-style: its dims align with the
+/// trailing indices and a size-1 dim is read at 0.
+Value buildBroadcastRead(OpBuilder &builder, Location loc, Value tensor,
+                         ValueRange indices);
+
+/// Builds the dropout keep bit (i1) of attention entry (b, h, i, j) of a
+/// [B, Hq, Sq, Sk] attention (`shape`) keyed by `seed` (i64) with drop
+/// probability `p`: buildDropoutKeep (Philox.h) at the row-major flat index
+/// of (b, h, i, j). The draws are therefore those of kiln.dropout on the
+/// [B, Hq, Sq, Sk] probabilities.
+Value buildAttentionDropoutKeep(OpBuilder &builder, Location loc, Value seed,
+                                double p, ArrayRef<int64_t> shape, Value b,
+                                Value h, Value i, Value j);
+
+} // namespace mlir::kiln
+
+#endif // KILN_LIB_CONVERSION_KILNTOLINALG_ATTENTION_H

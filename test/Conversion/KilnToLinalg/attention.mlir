@@ -1,0 +1,251 @@
+// RUN: kiln-opt %s --convert-kiln-to-linalg --split-input-file | FileCheck %s
+
+// Plain GQA (Hq = 4 over Hkv = 2): one scf.for over the B * Hq = 8 blocks,
+// kv head g = h / 2 (K and V are sliced, never repeated), an [Sq, Sk] score
+// block, the safe softmax and P·V, inserted at [b, h]. Each step after the
+// scores updates the one [Sq, Sk] block through its outs.
+// CHECK-DAG: #[[$QD:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$KD:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$IJ3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$IJ:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$I:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @gqa
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x3x5xf32>, %[[K:.*]]: tensor<2x2x6x5xf32>, %[[V:.*]]: tensor<2x2x6x7xf32>)
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<2x4x3x7xf32>
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[LOOP:.*]] = scf.for %[[BH:.*]] = %{{.*}} to %[[C8]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[B:.*]] = arith.divui %[[BH]], %[[C4]]
+// CHECK: %[[H:.*]] = arith.remui %[[BH]], %[[C4]]
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[G:.*]] = arith.divui %[[H]], %[[C2]]
+// CHECK: %[[QS:.*]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 5] [1, 1, 1, 1] : tensor<2x4x3x5xf32> to tensor<3x5xf32>
+// CHECK: %[[KS:.*]] = tensor.extract_slice %[[K]][%[[B]], %[[G]], 0, 0] [1, 1, 6, 5] [1, 1, 1, 1] : tensor<2x2x6x5xf32> to tensor<6x5xf32>
+// CHECK: %[[VS:.*]] = tensor.extract_slice %[[V]][%[[B]], %[[G]], 0, 0] [1, 1, 6, 7] [1, 1, 1, 1] : tensor<2x2x6x7xf32> to tensor<6x7xf32>
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[$QD]], #[[$KD]], #[[$IJ3]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[QS]], %[[KS]] : tensor<3x5xf32>, tensor<6x5xf32>) outs(%{{.*}} : tensor<3x6xf32>)
+// The scores, scaled by 1/sqrt(5); no mask: every key is visible.
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [#[[$IJ]]], iterator_types = ["parallel", "parallel"]} outs(%[[S]] : tensor<3x6xf32>)
+// CHECK: ^bb0(%[[SV:[^:]*]]: f32):
+// CHECK: %[[SCALE:.*]] = arith.constant 0.44721359 : f32
+// CHECK: %[[X:.*]] = arith.mulf %[[SV]], %[[SCALE]] : f32
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: arith.select %[[TRUE]], %[[X]], %[[NEGINF]] : f32
+// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [#[[$IJ]], #[[$I]]], iterator_types = ["parallel", "reduction"]} ins(%[[T]] : tensor<3x6xf32>)
+// CHECK: arith.maximumf
+// An empty row (max -inf) gives 0, not exp(-inf - -inf).
+// CHECK: %[[E:.*]] = linalg.generic {indexing_maps = [#[[$I]], #[[$IJ]]], iterator_types = ["parallel", "parallel"]} ins(%[[M]] : tensor<3xf32>) outs(%[[T]] : tensor<3x6xf32>)
+// CHECK: ^bb0(%[[MV:[^:]*]]: f32, %[[TV:[^:]*]]: f32):
+// CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[MV]], %{{.*}} : f32
+// CHECK: %[[D:.*]] = arith.subf %[[TV]], %[[MV]] : f32
+// CHECK: %[[EXP:.*]] = math.exp %[[D]] : f32
+// CHECK: arith.select %[[EMPTY]], %{{.*}}, %[[EXP]] : f32
+// CHECK: %[[L:.*]] = linalg.generic {indexing_maps = [#[[$IJ]], #[[$I]]], iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<3x6xf32>)
+// CHECK: arith.addf
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[L]] : tensor<3xf32>) outs(%[[E]] : tensor<3x6xf32>)
+// CHECK: ^bb0(%[[LV:[^:]*]]: f32, %[[EV:[^:]*]]: f32):
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[NOROW:.*]] = arith.cmpf oeq, %[[LV]], %[[ZERO]] : f32
+// CHECK: %[[DIV:.*]] = arith.divf %[[EV]], %[[LV]] : f32
+// CHECK: arith.select %[[NOROW]], %[[ZERO]], %[[DIV]] : f32
+// P'·V is a named matmul, which elementwise fusion leaves alone.
+// CHECK: %[[O:.*]] = linalg.matmul ins(%[[P]], %[[VS]] : tensor<3x6xf32>, tensor<6x7xf32>) outs(%{{.*}} : tensor<3x7xf32>)
+// CHECK: %[[INS:.*]] = tensor.insert_slice %[[O]] into %[[ACC]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 7] [1, 1, 1, 1] : tensor<3x7xf32> into tensor<2x4x3x7xf32>
+// CHECK: scf.yield %[[INS]]
+// CHECK: return %[[LOOP]]
+// CHECK-NOT: kiln.
+func.func @gqa(%q: tensor<2x4x3x5xf32>, %k: tensor<2x2x6x5xf32>, %v: tensor<2x2x6x7xf32>) -> tensor<2x4x3x7xf32> {
+  %0 = kiln.attention %q, %k, %v : tensor<2x4x3x5xf32>, tensor<2x2x6x5xf32>, tensor<2x2x6x7xf32> -> tensor<2x4x3x7xf32>
+  return %0 : tensor<2x4x3x7xf32>
+}
+
+// -----
+
+// The visibility predicate: causal bottom_right (p(i) = i + Sk - Sq = i + 2),
+// window_left, clamped key and query lengths, a rank-2 boolean mask read at
+// [i, j]. The scale attribute replaces 1/sqrt(Dk).
+// CHECK-LABEL: func.func @predicate
+// CHECK-SAME: %[[KL:[^:]*]]: tensor<2xi32>, %[[QL:[^:]*]]: tensor<2xi64>, %[[MASK:[^:]*]]: tensor<3x5xi1>
+// CHECK: scf.for
+// CHECK: %[[B:.*]] = arith.divui
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: arith.constant 5.000000e-01 : f64
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[POS:.*]] = arith.addi %[[I]], %[[C2]] : index
+// CHECK: %[[CM1:.*]] = arith.constant -1 : index
+// CHECK: %[[LO:.*]] = arith.addi %[[POS]], %[[CM1]] : index
+// CHECK: %[[LEFT:.*]] = arith.cmpi sge, %[[J]], %[[LO]] : index
+// CHECK: %[[RIGHT:.*]] = arith.cmpi sle, %[[J]], %[[POS]] : index
+// CHECK: %[[BAND:.*]] = arith.andi %[[LEFT]], %[[RIGHT]] : i1
+// CHECK: %[[KLB:.*]] = tensor.extract %[[KL]][%[[B]]] : tensor<2xi32>
+// CHECK: %[[KL64:.*]] = arith.extsi %[[KLB]] : i32 to i64
+// CHECK: %[[KLMAX:.*]] = arith.maxsi %[[KL64]], %{{.*}} : i64
+// CHECK: %[[C5:.*]] = arith.constant 5 : i64
+// CHECK: %[[KLC:.*]] = arith.minsi %[[KLMAX]], %[[C5]] : i64
+// CHECK: %[[KLI:.*]] = arith.index_cast %[[KLC]] : i64 to index
+// CHECK: %[[KEYOK:.*]] = arith.cmpi slt, %[[J]], %[[KLI]] : index
+// CHECK: %[[V1:.*]] = arith.andi %[[BAND]], %[[KEYOK]] : i1
+// CHECK: %[[QLB:.*]] = tensor.extract %[[QL]][%[[B]]] : tensor<2xi64>
+// CHECK: %[[QLMAX:.*]] = arith.maxsi %[[QLB]], %{{.*}} : i64
+// CHECK: %[[C3:.*]] = arith.constant 3 : i64
+// CHECK: %[[QLC:.*]] = arith.minsi %[[QLMAX]], %[[C3]] : i64
+// CHECK: %[[QLI:.*]] = arith.index_cast %[[QLC]] : i64 to index
+// CHECK: %[[QUERYOK:.*]] = arith.cmpi slt, %[[I]], %[[QLI]] : index
+// CHECK: %[[V2:.*]] = arith.andi %[[V1]], %[[QUERYOK]] : i1
+// CHECK: %[[BIT:.*]] = tensor.extract %[[MASK]][%[[I]], %[[J]]] : tensor<3x5xi1>
+// CHECK: %[[VIS:.*]] = arith.andi %[[V2]], %[[BIT]] : i1
+// CHECK: arith.select %[[VIS]]
+func.func @predicate(%q: tensor<2x1x3x2xf64>, %k: tensor<2x1x5x2xf64>, %v: tensor<2x1x5x2xf64>,
+                     %kl: tensor<2xi32>, %ql: tensor<2xi64>, %m: tensor<3x5xi1>) -> tensor<2x1x3x2xf64> {
+  %0 = kiln.attention %q, %k, %v mask(%m : tensor<3x5xi1>) key_lengths(%kl : tensor<2xi32>)
+         query_lengths(%ql : tensor<2xi64>) {causal, window_left = 1 : i64, scale = 0.5 : f64}
+       : tensor<2x1x3x2xf64>, tensor<2x1x5x2xf64>, tensor<2x1x5x2xf64> -> tensor<2x1x3x2xf64>
+  return %0 : tensor<2x1x3x2xf64>
+}
+
+// -----
+
+// top_left: p(i) = i. A window edge of Sq + Sk or more bounds nothing and
+// is left out (and cannot overflow the index arithmetic).
+// CHECK-LABEL: func.func @top_left_window
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK-NOT: arith.cmpi sge
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[HI:.*]] = arith.addi %[[I]], %[[C1]] : index
+// CHECK: %[[RIGHT:.*]] = arith.cmpi sle, %[[J]], %[[HI]] : index
+// CHECK-NOT: arith.andi
+// CHECK: arith.select %[[RIGHT]]
+func.func @top_left_window(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x4x2xf32>, %v: tensor<1x1x4x2xf32>) -> tensor<1x1x3x2xf32> {
+  %0 = kiln.attention %q, %k, %v {alignment = #kiln.alignment<top_left>, window_left = 7 : i64, window_right = 1 : i64}
+       : tensor<1x1x3x2xf32>, tensor<1x1x4x2xf32>, tensor<1x1x4x2xf32> -> tensor<1x1x3x2xf32>
+  return %0 : tensor<1x1x3x2xf32>
+}
+
+// -----
+
+// f16: the contractions extend to f32, the softmax runs in f32, softcap is
+// c * tanh(s / c), the additive [1, Hq, 1, Sk] mask is read at [0, h, 0, j]
+// and added after the cap, and the output is rounded to f16 once.
+// CHECK-LABEL: func.func @f16_softcap_bias
+// CHECK-SAME: %[[MASK:[^:]*]]: tensor<1x2x1x5xf16>
+// CHECK: %[[H:.*]] = arith.remui
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[QE:[^:]*]]: f16, %[[KE:[^:]*]]: f16, %[[ACC:.*]]: f32):
+// CHECK: %[[QX:.*]] = arith.extf %[[QE]] : f16 to f32
+// CHECK: %[[KX:.*]] = arith.extf %[[KE]] : f16 to f32
+// CHECK: linalg.generic
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: %[[X:.*]] = arith.mulf
+// CHECK: %[[CAP:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: %[[R:.*]] = arith.divf %[[X]], %[[CAP]] : f32
+// CHECK: %[[TH:.*]] = math.tanh %[[R]] : f32
+// CHECK: %[[CAPPED:.*]] = arith.mulf %[[CAP]], %[[TH]] : f32
+// CHECK: %[[BIAS:.*]] = tensor.extract %[[MASK]][%{{.*}}, %[[H]], %{{.*}}, %[[J]]] : tensor<1x2x1x5xf16>
+// CHECK: %[[BX:.*]] = arith.extf %[[BIAS]] : f16 to f32
+// CHECK: arith.addf %[[CAPPED]], %[[BX]] : f32
+// CHECK: %[[O:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<3x5xf32>, tensor<5x4xf16>) outs(%{{.*}} : tensor<3x4xf32>)
+// CHECK: %[[O16:.*]] = linalg.generic {{.*}} ins(%[[O]] : tensor<3x4xf32>) outs(%{{.*}} : tensor<3x4xf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: tensor.insert_slice %[[O16]]
+func.func @f16_softcap_bias(%q: tensor<1x2x3x4xf16>, %k: tensor<1x2x5x4xf16>, %v: tensor<1x2x5x4xf16>,
+                            %m: tensor<1x2x1x5xf16>) -> tensor<1x2x3x4xf16> {
+  %0 = kiln.attention %q, %k, %v mask(%m : tensor<1x2x1x5xf16>) {softcap = 2.0 : f64}
+       : tensor<1x2x3x4xf16>, tensor<1x2x5x4xf16>, tensor<1x2x5x4xf16> -> tensor<1x2x3x4xf16>
+  return %0 : tensor<1x2x3x4xf16>
+}
+
+// -----
+
+// Dropout: the seed is read once; each kept probability is scaled by
+// 1 / (1 - p) = 2, keyed by the flat index ((b * Hq + h) * Sq + i) * Sk + j
+// of [B, Hq, Sq, Sk] = [1, 2, 3, 4] through Philox 4x32-10.
+// CHECK-LABEL: func.func @dropout
+// CHECK-SAME: %[[SEEDT:[^:]*]]: tensor<i64>
+// CHECK: %[[SEED:.*]] = tensor.extract %[[SEEDT]][] : tensor<i64>
+// CHECK: scf.for
+// CHECK: %[[B:.*]] = arith.divui
+// CHECK: %[[H:.*]] = arith.remui
+// CHECK: arith.divf
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[N0:.*]] = arith.muli %[[B]], %[[C2]] : index
+// CHECK: %[[N1:.*]] = arith.addi %[[N0]], %[[H]] : index
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: arith.muli %[[N1]], %[[C3]] : index
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: arith.trunci %[[SEED]] : i64 to i32
+// CHECK: arith.constant 3528531795 : i64
+// CHECK: arith.constant 3449720151 : i64
+// CHECK: arith.constant -1640531527 : i32
+// CHECK: arith.constant -1150833019 : i32
+// CHECK: %[[THRESHOLD:.*]] = arith.constant 2147483648 : i64
+// CHECK: %[[KEEP:.*]] = arith.cmpi sge, %{{.*}}, %[[THRESHOLD]] : i64
+// CHECK: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[TWO]] : f32
+// CHECK: arith.select %[[KEEP]], %[[SCALED]], %{{.*}} : f32
+func.func @dropout(%q: tensor<1x2x3x2xf32>, %k: tensor<1x1x4x2xf32>, %v: tensor<1x1x4x2xf32>,
+                   %s: tensor<i64>) -> tensor<1x2x3x2xf32> {
+  %0 = kiln.attention %q, %k, %v seed(%s : tensor<i64>) {dropout_p = 0.5 : f64}
+       : tensor<1x2x3x2xf32>, tensor<1x1x4x2xf32>, tensor<1x1x4x2xf32> -> tensor<1x2x3x2xf32>
+  return %0 : tensor<1x2x3x2xf32>
+}
+
+// -----
+
+// An empty result (Sq = 0) needs no loop.
+// CHECK-LABEL: func.func @empty_result
+// CHECK-NOT: scf.for
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4x0x7xf32>
+// CHECK-NOT: scf.for
+// CHECK: return %[[E]]
+func.func @empty_result(%q: tensor<2x4x0x5xf32>, %k: tensor<2x2x6x5xf32>, %v: tensor<2x2x6x7xf32>) -> tensor<2x4x0x7xf32> {
+  %0 = kiln.attention %q, %k, %v : tensor<2x4x0x5xf32>, tensor<2x2x6x5xf32>, tensor<2x2x6x7xf32> -> tensor<2x4x0x7xf32>
+  return %0 : tensor<2x4x0x7xf32>
+}
+
+// -----
+
+// kiln.dropout: one parallel generic over the input; the flat index comes
+// from linalg.index, i0 * 5 + i1 for a 3x5 input.
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @dropout_op
+// CHECK-SAME: (%[[X:.*]]: tensor<3x5xf32>, %[[SEEDT:.*]]: tensor<i64>)
+// CHECK: %[[SEED:.*]] = tensor.extract %[[SEEDT]][] : tensor<i64>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<3x5xf32>)
+// CHECK: %[[I0:.*]] = linalg.index 0 : index
+// CHECK: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: %[[M:.*]] = arith.muli %{{.*}}, %[[C5]] : index
+// CHECK: %[[I1:.*]] = linalg.index 1 : index
+// CHECK: %[[N:.*]] = arith.addi %[[M]], %[[I1]] : index
+// CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[C2:.*]] = arith.constant 2 : i64
+// CHECK: %[[BLOCK:.*]] = arith.shrui %[[N64]], %[[C2]] : i64
+// CHECK: %[[C3:.*]] = arith.constant 3 : i64
+// CHECK: %[[LANE:.*]] = arith.andi %[[N64]], %[[C3]] : i64
+// CHECK: %[[THRESHOLD:.*]] = arith.constant 1073741824 : i64
+// CHECK: %[[KEEP:.*]] = arith.cmpi sge, %{{.*}}, %[[THRESHOLD]] : i64
+// CHECK: %[[SCALE:.*]] = arith.constant 1.33333337 : f32
+// CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK: %[[SEL:.*]] = arith.select %[[KEEP]], %[[SCALED]], %{{.*}} : f32
+// CHECK: linalg.yield %[[SEL]] : f32
+// CHECK: return %[[R]]
+func.func @dropout_op(%x: tensor<3x5xf32>, %s: tensor<i64>) -> tensor<3x5xf32> {
+  %0 = kiln.dropout %x, %s {p = 0.25 : f64} : tensor<3x5xf32>, tensor<i64>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+// p = 0 is the identity.
+// CHECK-LABEL: func.func @dropout_p0
+// CHECK-SAME: (%[[X:.*]]: tensor<3x5xf32>,
+// CHECK-NEXT: return %[[X]]
+func.func @dropout_p0(%x: tensor<3x5xf32>, %s: tensor<i64>) -> tensor<3x5xf32> {
+  %0 = kiln.dropout %x, %s {p = 0.0 : f64} : tensor<3x5xf32>, tensor<i64>
+  return %0 : tensor<3x5xf32>
+}
