@@ -123,7 +123,8 @@ def format_value(dtype, value):
         return "true" if value else "false"
     if dtype in FLOATS:
         if math.isnan(value):
-            return "nan"
+            # as C's printf: the sign bit shows
+            return "-nan" if math.copysign(1.0, value) < 0 else "nan"
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
         return "%.6g" % value
