@@ -2,6 +2,8 @@
 
 #include "kiln/Pipelines/Pipelines.h"
 
+#include "OpenMP.h"
+
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
@@ -12,10 +14,8 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -50,25 +50,6 @@
 using namespace mlir;
 using namespace mlir::kiln;
 
-/// Buffers -> loops. Without OpenMP every linalg op becomes sequential
-/// scf.for loops. With it, the parallel dims of each linalg op become one
-/// scf.parallel (its reduction dims stay sequential scf.for loops inside, so
-/// a reduction is summed in the same order whatever the thread count), and
-/// each outermost scf.parallel becomes an omp.parallel region with a
-/// work-sharing loop; the OpenMP runtime (libomp) runs it on its threads.
-/// convert-scf-to-openmp wraps each loop body in a memref.alloca_scope, which
-/// must keep a single block: the canonicalizer inlines the scopes that hold
-/// no alloca (all of ours) before convert-scf-to-cf splits the bodies.
-static void addLinalgToLoopsPasses(OpPassManager &pm, bool enableOpenMP) {
-  if (!enableOpenMP) {
-    pm.addPass(createConvertLinalgToLoopsPass());
-    return;
-  }
-  pm.addPass(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(createConvertSCFToOpenMPPass());
-  pm.addPass(createCanonicalizerPass());
-}
-
 void mlir::kiln::buildKilnToCPUPipeline(
     OpPassManager &pm, const KilnToCPUPipelineOptions &options) {
   // kiln -> linalg/tensor/arith/math on tensors.
@@ -94,9 +75,11 @@ void mlir::kiln::buildKilnToCPUPipeline(
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
+  if (options.enableOpenMP)
+    addOpenMPLoopPasses(pm);
 
   // Buffers -> loops -> the LLVM dialect.
-  addLinalgToLoopsPasses(pm, options.enableOpenMP);
+  pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -111,7 +94,7 @@ void mlir::kiln::buildKilnToCPUPipeline(
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   if (options.enableOpenMP)
-    pm.addPass(createConvertOpenMPToLLVMPass());
+    addOpenMPToLLVMPasses(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
