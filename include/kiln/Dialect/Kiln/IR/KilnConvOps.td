@@ -293,9 +293,12 @@ def Kiln_Upsample2dOp : Kiln_Op<"upsample2d", [Pure, InferTypeOpAdaptor]> {
     `dst` along a dim of input size `in` and output size `out` reads input
     index
 
-        src = min(floor(dst * in / out), in - 1)
+        src = min(floor(float32(dst) * float32(in / out)), in - 1)
 
-    (PyTorch's legacy `nearest`, not `nearest-exact`).
+    with the scale `in / out` and the product rounded to float32, exactly as
+    PyTorch's legacy `nearest` (not `nearest-exact`) computes it; this is
+    sometimes one less than the exact `floor(dst * in / out)` (e.g. 26 to 22
+    at dst 11 reads 12).
 
     With `mode = #kiln.upsample_mode<bilinear>`, each output element
     interpolates linearly along H and along W between input indices

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Times kiln's CPU matmul (kiln-run, JIT) against torch.matmul on the same
+square f32 shapes and prints the throughput ratio.
+
+  apt-get install libopenblas0-pthread     # else torch uses the reference BLAS
+  /usr/bin/python3 bench/matmul.py [--build build] [--sizes 256 512 1024 2048]
+                                   [--repeats 5] [--dtype f32|f64]
+
+Each kiln figure is the best of `--repeats` runs of `kiln-run --time` (the
+call only, without compilation); each torch figure the best of as many
+torch.matmul calls, with torch's default thread count and with one thread
+(kiln's code is single-threaded). The kiln result of every size is checked
+against torch's in float64.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def kiln_time(kiln_run, n, dtype, repeats, tmp):
+    ty = f"tensor<{n}x{n}x{dtype}>"
+    src = os.path.join(tmp, f"mm{n}.mlir")
+    with open(src, "w") as f:
+        f.write(f"func.func @mm(%a: {ty}, %b: {ty}) -> {ty} {{\n"
+                f"  %0 = kiln.matmul %a, %b : ({ty}, {ty}) -> {ty}\n"
+                f"  return %0 : {ty}\n}}\n")
+    npdt = np.float32 if dtype == "f32" else np.float64
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)).astype(npdt)
+    b = rng.standard_normal((n, n)).astype(npdt)
+    np.save(os.path.join(tmp, "a.npy"), a)
+    np.save(os.path.join(tmp, "b.npy"), b)
+    best = float("inf")
+    for i in range(repeats):
+        out = subprocess.run(
+            [kiln_run, src, "--entry", "mm", "--input", os.path.join(tmp, "a.npy"),
+             "--input", os.path.join(tmp, "b.npy"), "--time",
+             "--output-dir", tmp], check=True, capture_output=True, text=True)
+        run_ms = float(re.search(r"run: ([0-9.]+) ms", out.stdout + out.stderr).group(1))
+        best = min(best, run_ms / 1e3)
+    got = np.load(os.path.join(tmp, "result0.npy")).astype(np.float64)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    err = np.abs(got - want).max() / np.abs(want).max()
+    return best, a, b, err
+
+
+def torch_time(a, b, repeats, threads):
+    old = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    torch.matmul(ta, tb)
+    best = float("inf")
+    for _ in range(max(repeats, 3)):
+        t = time.perf_counter()
+        torch.matmul(ta, tb)
+        best = min(best, time.perf_counter() - t)
+    torch.set_num_threads(old)
+    return best
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--dtype", default="f32", choices=["f32", "f64"])
+    args = p.parse_args()
+    kiln_run = os.path.join(args.build, "bin", "kiln-run")
+    default_threads = torch.get_num_threads()
+    print(f"torch {torch.__version__}, default threads {default_threads}, "
+          f"{os.cpu_count()} CPUs; {args.dtype}; best of {args.repeats}")
+    print(f"{'n':>5} {'kiln ms':>9} {'GFLOP/s':>8} {'torch ms':>9} {'GFLOP/s':>8} "
+          f"{'ratio':>6} {'torch1 ms':>9} {'ratio1':>6} {'rel err':>8}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            k, a, b, err = kiln_time(kiln_run, n, args.dtype, args.repeats, tmp)
+            t = torch_time(a, b, args.repeats, default_threads)
+            t1 = torch_time(a, b, args.repeats, 1)
+            flop = 2.0 * n ** 3
+            print(f"{n:>5} {k * 1e3:>9.2f} {flop / k / 1e9:>8.1f} {t * 1e3:>9.2f} "
+                  f"{flop / t / 1e9:>8.1f} {t / k:>6.2f} {t1 * 1e3:>9.2f} {t1 / k:>6.2f} "
+                  f"{err:>8.1e}")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
