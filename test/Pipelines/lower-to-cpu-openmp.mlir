@@ -54,3 +54,18 @@ func.func @row_sums(%x: tensor<4x9xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %sum : tensor<4xf32>
 }
+
+// Matmuls are left to the matmul lowering (register-tiled vector kernels for
+// f32/f64), on one thread: only the zero fill of the result is an omp
+// region, the kernel's fused multiply-adds come after it.
+// CHECK-LABEL: llvm.func @matmul(
+// CHECK: omp.parallel {
+// CHECK: omp.terminator
+// CHECK-NOT: omp.parallel
+// CHECK: llvm.intr.fmuladd
+// CHECK-NOT: omp.parallel
+// CHECK: llvm.return
+func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>) -> tensor<8x32xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}

@@ -14,6 +14,13 @@
 // RUN: FileCheck %s < %t/aot-range.txt
 // CHECK: result0: tensor<7xi64>
 // CHECK: result7: tensor<3xi32>
+//
+// The bundled transformer block, ahead of time: the same loss as the JIT.
+// RUN: kiln-compile %kiln_src_root/examples/transformer_block.mlir -o %t/libblock.so
+// RUN: kiln-run %kiln_src_root/examples/transformer_block.mlir --entry loss --random-inputs --random-range 0:0:32 --random-range 1:0:5 > %t/block-jit.txt
+// RUN: %python %kiln_src_root/scripts/run-aot.py %t/libblock.so loss --random-range 0:0:32 --random-range 1:0:5 > %t/block-aot.txt
+// RUN: diff %t/block-jit.txt %t/block-aot.txt
+//
 // RUN: %python %kiln_src_root/scripts/run-aot.py %t/libdt.so f --repeat 3 --time | FileCheck %s --check-prefix=RUNTIME
 // RUNTIME: run: {{[0-9.]+}} ms (best of 3)
 

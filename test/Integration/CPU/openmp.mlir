@@ -23,6 +23,12 @@
 // RUN: cmp %t/sum1/result0.npy %t/sum2/result0.npy
 // RUN: cmp %t/sum0/result0.npy %t/sum2/result0.npy
 //
+// The bundled transformer block (matmuls, reductions, attention, loss):
+// the same loss bit for bit with and without threads.
+// RUN: env OMP_NUM_THREADS=2 kiln-run %kiln_src_root/examples/transformer_block.mlir --entry loss --openmp --random-inputs --random-range 0:0:32 --random-range 1:0:5 --output-dir %t/block2
+// RUN: kiln-run %kiln_src_root/examples/transformer_block.mlir --entry loss --random-inputs --random-range 0:0:32 --random-range 1:0:5 --output-dir %t/block0
+// RUN: cmp %t/block0/result0.npy %t/block2/result0.npy
+//
 // Known values on threads: the broadcasting add of a column and a row.
 // RUN: %python %S/Inputs/make_npy.py %t/col.npy '<i8' 3,1 1,2,3
 // RUN: %python %S/Inputs/make_npy.py %t/row.npy '<i8' 1,4 10,20,30,40
