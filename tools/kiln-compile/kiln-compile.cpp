@@ -95,8 +95,9 @@ static cl::opt<bool>
                                "pipeline, LLVM optimization and code "
                                "generation, and the link"));
 static cl::opt<std::string>
-    ccPath("cc", cl::desc("The C compiler driver that links the library "
-                          "(default: cc on PATH)"));
+    ccPath("cc", cl::desc("The C compiler driver that links the library: "
+                          "a path, or a name looked up on PATH (default: "
+                          "cc)"));
 
 /// Milliseconds since `start`.
 static double msSince(std::chrono::steady_clock::time_point start) {
@@ -545,6 +546,12 @@ int main(int argc, char **argv) {
       return fail("no C compiler 'cc' on PATH: kiln-compile links the "
                   "shared library with it (install gcc or clang, or pass "
                   "--cc PATH)");
+    cc = *found;
+  } else if (!StringRef(cc).contains('/')) {
+    // A bare name ("clang") is looked up on PATH, as a shell would.
+    ErrorOr<std::string> found = sys::findProgramByName(cc);
+    if (!found)
+      return fail("--cc '" + cc + "' is not on PATH");
     cc = *found;
   } else if (!sys::fs::can_execute(cc)) {
     return fail("--cc '" + cc + "' is not an executable file");

@@ -5,10 +5,16 @@
 // NOCC: error: no C compiler 'cc' on PATH
 // RUN: not kiln-compile %s -o %t/lib.so --cc %t/missing-cc 2>&1 | FileCheck %s --check-prefix=BADCC
 // BADCC: error: --cc '{{.*}}missing-cc' is not an executable file
+// RUN: not kiln-compile %s -o %t/lib.so --cc no-such-cc-kiln 2>&1 | FileCheck %s --check-prefix=NOTONPATH
+// NOTONPATH: error: --cc 'no-such-cc-kiln' is not on PATH
 // RUN: not kiln-compile %t/missing.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: missing.mlir
 //
 // RUN: split-file %s %t
+// A bare --cc name is looked up on PATH.
+// RUN: kiln-compile %t/ok.mlir -o %t/gcc.so --cc gcc
+// RUN: nm -D %t/gcc.so | FileCheck %s --check-prefix=GCC
+// GCC: T kiln_f
 // RUN: not kiln-compile %t/dynamic.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // DYNAMIC: error: argument #0 of @f has type 'index', but the C ABI only passes statically shaped tensors of f16, bf16, f32, f64, i1, i8, i32 or i64
 // RUN: not kiln-compile %t/name.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NAME
