@@ -1,0 +1,263 @@
+//===- GraphJsonTest.cpp - JSON model graph import/export -----------------===//
+//
+// Each kind of bad input is a diagnostic naming the JSON entry (never a crash),
+// and good graphs survive import -> export -> import.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/InitAll.h"
+#include "kiln/Runtime/HostTensor.h"
+#include "kiln/Runtime/Npy.h"
+#include "kiln/Support/GraphJson.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+class GraphJsonTest : public ::testing::Test {
+protected:
+  GraphJsonTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// Imports `text`; returns the diagnostics (empty on success).
+  std::string importErrors(const std::string &text,
+                           const GraphJsonImportOptions &options = {}) {
+    std::string errors;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      errors += diag.str() + "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module = importGraphJson(
+        text, &context, UnknownLoc::get(&context), options);
+    EXPECT_EQ(static_cast<bool>(module), errors.empty()) << errors;
+    return errors;
+  }
+
+  std::string exportText(Operation *op) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    EXPECT_TRUE(succeeded(exportGraphJson(op, os)));
+    return text;
+  }
+
+  /// A graph with one input x: f32[2, 3] and the given nodes and outputs.
+  static std::string graph(const std::string &nodes,
+                           const std::string &outputs = "[]") {
+    return R"({"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 3]}],
+               "nodes": )" +
+           nodes + R"(, "outputs": )" + outputs + "}";
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(GraphJsonTest, SyntaxError) {
+  std::string errors = importErrors(R"({"name": "f", "inputs": [1,)");
+  EXPECT_NE(errors.find("JSON: syntax error"), std::string::npos) << errors;
+  EXPECT_NE(importErrors("").find("syntax error"), std::string::npos);
+  EXPECT_NE(importErrors("[]").find("graph: expected an object, got an array"),
+            std::string::npos);
+}
+
+TEST_F(GraphJsonTest, UnknownOp) {
+  std::string errors = importErrors(graph(
+      R"([{"id": "a", "op": "neg", "inputs": ["x"]},
+          {"id": "n3", "op": "conv9d", "inputs": ["a"]}])"));
+  EXPECT_EQ(errors, "nodes[1] (id \"n3\").op: unknown op \"conv9d\"\n");
+}
+
+TEST_F(GraphJsonTest, MissingAttribute) {
+  std::string errors = importErrors(graph(
+      R"([{"id": "t", "op": "transpose", "inputs": ["x"], "attrs": {"dim0": 0}}])"));
+  EXPECT_EQ(errors,
+            "nodes[0] (id \"t\").attrs: missing attribute 'dim1' of "
+            "kiln.transpose\n");
+}
+
+TEST_F(GraphJsonTest, IllTypedAttributes) {
+  EXPECT_EQ(importErrors(graph(R"([{"id": "s", "op": "sum", "inputs": ["x"],
+                                    "attrs": {"axes": [1.5]}}])")),
+            "nodes[0] (id \"s\").attrs.axes[0]: expected a 64-bit integer, "
+            "got a number\n");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "s", "op": "sum", "inputs": ["x"],
+                                    "attrs": {"axes": [1], "keep_dims": 1}}])")),
+            "nodes[0] (id \"s\").attrs.keep_dims: expected a boolean, got an "
+            "integer\n");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "g", "op": "gelu", "inputs": ["x"],
+                                    "attrs": {"approximate": "erf"}}])")),
+            "nodes[0] (id \"g\").attrs.approximate: unknown value \"erf\" "
+            "(expected one of \"none\", \"tanh\")\n");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "g", "op": "gelu", "inputs": ["x"],
+                                    "attrs": {"bogus": true}}])")),
+            "nodes[0] (id \"g\").attrs.bogus: unknown attribute \"bogus\" of "
+            "kiln.gelu (expected one of approximate)\n");
+  // An F64 attribute takes integers and the non-finite strings.
+  EXPECT_EQ(importErrors(graph(R"([{"id": "l", "op": "layer_norm",
+                                    "inputs": ["x"], "attrs": {"epsilon": 1}}])")),
+            "");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "l", "op": "layer_norm",
+                                    "inputs": ["x"], "attrs": {"epsilon": "1"}}])")),
+            "nodes[0] (id \"l\").attrs.epsilon: expected a number, \"nan\", "
+            "\"inf\" or \"-inf\", got a string\n");
+}
+
+TEST_F(GraphJsonTest, DanglingReference) {
+  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x", "y"]}])")),
+            "nodes[0] (id \"a\").inputs[1]: dangling reference \"y\": no "
+            "input, parameter or node has that name\n");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["x"]}])",
+                               R"([{"name": "o", "value": "a:1"}])")),
+            "outputs[0].value: node \"a\" has 1 result(s), no result 1\n");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": [3]}])")),
+            "nodes[0] (id \"a\").inputs[0]: expected a reference string such "
+            "as \"x\" or \"n3:0\", got an integer\n");
+}
+
+TEST_F(GraphJsonTest, CyclicReference) {
+  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x", "c"]},
+                                   {"id": "b", "op": "neg", "inputs": ["a"]},
+                                   {"id": "c", "op": "neg", "inputs": ["b:0"]}])")),
+            // "->" reads "takes an input from".
+            "nodes[1] (id \"b\"): cyclic reference: \"a\" -> \"c\" -> \"b\" "
+            "-> \"a\"\n");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["a"]}])")),
+            "nodes[0] (id \"a\"): cyclic reference: \"a\" -> \"a\"\n");
+}
+
+TEST_F(GraphJsonTest, ShapeThatDoesNotCheck) {
+  // The op's type inference diagnostic.
+  EXPECT_EQ(importErrors(graph(R"([{"id": "mm", "op": "matmul", "inputs": ["x", "x"]}])")),
+            "nodes[0] (id \"mm\"): contraction dimension of lhs [2, 3] has "
+            "size 3 but that of rhs [2, 3] has size 2\n");
+  // The op's verifier diagnostic, for an op whose type is given.
+  std::string errors = importErrors(graph(
+      R"([{"id": "r", "op": "reshape", "inputs": ["x"],
+           "type": {"dtype": "f32", "shape": [5]}}])"));
+  EXPECT_NE(errors.find("nodes[0] (id \"r\"): 'kiln.reshape' op input shape "
+                        "[2, 3] has 6 elements but result shape [5] has 5"),
+            std::string::npos)
+      << errors;
+  // A type the op infers differently.
+  errors = importErrors(graph(R"([{"id": "n", "op": "neg", "inputs": ["x"],
+                                   "type": {"dtype": "f32", "shape": [3, 2]}}])"));
+  EXPECT_NE(errors.find("declared result type(s) differ"), std::string::npos)
+      << errors;
+  EXPECT_EQ(importErrors(graph(R"([{"id": "r", "op": "reshape", "inputs": ["x"]}])")),
+            "nodes[0] (id \"r\"): kiln.reshape does not infer its result "
+            "type: give \"type\" (or \"types\")\n");
+}
+
+TEST_F(GraphJsonTest, StructuralErrors) {
+  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["x"]},
+                                   {"id": "a", "op": "neg", "inputs": ["x"]}])")),
+            "nodes[1] (id \"a\"): duplicate id \"a\"\n");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x"]}])")),
+            "nodes[0] (id \"a\").inputs: missing input 'rhs' of kiln.add\n");
+  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["x"], "input": []}])")),
+            "nodes[0] (id \"a\"): unknown key \"input\"\n");
+  EXPECT_EQ(importErrors(graph(R"({"id": "a"})")),
+            "nodes: expected an array, got an object\n");
+  EXPECT_EQ(importErrors(R"({"name": "f", "inputs": [{"name": "x", "dtype": "f17",
+                              "shape": [2]}], "nodes": [], "outputs": []})"),
+            "inputs[0].dtype: unknown dtype \"f17\"\n");
+  EXPECT_EQ(importErrors(R"({"name": "f", "inputs": [], "nodes": [], "outputs": [],
+                              "parameters": [{"name": "w", "dtype": "i8",
+                              "shape": [2], "data": [1, 300]}]})"),
+            "parameters[0].data[1]: expected an integer in [-128, 127] for "
+            "8-bit elements\n");
+  EXPECT_EQ(importErrors(R"({"name": "f", "inputs": [], "nodes": [], "outputs": [],
+                              "parameters": [{"name": "w", "dtype": "f32",
+                              "shape": [2], "data": [1]}]})"),
+            "parameters[0].data: has 1 values, the shape needs 2\n");
+  std::string errors = importErrors(
+      R"({"name": "f", "inputs": [], "nodes": [], "outputs": [],
+          "parameters": [{"name": "w", "dtype": "f32", "shape": [2],
+                          "file": "does-not-exist.npy"}]})");
+  EXPECT_NE(errors.find("parameters[0].file: "), std::string::npos) << errors;
+}
+
+TEST_F(GraphJsonTest, WeightsFromNpy) {
+  SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("graph-json", dir));
+  SmallString<128> file(dir);
+  llvm::sys::path::append(file, "w.npy");
+  llvm::Expected<HostTensor> w =
+      HostTensor::fromDoubles(DType::F32, {3}, {1.0, -2.0, 0.5});
+  ASSERT_TRUE(static_cast<bool>(w));
+  ASSERT_FALSE(static_cast<bool>(writeNpy(*w, file)));
+  GraphJsonImportOptions options;
+  options.weightsDir = dir.str().str();
+  std::string text = graph(R"([{"id": "a", "op": "add", "inputs": ["x", "w"]}])",
+                           R"([{"name": "y", "value": "a:0"}])");
+  text.insert(text.size() - 1,
+              R"(, "parameters": [{"name": "w", "dtype": "f32", "shape": [3],
+                                    "file": "w.npy"}])");
+  EXPECT_EQ(importErrors(text, options), "");
+  // A file that disagrees with the declared type.
+  std::string wrong = text;
+  wrong.replace(wrong.find("\"shape\": [3]"), 12, "\"shape\": [4]");
+  EXPECT_NE(importErrors(wrong, options).find("holds tensor<3xf32>"),
+            std::string::npos);
+  llvm::sys::fs::remove(file);
+  llvm::sys::fs::remove(dir);
+}
+
+TEST_F(GraphJsonTest, RoundTrip) {
+  std::string text = R"({"format": "kiln-graph", "version": 1, "name": "g",
+    "inputs": [{"name": "x", "dtype": "f64", "shape": [2, 3]},
+               {"name": "labels", "dtype": "i32", "shape": [2]}],
+    "parameters": [{"name": "w", "dtype": "f64", "shape": [3], "data": [0.5, "-inf", 2]}],
+    "nodes": [{"id": "s", "op": "sub", "inputs": ["x", "w"]},
+              {"id": "ce", "op": "cross_entropy", "inputs": ["s", "labels"],
+               "attrs": {"ignore_index": 1, "reduction": "sum"}},
+              {"id": "parts", "op": "split", "inputs": ["x"],
+               "attrs": {"axis": 1, "split_sizes": [1, 2]}}],
+    "outputs": [{"name": "loss", "value": "ce"}, {"name": "p1", "value": "parts:1"}]})";
+  OwningOpRef<ModuleOp> first =
+      importGraphJson(text, &context, UnknownLoc::get(&context));
+  ASSERT_TRUE(first);
+  std::string exported = exportText(*first);
+  OwningOpRef<ModuleOp> second =
+      importGraphJson(exported, &context, UnknownLoc::get(&context));
+  ASSERT_TRUE(second);
+  EXPECT_EQ(exportText(*second), exported);
+  EXPECT_TRUE(OperationEquivalence::isEquivalentTo(
+      *first, *second, OperationEquivalence::ignoreValueEquivalence, nullptr,
+      OperationEquivalence::IgnoreLocations));
+  EXPECT_NE(exported.find(R"({"id":"ce","op":"cross_entropy","inputs":["s:0","labels"],"attrs":{"reduction":"sum","ignore_index":1}})"),
+            std::string::npos)
+      << exported;
+  EXPECT_NE(exported.find(R"("data":[0.5,"-inf",2.0])"), std::string::npos)
+      << exported;
+}
+
+TEST_F(GraphJsonTest, ExportRejectsNonKilnIR) {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  std::string errors;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    errors += diag.str();
+    return success();
+  });
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  EXPECT_TRUE(failed(exportGraphJson(*module, os)));
+  EXPECT_EQ(errors, "graph JSON export: the module holds no func.func");
+}
+
+} // namespace
