@@ -120,6 +120,11 @@ static const std::map<std::string, OpSpec> &getOpSpecs() {
   return specs;
 }
 
+/// The function attributes that name the graph's inputs and outputs (on the
+/// function, not its arguments: argument attributes would reach LLVM IR).
+static constexpr const char kInputNames[] = "kiln.input_names";
+static constexpr const char kOutputNames[] = "kiln.output_names";
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -823,7 +828,7 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
 
   // Inputs: the function's arguments.
   SmallVector<Type> argTypes;
-  SmallVector<Attribute> argAttrs;
+  SmallVector<Attribute> inputNames;
   for (size_t i = 0; i < inputs->size(); ++i) {
     std::string path = "inputs[" + std::to_string(i) + "]";
     const json &entry = (*inputs)[i];
@@ -835,8 +840,7 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
     if (failed(type))
       return nullptr;
     argTypes.push_back(*type);
-    argAttrs.push_back(builder.getDictionaryAttr(
-        builder.getNamedAttr("kiln.name", builder.getStringAttr(name))));
+    inputNames.push_back(builder.getStringAttr(name));
     named[name] = body->addArgument(*type, NameLoc::get(builder.getStringAttr(name)));
   }
 
@@ -958,8 +962,8 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
 
   // Outputs: the function's results.
   SmallVector<Value> results;
-  SmallVector<Attribute> resultAttrs;
-  llvm::StringSet<> outputNames;
+  SmallVector<Attribute> outputNames;
+  llvm::StringSet<> seenOutputs;
   for (size_t i = 0; i < outputs->size(); ++i) {
     std::string path = "outputs[" + std::to_string(i) + "]";
     const json &entry = (*outputs)[i];
@@ -975,7 +979,7 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
       (void)fail(path, "expected a non-empty string \"name\"");
       return nullptr;
     }
-    if (!outputNames.insert(nameIt->get<std::string>()).second) {
+    if (!seenOutputs.insert(nameIt->get<std::string>()).second) {
       (void)fail(path, "duplicate output name " +
                            quote(nameIt->get<std::string>()));
       return nullptr;
@@ -1001,14 +1005,13 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
       value = producer.op->getResult(ref->result);
     }
     results.push_back(value);
-    resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
-        "kiln.name", builder.getStringAttr(nameIt->get<std::string>()))));
+    outputNames.push_back(builder.getStringAttr(nameIt->get<std::string>()));
   }
   func::ReturnOp::create(builder, loc, results);
   func.setFunctionType(
       builder.getFunctionType(argTypes, TypeRange(ValueRange(results))));
-  func.setAllArgAttrs(argAttrs);
-  func.setAllResultAttrs(resultAttrs);
+  func->setAttr(kInputNames, builder.getArrayAttr(inputNames));
+  func->setAttr(kOutputNames, builder.getArrayAttr(outputNames));
   if (failed(verify(*module))) {
     (void)fail("graph", "the imported function does not verify");
     return nullptr;
@@ -1133,10 +1136,12 @@ static FailureOr<ojson> encodeAttr(Operation *op, const AttrSpec &spec,
          failure();
 }
 
-static std::string getNameAttr(DictionaryAttr attrs) {
-  if (!attrs)
+/// The `index`th entry of the function's string-array attribute `attr`.
+static std::string getName(func::FuncOp func, StringRef attr, size_t index) {
+  auto names = func->getAttrOfType<ArrayAttr>(attr);
+  if (!names || index >= names.size())
     return "";
-  if (auto name = attrs.getAs<StringAttr>("kiln.name"))
+  if (auto name = dyn_cast<StringAttr>(names[index]))
     return name.str();
   return "";
 }
@@ -1191,7 +1196,7 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
       return func.emitError("graph JSON export: argument ")
              << arg.getArgNumber() << " is not a static kiln tensor";
     std::string name =
-        unique(getNameAttr(func.getArgAttrDict(arg.getArgNumber())),
+        unique(getName(func, kInputNames, arg.getArgNumber()),
                "arg" + std::to_string(arg.getArgNumber()));
     refs[arg] = name;
     ojson entry = ojson::object();
@@ -1362,7 +1367,7 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     if (it == refs.end())
       return ret.emitError("graph JSON export: a result is not defined in "
                            "the function body");
-    std::string name = getNameAttr(func.getResultAttrDict(i));
+    std::string name = getName(func, kOutputNames, i);
     std::string fallback = "out" + std::to_string(i);
     if (name.empty() || outputNames.count(name))
       name = fallback;

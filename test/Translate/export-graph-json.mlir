@@ -25,8 +25,8 @@
 // CHECK-NEXT: {"name":"loss","value":"n9:0"},
 // CHECK-NEXT: {"name":"rstd","value":"n4:0"}
 
-func.func @block(%x: tensor<2x4xf32> {kiln.name = "x"}, %labels: tensor<2xi64> {kiln.name = "labels"})
-    -> (tensor<f32> {kiln.name = "loss"}, tensor<2x1xf32> {kiln.name = "rstd"}) {
+func.func @block(%x: tensor<2x4xf32>, %labels: tensor<2xi64>) -> (tensor<f32>, tensor<2x1xf32>)
+    attributes {kiln.input_names = ["x", "labels"], kiln.output_names = ["loss", "rstd"]} {
   %w = kiln.constant {kiln.parameter = "w"} dense<0.5> : tensor<4x3xf32>
   %eps = kiln.constant dense<1.0e-06> : tensor<f32>
   %sq = kiln.mul %x, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>

@@ -13,8 +13,9 @@
 // RUN: diff %t.file.mlir %t.inline.mlir
 
 // CHECK-LABEL: func.func @graph(
-// CHECK-SAME: %[[TOK:.*]]: tensor<2xi64> {kiln.name = "tokens"}, %[[X:.*]]: tensor<2x3xf32> {kiln.name = "x"}, %[[Q:.*]]: tensor<1x2x2x4xf64> {kiln.name = "q"})
-// CHECK-SAME: -> (tensor<2x1xf32> {kiln.name = "mean"}, tensor<12xf32> {kiln.name = "cat"}
+// CHECK-SAME: %[[TOK:[^:]*]]: tensor<2xi64>, %[[X:[^:]*]]: tensor<2x3xf32>, %[[Q:[^:]*]]: tensor<1x2x2x4xf64>)
+// CHECK-SAME: -> (tensor<2x1xf32>, tensor<12xf32>, tensor<1x2x2x4xf64>, tensor<2x2xi32>, tensor<2xi1>, tensor<0x3xbf16>)
+// CHECK-SAME: attributes {kiln.input_names = ["tokens", "x", "q"], kiln.output_names = ["mean", "cat", "att", "k", "flags", "zeros"]}
 // CHECK: %[[EMBED:.*]] = kiln.constant {kiln.parameter = "embed"} dense<{{\[\[}}-5.000000e-01, -3.750000e-01, -2.500000e-01], {{.*}}, 8.750000e-01]]> : tensor<4x3xf32>
 // CHECK: %[[SCALE:.*]] = kiln.constant {kiln.parameter = "scale"} dense<[1.500000e+00, -2.500000e-01, 0x7F800000]> : tensor<3xf32>
 // CHECK: %[[FLAGS:.*]] = kiln.constant {kiln.parameter = "flags"} dense<[true, false]> : tensor<2xi1>

@@ -6,13 +6,13 @@
 // references such as "n3:0") and named outputs.
 //
 // The import builds a module holding one func.func:
-//   - inputs become the function's arguments, named by `kiln.name` argument
-//     attributes;
+//   - inputs become the function's arguments, named by the function's
+//     `kiln.input_names` attribute;
 //   - parameters become `kiln.constant` ops tagged `kiln.parameter = "<name>"`;
 //   - nodes become kiln ops located at `loc("<id>")` (a NameLoc), so that an
 //     export of imported IR keeps the node ids;
-//   - outputs become the function's results, named by `kiln.name` result
-//     attributes.
+//   - outputs become the function's results, named by its
+//     `kiln.output_names` attribute.
 // The export is the inverse. Every malformed input is a diagnostic naming
 // the offending JSON entry (e.g. `nodes[3] (id "n3")`), never a crash.
 //
