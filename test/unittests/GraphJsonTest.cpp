@@ -19,6 +19,10 @@
 
 #include "gtest/gtest.h"
 
+#include <nlohmann/json.hpp>
+
+#include <random>
+
 #include <string>
 
 using namespace mlir;
@@ -258,6 +262,92 @@ TEST_F(GraphJsonTest, ExportRejectsNonKilnIR) {
   llvm::raw_string_ostream os(text);
   EXPECT_TRUE(failed(exportGraphJson(*module, os)));
   EXPECT_EQ(errors, "graph JSON export: the module holds no func.func");
+}
+
+/// Seeded structural mutations of a valid graph (values replaced by values of
+/// other JSON types, out-of-range numbers, other op names, entries deleted):
+/// each import must succeed or fail with a diagnostic, never crash or abort.
+TEST_F(GraphJsonTest, MutatedGraphsNeverCrash) {
+  using json = nlohmann::json;
+  const json base = json::parse(R"({"name": "g",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 3]},
+               {"name": "q", "dtype": "f32", "shape": [1, 2, 4, 4]},
+               {"name": "i", "dtype": "i64", "shape": [2]}],
+    "parameters": [{"name": "w", "dtype": "f32", "shape": [3], "data": [1, 2, 3]}],
+    "nodes": [{"id": "a", "op": "add", "inputs": ["x", "w"]},
+              {"id": "b", "op": "transpose", "inputs": ["a"], "attrs": {"dim0": 0, "dim1": 1}},
+              {"id": "c", "op": "reshape", "inputs": ["b"], "type": {"dtype": "f32", "shape": [6]}},
+              {"id": "d", "op": "split", "inputs": ["c"], "attrs": {"axis": 0, "split_sizes": [2, 4]}},
+              {"id": "e", "op": "concat", "inputs": ["d:1", "d:0"], "attrs": {"axis": 0}},
+              {"id": "f", "op": "attention", "inputs": ["q", "q", "q"], "attrs": {"causal": true}},
+              {"id": "g", "op": "layer_norm", "inputs": ["x", null, "w"], "attrs": {"epsilon": 0.5}},
+              {"id": "h", "op": "slice", "inputs": ["x"], "attrs": {"starts": [0, 1], "stops": [2, 3], "strides": [1, 2]}},
+              {"id": "k", "op": "cross_entropy", "inputs": ["x", "i"], "attrs": {"reduction": "sum"}},
+              {"id": "l", "op": "gather", "inputs": ["x", "i"], "attrs": {"axis": 1}},
+              {"id": "m", "op": "mean", "inputs": ["f"], "attrs": {"axes": [1, 3], "keep_dims": true}},
+              {"id": "n", "op": "constant", "attrs": {"value": {"dtype": "i1", "shape": [2], "data": [1, 0]}}}],
+    "outputs": [{"name": "o", "value": "e:0"}, {"name": "p", "value": "m"}]})");
+  ASSERT_EQ(importErrors(base.dump()), "");
+  const std::vector<json> pool = {
+      0, 1, -1, 3, 7, 1000000, INT64_MAX, INT64_MIN, 0.5, -2.5, "nan", "inf",
+      "x", "a:0", "d:5", "zz", nullptr, true, false, json::array(),
+      json::array({0}), json::array({-1, 2}), json::array({1, 2, 3, 4, 5}),
+      json::object(), json{{"dtype", "f32"}, {"shape", {2}}}, "f16", "i1",
+      "bf16", "i64", json::array({json::array({1})})};
+  const std::vector<std::string> ops = {
+      "add", "matmul", "attention", "layer_norm", "concat", "split", "slice",
+      "gather", "reshape", "conv2d", "max_pool2d", "cross_entropy", "softmax",
+      "transpose", "mean", "iota", "pad", "unfold", "upsample2d", "dropout",
+      "select", "permute", "tril", "argmax", "index_select", "convert",
+      "broadcast_to", "squeeze", "flatten", "avg_pool2d", "rms_norm",
+      "variance", "clamp", "constant", "rsqrt", "gelu"};
+  std::mt19937_64 rng(20261129);
+  int imported = 0;
+  auto pick = [&](size_t n) { return size_t(rng() % n); };
+  for (int iteration = 0; iteration < 1000; ++iteration) {
+    json graph = base;
+    for (int edit = 0, edits = 1 + (pick(4) == 0); edit < edits; ++edit) {
+      // Walk to a random value.
+      json *value = &graph;
+      json *parent = nullptr;
+      std::string key;
+      size_t index = 0;
+      for (int depth = 0; depth < 1 + int(pick(6)); ++depth) {
+        if (value->is_object() && !value->empty()) {
+          auto it = value->begin();
+          std::advance(it, pick(value->size()));
+          parent = value, key = it.key(), value = &it.value();
+        } else if (value->is_array() && !value->empty()) {
+          index = pick(value->size());
+          parent = value, key.clear(), value = &(*value)[index];
+        } else {
+          break;
+        }
+      }
+      size_t what = pick(10);
+      if (what < 6) {
+        *value = pool[pick(pool.size())];
+      } else if (what < 8 && parent) {
+        if (parent->is_object())
+          parent->erase(key);
+        else
+          parent->erase(index);
+      } else {
+        auto nodes = graph.find("nodes");
+        if (nodes == graph.end() || !nodes->is_array() || nodes->empty())
+          continue;
+        json &node = (*nodes)[pick(nodes->size())];
+        if (node.is_object())
+          node["op"] = ops[pick(ops.size())];
+      }
+    }
+    // Success or a diagnostic; importErrors checks they agree.
+    if (importErrors(graph.dump()).empty())
+      ++imported;
+  }
+  // Both outcomes occur: the mutations reach the ops, not just the parser.
+  EXPECT_GT(imported, 50);
+  EXPECT_LT(imported, 950);
 }
 
 } // namespace
