@@ -1,0 +1,94 @@
+//===- Kiln.h - The public C++ API of Kiln ---------------------*- C++ -*-===//
+//
+// One header for programs that embed Kiln (docs/Embedding.md): build kiln
+// graphs in C++, lower them for the CPU, and run them with the JIT. It
+// includes the pieces of the API and adds the few functions that tie them
+// together; with CMake, `find_package(Kiln CONFIG REQUIRED)` and link
+// `Kiln::Kiln`.
+//
+//   1. Registration (kiln/InitAll.h): registerAllDialects(registry) puts the
+//      kiln dialect and the dialects of its pipelines into a
+//      DialectRegistry; registerAllPasses() registers Kiln's passes and
+//      pipelines for textual pass pipelines (`kiln-opt`-style tools).
+//   2. Graphs (kiln/Dialect/Kiln/IR/KilnOps.h): the ops, built with
+//      `FooOp::create(builder, loc, ...)`; buildFunction() below wraps them
+//      into a public function.
+//   3. Graph transforms (kiln/Dialect/Kiln/Transforms/Passes.h): passes from
+//      kiln graphs to kiln graphs. Autodiff (`kiln-autodiff`, in progress)
+//      will be declared there; lowerToCPU() runs such passes through its
+//      `addGraphPasses` hook, and a JIT user runs them on the module with a
+//      PassManager before JitSession::compile.
+//   4. The CPU pipeline (kiln/Pipelines/Pipelines.h): buildKilnToCPUPipeline
+//      fills a PassManager, typed options in KilnToCPUPipelineOptions;
+//      lowerToCPU() below runs it on a module.
+//   5. The runtime (kiln/Runtime/): JitSession compiles a module through the
+//      CPU pipeline into a JitModule whose functions run on HostTensors;
+//      Npy.h reads and writes NumPy files.
+//
+// Errors are MLIR diagnostics reported through the context (printed to
+// stderr unless a handler is installed) plus a failure result.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/InitAll.h"
+#include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Runtime/HostTensor.h"
+#include "kiln/Runtime/JitSession.h"
+#include "kiln/Runtime/Npy.h"
+#include "kiln/Version.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace mlir::kiln {
+
+/// Kiln's version, `KILN_VERSION_STRING` of the library (which may differ
+/// from the headers' if they were mixed up).
+StringRef getVersionString();
+
+/// Loads the dialects that graphs are built from (kiln, func, arith) into
+/// `context`. Registering a dialect is not enough to create its ops with
+/// `FooOp::create`; it must be loaded. JitSession's context has them
+/// registered, not loaded.
+void loadGraphDialects(MLIRContext &context);
+
+/// Builds the body of a function: called with a builder at the end of the
+/// entry block, the function's location and its arguments; returns the
+/// values the function returns.
+using FunctionBodyBuilder =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// Appends a public function `@name` to `module`, taking arguments of types
+/// `inputs`, with the body that `body` builds and a `func.return` of the
+/// values it returns; their types become the result types. Loads the
+/// dialects of loadGraphDialects(). Returns failure, with a diagnostic and
+/// without the function, when the function does not verify or `module`
+/// already has a symbol `@name`.
+FailureOr<func::FuncOp> buildFunction(ModuleOp module, StringRef name,
+                                      TypeRange inputs,
+                                      FunctionBodyBuilder body);
+
+/// Lowers `module` in place through `kiln-lower-to-cpu` to the LLVM dialect
+/// (for ahead-of-time use: print it, or translate it to LLVM IR). Registers
+/// the pipeline's dialects and interface models in the module's context
+/// first. `addGraphPasses`, when set, adds passes that run on the kiln graph
+/// before the lowering: the place of kiln-to-kiln transforms such as
+/// autodiff. Returns failure after a diagnostic.
+LogicalResult
+lowerToCPU(ModuleOp module, const KilnToCPUPipelineOptions &options = {},
+           function_ref<void(OpPassManager &)> addGraphPasses = nullptr);
+
+} // namespace mlir::kiln
+
+#endif // KILN_KILN_H

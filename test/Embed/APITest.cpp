@@ -1,0 +1,142 @@
+//===- APITest.cpp - The public C++ API of kiln/Kiln.h --------------------===//
+
+#include "kiln/Kiln.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+/// Collects the error messages emitted while it lives.
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diagnostic) {
+          messages.push_back(diagnostic.str());
+          return success();
+        }) {}
+  std::string all() const { return llvm::join(messages, "\n"); }
+
+  SmallVector<std::string> messages;
+  ScopedDiagnosticHandler handler;
+};
+
+RankedTensorType f32Tensor(MLIRContext &context, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, Float32Type::get(&context));
+}
+
+/// Adds `@name(a: 2x3, b: 3) -> 2x3 = a + b` to `module`.
+FailureOr<func::FuncOp> buildAdd(ModuleOp module, StringRef name) {
+  MLIRContext &context = *module.getContext();
+  return buildFunction(
+      module, name, {f32Tensor(context, {2, 3}), f32Tensor(context, {3})},
+      [](OpBuilder &builder, Location loc, ValueRange args) {
+        return SmallVector<Value>{
+            AddOp::create(builder, loc, args[0], args[1])};
+      });
+}
+
+TEST(APITest, VersionMatchesTheHeader) {
+  EXPECT_EQ(getVersionString(), KILN_VERSION_STRING);
+}
+
+TEST(APITest, BuildFunctionInfersTheResultTypes) {
+  MLIRContext context; // nothing registered: buildFunction loads the dialects
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  FailureOr<func::FuncOp> func = buildAdd(*module, "add");
+  ASSERT_TRUE(succeeded(func));
+  EXPECT_TRUE(func->isPublic());
+  ASSERT_EQ(func->getNumResults(), 1u);
+  EXPECT_EQ(func->getResultTypes()[0], f32Tensor(context, {2, 3}));
+  EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+TEST(APITest, BuildFunctionRefusesADuplicateName) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  ASSERT_TRUE(succeeded(buildAdd(*module, "add")));
+  DiagnosticCollector diagnostics(context);
+  EXPECT_TRUE(failed(buildAdd(*module, "add")));
+  EXPECT_NE(diagnostics.all().find("already has a symbol @add"),
+            std::string::npos)
+      << diagnostics.all();
+  EXPECT_EQ(llvm::range_size(module->getOps<func::FuncOp>()), 1u);
+}
+
+TEST(APITest, BuildFunctionRemovesAFunctionThatDoesNotVerify) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  DiagnosticCollector diagnostics(context);
+  // An explicit, wrong result type: the add's verifier rejects it.
+  FailureOr<func::FuncOp> func = buildFunction(
+      *module, "bad", {f32Tensor(context, {2, 3})},
+      [&](OpBuilder &builder, Location loc, ValueRange args) {
+        return SmallVector<Value>{AddOp::create(
+            builder, loc, f32Tensor(context, {5}), args[0], args[0])};
+      });
+  EXPECT_TRUE(failed(func));
+  EXPECT_FALSE(diagnostics.messages.empty());
+  EXPECT_TRUE(module->getBody()->empty());
+}
+
+TEST(APITest, LowerToCPURunsTheGraphPassesFirst) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  ASSERT_TRUE(succeeded(buildAdd(*module, "add")));
+
+  KilnToCPUPipelineOptions options;
+  options.fuseElementwise = false;
+  bool hookCalled = false;
+  ASSERT_TRUE(succeeded(lowerToCPU(*module, options,
+                                   [&](OpPassManager &pm) {
+                                     hookCalled = true;
+                                     pm.addPass(createCanonicalizerPass());
+                                   })));
+  EXPECT_TRUE(hookCalled);
+  bool hasCInterface = false;
+  module->walk([&](Operation *op) {
+    EXPECT_NE(op->getDialect()->getNamespace(), "kiln");
+    if (op->getName().getStringRef() == "llvm.func" &&
+        cast<SymbolOpInterface>(op).getName() == "_mlir_ciface_add")
+      hasCInterface = true;
+  });
+  EXPECT_TRUE(hasCInterface);
+}
+
+TEST(APITest, LowerToCPUWorksInABareContext) {
+  MLIRContext context; // lowerToCPU registers what the pipeline needs
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  ASSERT_TRUE(succeeded(buildAdd(*module, "add")));
+  EXPECT_TRUE(succeeded(lowerToCPU(*module)));
+}
+
+TEST(APITest, BuiltGraphsRunInTheJit) {
+  JitSession session;
+  OwningOpRef<ModuleOp> module =
+      ModuleOp::create(UnknownLoc::get(&session.getContext()));
+  ASSERT_TRUE(succeeded(buildAdd(*module, "add")));
+  FailureOr<std::unique_ptr<JitModule>> jit = session.compile(*module);
+  ASSERT_TRUE(succeeded(jit));
+
+  auto a = HostTensor::fromDoubles(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  auto b = HostTensor::fromDoubles(DType::F32, {3}, {10, 20, 30});
+  ASSERT_TRUE(bool(a) && bool(b));
+  FailureOr<SmallVector<HostTensor>> results =
+      (*jit)->invoke("add", {*a, *b});
+  ASSERT_TRUE(succeeded(results));
+  ASSERT_EQ(results->size(), 1u);
+  std::vector<float> got((*results)[0].getValues<float>().begin(),
+                         (*results)[0].getValues<float>().end());
+  EXPECT_EQ(got, (std::vector<float>{11, 22, 33, 14, 25, 36}));
+}
+
+} // namespace
