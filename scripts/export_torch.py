@@ -17,7 +17,8 @@ writes, for the bundled transformer block (`Block` below):
 module, propagates shapes with ShapeProp and maps each fx node to one or a few
 kiln nodes. Supported: embedding, linear (transpose + matmul + add), matmul,
 add/sub/mul/div (tensors or Python scalars), mean, rsqrt, reshape/view,
-transpose, gelu, softmax, integer/slice indexing (slice, then reshape),
+transpose, gelu, softmax, integer/slice indexing and Tensor.select (slice,
+then reshape), F.linear,
 cross_entropy, and `attention(q, k, v, causal)` below, a torch.fx leaf that
 becomes kiln.attention. Anything else raises with the node's name.
 
@@ -248,27 +249,47 @@ class Exporter:
                              [self.refs[args[0]], self.refs[args[1]]], name,
                              {"reduction": reduction} if reduction != "mean"
                              else None)
+        if target in ("select", torch.select):
+            src, dim, idx = args[0], args[1], args[2]
+            r = rank(src)
+            index = [slice(None)] * norm(dim, r) + [idx]
+            return self.slice_reshape(n, src, tuple(index))
+        if target is F.linear:
+            weight = args[1] if len(args) > 1 else kwargs["weight"]
+            bias = args[2] if len(args) > 2 else kwargs.get("bias")
+            w = self.node("transpose", [self.refs[weight]], name + "_wt",
+                          {"dim0": 0, "dim1": 1})
+            y = self.node("matmul", [self.refs[args[0]], w], name)
+            if bias is not None:
+                y = self.node("add", [y, self.refs[bias]], name + "_bias")
+            return y
         if target is operator.getitem:
-            src, index = args
-            shape = list(src.meta["tensor_meta"].shape)
-            index = index if isinstance(index, tuple) else (index,)
-            starts, stops, strides = [], [], []
-            for d, size in enumerate(shape):
-                ix = index[d] if d < len(index) else slice(None)
-                if isinstance(ix, int):
-                    ix = norm(ix, size)
-                    starts.append(ix), stops.append(ix + 1), strides.append(1)
-                elif isinstance(ix, slice):
-                    a, b, c = ix.indices(size)
-                    if c < 1:
-                        raise NotImplementedError("negative slice step")
-                    starts.append(a), stops.append(max(a, b)), strides.append(c)
-                else:
-                    raise NotImplementedError("index %r" % (ix,))
-            y = self.node("slice", [self.refs[src]], name + "_slice",
-                          {"starts": starts, "stops": stops, "strides": strides})
-            return self.node("reshape", [y], name, type_of=self.meta(n))
+            return self.slice_reshape(n, args[0], args[1])
         raise NotImplementedError("fx node %s: %s %r" % (name, n.op, target))
+
+    def slice_reshape(self, n, src, index):
+        """Integer and step>0 slice indexing: kiln.slice, then kiln.reshape
+        to drop the integer-indexed dims."""
+        name = n.name
+        norm = lambda d, r: d + r if d < 0 else d
+        shape = list(src.meta["tensor_meta"].shape)
+        index = index if isinstance(index, tuple) else (index,)
+        starts, stops, strides = [], [], []
+        for d, size in enumerate(shape):
+            ix = index[d] if d < len(index) else slice(None)
+            if isinstance(ix, int):
+                ix = norm(ix, size)
+                starts.append(ix), stops.append(ix + 1), strides.append(1)
+            elif isinstance(ix, slice):
+                a, b, c = ix.indices(size)
+                if c < 1:
+                    raise NotImplementedError("negative slice step")
+                starts.append(a), stops.append(max(a, b)), strides.append(c)
+            else:
+                raise NotImplementedError("index %r" % (ix,))
+        y = self.node("slice", [self.refs[src]], name + "_slice",
+                      {"starts": starts, "stops": stops, "strides": strides})
+        return self.node("reshape", [y], name, type_of=self.meta(n))
 
     def run(self, example_inputs):
         traced = torch.fx.symbolic_trace(self.module)
