@@ -31,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -1051,6 +1052,66 @@ static double shortestDouble(const APFloat &v) {
   return exact;
 }
 
+static ojson encodeType(RankedTensorType type);
+
+/// Writes a parameter to `<weightsDir>/<name>.npy` (the name made a safe,
+/// unique file name) and returns its `{"dtype", "shape", "file"}` entry.
+static FailureOr<ojson> writeWeights(Operation *op, DenseElementsAttr dense,
+                                     StringRef name,
+                                     const GraphJsonExportOptions &options,
+                                     llvm::StringSet<> &usedFiles) {
+  auto type = cast<RankedTensorType>(dense.getType());
+  std::optional<DType> dtype = getDTypeFor(type.getElementType());
+  if (!dtype)
+    return op->emitError("graph JSON export: no .npy form for this element "
+                         "type"),
+           failure();
+  std::string stem;
+  for (char c : name)
+    stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                    c == '-' || c == '.'
+                ? c
+                : '_';
+  std::string fileName = stem + ".npy";
+  for (int k = 1; !usedFiles.insert(fileName).second; ++k)
+    fileName = stem + "_" + std::to_string(k) + ".npy";
+
+  size_t elementSize = getDTypeSize(*dtype);
+  std::vector<char> bytes;
+  bytes.reserve(type.getNumElements() * elementSize);
+  auto append = [&](const APInt &bits) {
+    for (size_t b = 0; b < elementSize; ++b)
+      bytes.push_back(
+          char(bits.getBitWidth() > b * 8 ? bits.extractBitsAsZExtValue(
+                                                std::min<unsigned>(
+                                                    8, bits.getBitWidth() - b * 8),
+                                                b * 8)
+                                          : 0));
+  };
+  if (isa<FloatType>(type.getElementType())) {
+    for (const APFloat &v : dense.getValues<APFloat>())
+      append(v.bitcastToAPInt());
+  } else {
+    for (const APInt &v : dense.getValues<APInt>())
+      append(v);
+  }
+  llvm::Expected<HostTensor> tensor =
+      HostTensor::fromBytes(*dtype, type.getShape(), bytes);
+  if (!tensor)
+    return op->emitError("graph JSON export: ")
+               << llvm::toString(tensor.takeError()),
+           failure();
+  SmallString<256> path(options.weightsDir);
+  llvm::sys::path::append(path, fileName);
+  if (llvm::Error error = writeNpy(*tensor, path))
+    return op->emitError("graph JSON export: ")
+               << llvm::toString(std::move(error)),
+           failure();
+  ojson entry = encodeType(type);
+  entry["file"] = fileName;
+  return entry;
+}
+
 static ojson encodeType(RankedTensorType type) {
   std::optional<DType> dtype = getDTypeFor(type.getElementType());
   return ojson{{"dtype", dtype ? stringifyDType(*dtype).str() : "?"},
@@ -1180,6 +1241,7 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
 
   llvm::DenseMap<Value, std::string> refs;
   llvm::StringSet<> used;
+  llvm::StringSet<> usedFiles;
   auto unique = [&](std::string name, const std::string &fallback) {
     if (name.empty() || StringRef(name).contains(':') || used.count(name))
       name = fallback;
@@ -1217,12 +1279,22 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
       if (auto param = constant->getAttrOfType<StringAttr>("kiln.parameter")) {
         std::string name =
             unique(param.str(), "param" + std::to_string(parameters.size()));
-        FailureOr<ojson> data = encodeElements(&child, constant.getValue());
-        if (failed(data))
-          return failure();
         ojson entry = ojson::object();
         entry["name"] = name;
-        entry.update(*data);
+        auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+        if (!options.weightsDir.empty() && dense &&
+            dense.getNumElements() >= options.minFileElements) {
+          FailureOr<ojson> file = writeWeights(&child, dense, name, options,
+                                               usedFiles);
+          if (failed(file))
+            return failure();
+          entry.update(*file);
+        } else {
+          FailureOr<ojson> data = encodeElements(&child, constant.getValue());
+          if (failed(data))
+            return failure();
+          entry.update(*data);
+        }
         parameters.push_back(entry);
         refs[constant.getResult()] = name;
         continue;

@@ -12,6 +12,17 @@
 // RUN: kiln-translate --import-graph-json %S/Inputs/graph.json > %t.inline.mlir
 // RUN: diff %t.file.mlir %t.inline.mlir
 
+// An export with the parameters as .npy files imports to the same IR.
+// RUN: rm -rf %t.w && mkdir -p %t.w
+// RUN: kiln-translate --export-graph-json %t.inline.mlir --graph-json-export-weights-dir %t.w > %t.w/graph.json
+// RUN: FileCheck %s --check-prefix=FILES < %t.w/graph.json
+// RUN: kiln-translate --import-graph-json %t.w/graph.json | diff - %t.inline.mlir
+
+// FILES: {"name":"embed","dtype":"f32","shape":[4,3],"file":"embed.npy"},
+// FILES-NEXT: {"name":"scale","dtype":"f32","shape":[3],"file":"scale.npy"},
+// FILES-NEXT: {"name":"flags","dtype":"i1","shape":[2],"file":"flags.npy"},
+// FILES-NEXT: {"name":"zeros","dtype":"bf16","shape":[0,3],"data":[]}
+
 // CHECK-LABEL: func.func @graph(
 // CHECK-SAME: %[[TOK:[^:]*]]: tensor<2xi64>, %[[X:[^:]*]]: tensor<2x3xf32>, %[[Q:[^:]*]]: tensor<1x2x2x4xf64>)
 // CHECK-SAME: -> (tensor<2x1xf32>, tensor<12xf32>, tensor<1x2x2x4xf64>, tensor<2x2xi32>, tensor<2xi1>, tensor<0x3xbf16>)

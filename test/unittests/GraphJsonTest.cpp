@@ -222,6 +222,46 @@ TEST_F(GraphJsonTest, WeightsFromNpy) {
   llvm::sys::fs::remove(dir);
 }
 
+/// Parameters of every element type survive an export to .npy files.
+TEST_F(GraphJsonTest, WeightsToNpyRoundTrip) {
+  std::string text = R"({"name": "g", "inputs": [], "nodes": [],
+    "parameters": [
+      {"name": "a/f16", "dtype": "f16", "shape": [3], "data": [0.1, -65504, "-inf"]},
+      {"name": "b", "dtype": "bf16", "shape": [2], "data": [3.140625, "nan"]},
+      {"name": "c", "dtype": "f64", "shape": [1], "data": [0.1]},
+      {"name": "d", "dtype": "i64", "shape": [2], "data": [-9223372036854775808, 9007199254740993]},
+      {"name": "e", "dtype": "i8", "shape": [2], "data": [-128, 127]},
+      {"name": "f", "dtype": "i1", "shape": [3], "data": [true, 0, 1]},
+      {"name": "g", "dtype": "i32", "shape": [2, 0], "data": []}],
+    "outputs": [{"name": "a", "value": "a/f16"}, {"name": "b", "value": "b"},
+                {"name": "c", "value": "c"}, {"name": "d", "value": "d"},
+                {"name": "e", "value": "e"}, {"name": "f", "value": "f"},
+                {"name": "g", "value": "g"}]})";
+  OwningOpRef<ModuleOp> first =
+      importGraphJson(text, &context, UnknownLoc::get(&context));
+  ASSERT_TRUE(first);
+  SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("graph-json", dir));
+  GraphJsonExportOptions options;
+  options.weightsDir = dir.str().str();
+  options.minFileElements = 0;
+  std::string exported;
+  llvm::raw_string_ostream os(exported);
+  ASSERT_TRUE(succeeded(exportGraphJson(*first, os, options)));
+  EXPECT_NE(exported.find(R"("file":"a_f16.npy")"), std::string::npos)
+      << exported;
+  EXPECT_EQ(exported.find("\"data\""), std::string::npos) << exported;
+  GraphJsonImportOptions importOptions;
+  importOptions.weightsDir = dir.str().str();
+  OwningOpRef<ModuleOp> second = importGraphJson(
+      exported, &context, UnknownLoc::get(&context), importOptions);
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(OperationEquivalence::isEquivalentTo(
+      *first, *second, OperationEquivalence::ignoreValueEquivalence, nullptr,
+      OperationEquivalence::IgnoreLocations));
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST_F(GraphJsonTest, RoundTrip) {
   std::string text = R"({"format": "kiln-graph", "version": 1, "name": "g",
     "inputs": [{"name": "x", "dtype": "f64", "shape": [2, 3]},

@@ -5,6 +5,7 @@
 //
 //   kiln-translate --import-graph-json graph.json     JSON -> kiln IR
 //   kiln-translate --export-graph-json graph.mlir     kiln IR -> JSON
+//       [--graph-json-export-weights-dir DIR]          parameters as DIR/*.npy
 //
 // `"file"` weights of an imported graph are read relative to the JSON file's
 // directory (or --graph-json-weights-dir).
@@ -30,6 +31,18 @@ static llvm::cl::opt<std::string> weightsDir(
     llvm::cl::desc("Directory of the .npy weights of --import-graph-json "
                    "(default: the JSON file's directory)"),
     llvm::cl::init(""));
+
+static llvm::cl::opt<std::string> exportWeightsDir(
+    "graph-json-export-weights-dir",
+    llvm::cl::desc("--export-graph-json writes the parameters as .npy files "
+                   "here (the directory the JSON goes to) instead of inline"),
+    llvm::cl::init(""));
+
+static llvm::cl::opt<int64_t> exportMinFileElements(
+    "graph-json-export-min-file-elements",
+    llvm::cl::desc("With --graph-json-export-weights-dir, parameters with "
+                   "fewer elements stay inline"),
+    llvm::cl::init(1));
 
 static void registerGraphJsonTranslations() {
   TranslateToMLIRRegistration importGraph(
@@ -58,7 +71,10 @@ static void registerGraphJsonTranslations() {
   TranslateFromMLIRRegistration exportGraph(
       "export-graph-json", "export kiln IR as a JSON model graph",
       [](Operation *op, raw_ostream &os) {
-        return kiln::exportGraphJson(op, os);
+        kiln::GraphJsonExportOptions options;
+        options.weightsDir = exportWeightsDir;
+        options.minFileElements = exportMinFileElements;
+        return kiln::exportGraphJson(op, os, options);
       },
       [](DialectRegistry &registry) { kiln::registerAllDialects(registry); });
 }

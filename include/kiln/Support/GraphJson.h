@@ -28,6 +28,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir {
@@ -53,6 +54,11 @@ OwningOpRef<ModuleOp> importGraphJson(StringRef text, MLIRContext *context,
 struct GraphJsonExportOptions {
   /// Spaces per indentation level; negative writes one line.
   int indent = 1;
+  /// When not empty, parameters with at least `minFileElements` elements are
+  /// written to `<weightsDir>/<name>.npy` and referenced as `"file"` (by
+  /// file name: weightsDir should be the directory the JSON goes to).
+  std::string weightsDir;
+  int64_t minFileElements = 1;
 };
 
 /// Writes the JSON graph of `op`: a func.func, or a module holding exactly
