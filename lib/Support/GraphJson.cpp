@@ -271,7 +271,8 @@ LogicalResult Importer::checkKeys(const json &object, const std::string &path,
                                   ArrayRef<const char *> allowed) {
   for (auto it = object.begin(); it != object.end(); ++it) {
     if (!llvm::is_contained(
-            llvm::map_range(allowed, [](const char *s) { return StringRef(s); }),
+            llvm::map_range(allowed,
+                            [](const char *s) { return StringRef(s); }),
             StringRef(it.key())))
       return fail(path, "unknown key " + quote(it.key()));
   }
@@ -321,18 +322,20 @@ Importer::parseTensorData(const json &object, const std::string &path) {
   FailureOr<RankedTensorType> type = parseType(object, path);
   if (failed(type))
     return failure();
-  if (failed(checkKeys(object, path, {"dtype", "shape", "data", "file", "splat",
-                                      "name"})))
+  if (failed(checkKeys(object, path,
+                       {"dtype", "shape", "data", "file", "splat", "name"})))
     return failure();
   Type elementType = type->getElementType();
   int64_t numElements = type->getNumElements();
   int count = object.contains("data") + object.contains("file") +
               object.contains("splat");
   if (count != 1)
-    return fail(path, "expected exactly one of \"data\", \"splat\" or \"file\"");
+    return fail(path,
+                "expected exactly one of \"data\", \"splat\" or \"file\"");
 
-  auto fromDoubles = [&](const json &list,
-                         const std::string &where) -> FailureOr<DenseElementsAttr> {
+  auto fromDoubles =
+      [&](const json &list,
+          const std::string &where) -> FailureOr<DenseElementsAttr> {
     if (auto floatType = dyn_cast<FloatType>(elementType)) {
       SmallVector<APFloat> values;
       values.reserve(list.size());
@@ -358,7 +361,8 @@ Importer::parseTensorData(const json &object, const std::string &path) {
       else
         v = getInt64(item);
       int64_t lo = width == 1 ? 0 : -(int64_t(1) << std::min(width - 1, 62u));
-      int64_t hi = width == 1 ? 1 : (int64_t(1) << std::min(width - 1, 62u)) - 1;
+      int64_t hi =
+          width == 1 ? 1 : (int64_t(1) << std::min(width - 1, 62u)) - 1;
       if (width == 64) {
         lo = std::numeric_limits<int64_t>::min();
         hi = std::numeric_limits<int64_t>::max();
@@ -366,8 +370,8 @@ Importer::parseTensorData(const json &object, const std::string &path) {
       if (!v || *v < lo || *v > hi)
         return fail(where + "[" + std::to_string(i) + "]",
                     "expected an integer in [" + std::to_string(lo) + ", " +
-                        std::to_string(hi) + "] for " +
-                        std::to_string(width) + "-bit elements");
+                        std::to_string(hi) + "] for " + std::to_string(width) +
+                        "-bit elements");
       values.push_back(APInt(width, uint64_t(*v), /*isSigned=*/width != 1));
     }
     return DenseElementsAttr::get(*type, values);
@@ -402,8 +406,8 @@ Importer::parseTensorData(const json &object, const std::string &path) {
   llvm::Expected<HostTensor> tensor = readNpy(filePath);
   if (!tensor)
     return fail(path + ".file", llvm::toString(tensor.takeError()));
-  if (tensor->getTypeString() != formatTensorType(*getDTypeFor(elementType),
-                                                  type->getShape()))
+  if (tensor->getTypeString() !=
+      formatTensorType(*getDTypeFor(elementType), type->getShape()))
     return fail(path + ".file", "holds " + tensor->getTypeString() +
                                     ", the entry declares " +
                                     formatTensorType(*getDTypeFor(elementType),
@@ -437,8 +441,8 @@ FailureOr<Attribute> Importer::parseAttr(const json &value,
                                          const AttrSpec &spec,
                                          const std::string &path) {
   auto illTyped = [&](const char *expected) {
-    return fail(path, Twine("expected ") + expected + ", got " +
-                          jsonTypeName(value));
+    return fail(path,
+                Twine("expected ") + expected + ", got " + jsonTypeName(value));
   };
   auto parseEnum = [&](auto symbolize, auto makeAttr,
                        const char *names) -> FailureOr<Attribute> {
@@ -493,33 +497,30 @@ FailureOr<Attribute> Importer::parseAttr(const json &value,
     return Attribute(*data);
   }
   case AttrKind::GeluApproximation:
-    return parseEnum(
-        [](StringRef s) { return symbolizeGeluApproximation(s); },
-        [&](GeluApproximation e) {
-          return Attribute(GeluApproximationAttr::get(context, e));
-        },
-        "\"none\", \"tanh\"");
+    return parseEnum([](StringRef s) { return symbolizeGeluApproximation(s); },
+                     [&](GeluApproximation e) {
+                       return Attribute(GeluApproximationAttr::get(context, e));
+                     },
+                     "\"none\", \"tanh\"");
   case AttrKind::AttentionAlignment:
-    return parseEnum(
-        [](StringRef s) { return symbolizeAttentionAlignment(s); },
-        [&](AttentionAlignment e) {
-          return Attribute(AttentionAlignmentAttr::get(context, e));
-        },
-        "\"top_left\", \"bottom_right\"");
+    return parseEnum([](StringRef s) { return symbolizeAttentionAlignment(s); },
+                     [&](AttentionAlignment e) {
+                       return Attribute(
+                           AttentionAlignmentAttr::get(context, e));
+                     },
+                     "\"top_left\", \"bottom_right\"");
   case AttrKind::LossReduction:
-    return parseEnum(
-        [](StringRef s) { return symbolizeLossReduction(s); },
-        [&](LossReduction e) {
-          return Attribute(LossReductionAttr::get(context, e));
-        },
-        "\"none\", \"mean\", \"sum\"");
+    return parseEnum([](StringRef s) { return symbolizeLossReduction(s); },
+                     [&](LossReduction e) {
+                       return Attribute(LossReductionAttr::get(context, e));
+                     },
+                     "\"none\", \"mean\", \"sum\"");
   case AttrKind::UpsampleMode:
-    return parseEnum(
-        [](StringRef s) { return symbolizeUpsampleMode(s); },
-        [&](UpsampleMode e) {
-          return Attribute(UpsampleModeAttr::get(context, e));
-        },
-        "\"nearest\", \"bilinear\"");
+    return parseEnum([](StringRef s) { return symbolizeUpsampleMode(s); },
+                     [&](UpsampleMode e) {
+                       return Attribute(UpsampleModeAttr::get(context, e));
+                     },
+                     "\"nearest\", \"bilinear\"");
   }
   return fail(path, "unsupported attribute kind");
 }
@@ -542,8 +543,8 @@ FailureOr<Importer::Ref> Importer::parseRef(const json &value,
   }
   auto [id, index] = text.rsplit(':');
   int64_t result = 0;
-  if (text.contains(':') && (index.empty() || index.getAsInteger(10, result) ||
-                             result < 0))
+  if (text.contains(':') &&
+      (index.empty() || index.getAsInteger(10, result) || result < 0))
     return fail(path, "bad result index in reference " + quote(text));
   auto it = nodeIndex.find(id);
   if (it == nodeIndex.end())
@@ -604,10 +605,10 @@ LogicalResult Importer::buildNode(size_t index) {
                              : 1);
   } else {
     if (numGiven > spec.operands.size())
-      return fail(path + ".inputs",
-                  "kiln." + spec.name + " takes at most " +
-                      std::to_string(spec.operands.size()) + " inputs, got " +
-                      std::to_string(numGiven));
+      return fail(path + ".inputs", "kiln." + spec.name + " takes at most " +
+                                        std::to_string(spec.operands.size()) +
+                                        " inputs, got " +
+                                        std::to_string(numGiven));
     for (size_t i = 0; i < spec.operands.size(); ++i) {
       const OperandSpec &operand = spec.operands[i];
       std::string where = path + ".inputs[" + std::to_string(i) + "]";
@@ -633,8 +634,8 @@ LogicalResult Importer::buildNode(size_t index) {
   const json *attrObject = &empty;
   if (auto it = object.find("attrs"); it != object.end()) {
     if (!it->is_object())
-      return fail(path + ".attrs", Twine("expected an object, got ") +
-                                       jsonTypeName(*it));
+      return fail(path + ".attrs",
+                  Twine("expected an object, got ") + jsonTypeName(*it));
     attrObject = &*it;
   }
   for (auto it = attrObject->begin(); it != attrObject->end(); ++it) {
@@ -644,10 +645,11 @@ LogicalResult Importer::buildNode(size_t index) {
       std::string known;
       for (const AttrSpec &a : spec.attrs)
         known += (known.empty() ? "" : ", ") + std::string(a.name);
-      return fail(where, "unknown attribute " + quote(it.key()) + " of kiln." +
-                             spec.name +
-                             (known.empty() ? " (it has none)"
-                                            : " (expected one of " + known + ")"));
+      return fail(where,
+                  "unknown attribute " + quote(it.key()) + " of kiln." +
+                      spec.name +
+                      (known.empty() ? " (it has none)"
+                                     : " (expected one of " + known + ")"));
     }
     FailureOr<Attribute> attr = parseAttr(it.value(), *attrSpec, where);
     if (failed(attr))
@@ -699,14 +701,14 @@ LogicalResult Importer::buildNode(size_t index) {
     });
     bool infers = opName.hasInterface<InferTypeOpInterface>();
     if (infers) {
-      Operation *probe = Operation::create(opLoc, opName, TypeRange(),
-                                           operands, NamedAttrList(attrs),
-                                           nullptr, BlockRange(), 0);
+      Operation *probe =
+          Operation::create(opLoc, opName, TypeRange(), operands,
+                            NamedAttrList(attrs), nullptr, BlockRange(), 0);
       auto iface = cast<InferTypeOpInterface>(probe);
-      if (failed(iface.inferReturnTypes(
-              context, opLoc, probe->getOperands(),
-              probe->getRawDictionaryAttrs(), probe->getPropertiesStorage(),
-              probe->getRegions(), resultTypes)))
+      if (failed(iface.inferReturnTypes(context, opLoc, probe->getOperands(),
+                                        probe->getRawDictionaryAttrs(),
+                                        probe->getPropertiesStorage(),
+                                        probe->getRegions(), resultTypes)))
         result = failure();
       probe->destroy();
       if (succeeded(result) && !declared.empty() &&
@@ -714,8 +716,8 @@ LogicalResult Importer::buildNode(size_t index) {
         std::string want;
         llvm::raw_string_ostream os(want);
         llvm::interleaveComma(resultTypes, os);
-        diagnostics = "the declared result type(s) differ from the inferred " +
-                      want;
+        diagnostics =
+            "the declared result type(s) differ from the inferred " + want;
         result = failure();
       }
     } else {
@@ -738,9 +740,9 @@ LogicalResult Importer::buildNode(size_t index) {
     }
   }
   if (failed(result))
-    return fail(path, diagnostics.empty() ? "kiln." + spec.name +
-                                                " failed to build"
-                                          : diagnostics);
+    return fail(path, diagnostics.empty()
+                          ? "kiln." + spec.name + " failed to build"
+                          : diagnostics);
   return success();
 }
 
@@ -804,17 +806,17 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   builder.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(builder, loc,
-                                   nameIt->get_ref<const std::string &>(),
-                                   builder.getFunctionType({}, {}));
+  auto func =
+      func::FuncOp::create(builder, loc, nameIt->get_ref<const std::string &>(),
+                           builder.getFunctionType({}, {}));
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
 
   auto checkName = [&](const json &entry, const std::string &path,
                        std::string &name) -> LogicalResult {
     if (!entry.is_object())
-      return fail(path, Twine("expected an object, got ") +
-                            jsonTypeName(entry));
+      return fail(path,
+                  Twine("expected an object, got ") + jsonTypeName(entry));
     auto it = entry.find("name");
     if (it == entry.end() || !it->is_string() ||
         it->get_ref<const std::string &>().empty())
@@ -842,7 +844,8 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
       return nullptr;
     argTypes.push_back(*type);
     inputNames.push_back(builder.getStringAttr(name));
-    named[name] = body->addArgument(*type, NameLoc::get(builder.getStringAttr(name)));
+    named[name] =
+        body->addArgument(*type, NameLoc::get(builder.getStringAttr(name)));
   }
 
   // Parameters: tagged constants.
@@ -885,8 +888,8 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
       (void)fail(path, "duplicate id " + quote(id));
       return nullptr;
     }
-    if (failed(checkKeys(entry, path, {"id", "op", "inputs", "attrs", "type",
-                                       "types"})))
+    if (failed(checkKeys(entry, path,
+                         {"id", "op", "inputs", "attrs", "type", "types"})))
       return nullptr;
     auto opIt = entry.find("op");
     if (opIt == entry.end() || !opIt->is_string()) {
@@ -944,8 +947,7 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
             if (it->first == dep)
               break;
           }
-          (void)fail(nodes[current].path,
-                     "cyclic reference: " + cycle);
+          (void)fail(nodes[current].path, "cyclic reference: " + cycle);
           return nullptr;
         }
         if (state[dep] == State::New) {
@@ -981,8 +983,8 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
       return nullptr;
     }
     if (!seenOutputs.insert(nameIt->get<std::string>()).second) {
-      (void)fail(path, "duplicate output name " +
-                           quote(nameIt->get<std::string>()));
+      (void)fail(path,
+                 "duplicate output name " + quote(nameIt->get<std::string>()));
       return nullptr;
     }
     auto valueIt = entry.find("value");
@@ -1081,12 +1083,11 @@ static FailureOr<ojson> writeWeights(Operation *op, DenseElementsAttr dense,
   bytes.reserve(type.getNumElements() * elementSize);
   auto append = [&](const APInt &bits) {
     for (size_t b = 0; b < elementSize; ++b)
-      bytes.push_back(
-          char(bits.getBitWidth() > b * 8 ? bits.extractBitsAsZExtValue(
-                                                std::min<unsigned>(
-                                                    8, bits.getBitWidth() - b * 8),
-                                                b * 8)
-                                          : 0));
+      bytes.push_back(char(
+          bits.getBitWidth() > b * 8
+              ? bits.extractBitsAsZExtValue(
+                    std::min<unsigned>(8, bits.getBitWidth() - b * 8), b * 8)
+              : 0));
   };
   if (isa<FloatType>(type.getElementType())) {
     for (const APFloat &v : dense.getValues<APFloat>())
@@ -1115,7 +1116,7 @@ static FailureOr<ojson> writeWeights(Operation *op, DenseElementsAttr dense,
 static ojson encodeType(RankedTensorType type) {
   std::optional<DType> dtype = getDTypeFor(type.getElementType());
   return ojson{{"dtype", dtype ? stringifyDType(*dtype).str() : "?"},
-              {"shape", type.getShape().vec()}};
+               {"shape", type.getShape().vec()}};
 }
 
 static FailureOr<ojson> encodeElements(Operation *op, Attribute attr) {
@@ -1151,7 +1152,7 @@ static FailureOr<ojson> encodeElements(Operation *op, Attribute attr) {
 }
 
 static FailureOr<ojson> encodeAttr(Operation *op, const AttrSpec &spec,
-                                  Attribute attr) {
+                                   Attribute attr) {
   switch (spec.kind) {
   case AttrKind::I64:
     if (auto a = dyn_cast<IntegerAttr>(attr))
@@ -1207,8 +1208,9 @@ static std::string getName(func::FuncOp func, StringRef attr, size_t index) {
   return "";
 }
 
-LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
-                                          const GraphJsonExportOptions &options) {
+LogicalResult
+mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
+                            const GraphJsonExportOptions &options) {
   func::FuncOp func = dyn_cast<func::FuncOp>(op);
   if (!func) {
     auto module = dyn_cast<ModuleOp>(op);
@@ -1257,9 +1259,8 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     if (!type || !type.hasStaticShape() || !getDTypeFor(type.getElementType()))
       return func.emitError("graph JSON export: argument ")
              << arg.getArgNumber() << " is not a static kiln tensor";
-    std::string name =
-        unique(getName(func, kInputNames, arg.getArgNumber()),
-               "arg" + std::to_string(arg.getArgNumber()));
+    std::string name = unique(getName(func, kInputNames, arg.getArgNumber()),
+                              "arg" + std::to_string(arg.getArgNumber()));
     refs[arg] = name;
     ojson entry = ojson::object();
     entry["name"] = name;
@@ -1284,8 +1285,8 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
         auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
         if (!options.weightsDir.empty() && dense &&
             dense.getNumElements() >= options.minFileElements) {
-          FailureOr<ojson> file = writeWeights(&child, dense, name, options,
-                                               usedFiles);
+          FailureOr<ojson> file =
+              writeWeights(&child, dense, name, options, usedFiles);
           if (failed(file))
             return failure();
           entry.update(*file);
@@ -1382,10 +1383,9 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
 
     // Attributes that differ from the op's default: MLIR fills defaulted
     // attributes in, a bare op of the same name shows which those are.
-    Operation *bare = Operation::create(UnknownLoc::get(context),
-                                        node->getName(), TypeRange(),
-                                        ValueRange(), NamedAttrList(), nullptr,
-                                        BlockRange(), 0);
+    Operation *bare = Operation::create(
+        UnknownLoc::get(context), node->getName(), TypeRange(), ValueRange(),
+        NamedAttrList(), nullptr, BlockRange(), 0);
     llvm::scope_exit bareGuard([&] { bare->destroy(); });
     ojson attrs = ojson::object();
     for (const AttrSpec &attrSpec : spec.attrs) {
@@ -1454,7 +1454,6 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     graph["parameters"] = parameters;
   graph["nodes"] = nodes;
   graph["outputs"] = outputs;
-  (void)context;
   if (options.indent < 0) {
     os << graph.dump() << "\n";
     return success();
@@ -1468,7 +1467,8 @@ LogicalResult mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     if (it->is_array() && !it->empty()) {
       os << "[\n";
       for (size_t e = 0; e < it->size(); ++e)
-        os << pad << pad << (*it)[e].dump() << (e + 1 < it->size() ? ",\n" : "\n");
+        os << pad << pad << (*it)[e].dump()
+           << (e + 1 < it->size() ? ",\n" : "\n");
       os << pad << "]";
     } else {
       os << it->dump();

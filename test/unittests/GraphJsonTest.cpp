@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Support/GraphJson.h"
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/HostTensor.h"
 #include "kiln/Runtime/Npy.h"
-#include "kiln/Support/GraphJson.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -47,8 +47,8 @@ protected:
       errors += diag.str() + "\n";
       return success();
     });
-    OwningOpRef<ModuleOp> module = importGraphJson(
-        text, &context, UnknownLoc::get(&context), options);
+    OwningOpRef<ModuleOp> module =
+        importGraphJson(text, &context, UnknownLoc::get(&context), options);
     EXPECT_EQ(static_cast<bool>(module), errors.empty()) << errors;
     return errors;
   }
@@ -89,9 +89,8 @@ TEST_F(GraphJsonTest, UnknownOp) {
 TEST_F(GraphJsonTest, MissingAttribute) {
   std::string errors = importErrors(graph(
       R"([{"id": "t", "op": "transpose", "inputs": ["x"], "attrs": {"dim0": 0}}])"));
-  EXPECT_EQ(errors,
-            "nodes[0] (id \"t\").attrs: missing attribute 'dim1' of "
-            "kiln.transpose\n");
+  EXPECT_EQ(errors, "nodes[0] (id \"t\").attrs: missing attribute 'dim1' of "
+                    "kiln.transpose\n");
 }
 
 TEST_F(GraphJsonTest, IllTypedAttributes) {
@@ -122,7 +121,8 @@ TEST_F(GraphJsonTest, IllTypedAttributes) {
 }
 
 TEST_F(GraphJsonTest, DanglingReference) {
-  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x", "y"]}])")),
+  EXPECT_EQ(importErrors(
+                graph(R"([{"id": "a", "op": "add", "inputs": ["x", "y"]}])")),
             "nodes[0] (id \"a\").inputs[1]: dangling reference \"y\": no "
             "input, parameter or node has that name\n");
   EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["x"]}])",
@@ -134,19 +134,22 @@ TEST_F(GraphJsonTest, DanglingReference) {
 }
 
 TEST_F(GraphJsonTest, CyclicReference) {
-  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x", "c"]},
+  EXPECT_EQ(
+      importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x", "c"]},
                                    {"id": "b", "op": "neg", "inputs": ["a"]},
                                    {"id": "c", "op": "neg", "inputs": ["b:0"]}])")),
-            // "->" reads "takes an input from".
-            "nodes[1] (id \"b\"): cyclic reference: \"a\" -> \"c\" -> \"b\" "
-            "-> \"a\"\n");
-  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["a"]}])")),
-            "nodes[0] (id \"a\"): cyclic reference: \"a\" -> \"a\"\n");
+      // "->" reads "takes an input from".
+      "nodes[1] (id \"b\"): cyclic reference: \"a\" -> \"c\" -> \"b\" "
+      "-> \"a\"\n");
+  EXPECT_EQ(
+      importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["a"]}])")),
+      "nodes[0] (id \"a\"): cyclic reference: \"a\" -> \"a\"\n");
 }
 
 TEST_F(GraphJsonTest, ShapeThatDoesNotCheck) {
   // The op's type inference diagnostic.
-  EXPECT_EQ(importErrors(graph(R"([{"id": "mm", "op": "matmul", "inputs": ["x", "x"]}])")),
+  EXPECT_EQ(importErrors(graph(
+                R"([{"id": "mm", "op": "matmul", "inputs": ["x", "x"]}])")),
             "nodes[0] (id \"mm\"): contraction dimension of lhs [2, 3] has "
             "size 3 but that of rhs [2, 3] has size 2\n");
   // The op's verifier diagnostic, for an op whose type is given.
@@ -162,33 +165,39 @@ TEST_F(GraphJsonTest, ShapeThatDoesNotCheck) {
                                    "type": {"dtype": "f32", "shape": [3, 2]}}])"));
   EXPECT_NE(errors.find("declared result type(s) differ"), std::string::npos)
       << errors;
-  EXPECT_EQ(importErrors(graph(R"([{"id": "r", "op": "reshape", "inputs": ["x"]}])")),
-            "nodes[0] (id \"r\"): kiln.reshape does not infer its result "
-            "type: give \"type\" (or \"types\")\n");
+  EXPECT_EQ(
+      importErrors(graph(R"([{"id": "r", "op": "reshape", "inputs": ["x"]}])")),
+      "nodes[0] (id \"r\"): kiln.reshape does not infer its result "
+      "type: give \"type\" (or \"types\")\n");
 }
 
 TEST_F(GraphJsonTest, StructuralErrors) {
   EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["x"]},
                                    {"id": "a", "op": "neg", "inputs": ["x"]}])")),
             "nodes[1] (id \"a\"): duplicate id \"a\"\n");
-  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x"]}])")),
-            "nodes[0] (id \"a\").inputs: missing input 'rhs' of kiln.add\n");
-  EXPECT_EQ(importErrors(graph(R"([{"id": "a", "op": "neg", "inputs": ["x"], "input": []}])")),
+  EXPECT_EQ(
+      importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x"]}])")),
+      "nodes[0] (id \"a\").inputs: missing input 'rhs' of kiln.add\n");
+  EXPECT_EQ(importErrors(graph(
+                R"([{"id": "a", "op": "neg", "inputs": ["x"], "input": []}])")),
             "nodes[0] (id \"a\"): unknown key \"input\"\n");
   EXPECT_EQ(importErrors(graph(R"({"id": "a"})")),
             "nodes: expected an array, got an object\n");
-  EXPECT_EQ(importErrors(R"({"name": "f", "inputs": [{"name": "x", "dtype": "f17",
+  EXPECT_EQ(
+      importErrors(R"({"name": "f", "inputs": [{"name": "x", "dtype": "f17",
                               "shape": [2]}], "nodes": [], "outputs": []})"),
-            "inputs[0].dtype: unknown dtype \"f17\"\n");
-  EXPECT_EQ(importErrors(R"({"name": "f", "inputs": [], "nodes": [], "outputs": [],
+      "inputs[0].dtype: unknown dtype \"f17\"\n");
+  EXPECT_EQ(
+      importErrors(R"({"name": "f", "inputs": [], "nodes": [], "outputs": [],
                               "parameters": [{"name": "w", "dtype": "i8",
                               "shape": [2], "data": [1, 300]}]})"),
-            "parameters[0].data[1]: expected an integer in [-128, 127] for "
-            "8-bit elements\n");
-  EXPECT_EQ(importErrors(R"({"name": "f", "inputs": [], "nodes": [], "outputs": [],
+      "parameters[0].data[1]: expected an integer in [-128, 127] for "
+      "8-bit elements\n");
+  EXPECT_EQ(
+      importErrors(R"({"name": "f", "inputs": [], "nodes": [], "outputs": [],
                               "parameters": [{"name": "w", "dtype": "f32",
                               "shape": [2], "data": [1]}]})"),
-            "parameters[0].data: has 1 values, the shape needs 2\n");
+      "parameters[0].data: has 1 values, the shape needs 2\n");
   std::string errors = importErrors(
       R"({"name": "f", "inputs": [], "nodes": [], "outputs": [],
           "parameters": [{"name": "w", "dtype": "f32", "shape": [2],
@@ -207,8 +216,9 @@ TEST_F(GraphJsonTest, WeightsFromNpy) {
   ASSERT_FALSE(static_cast<bool>(writeNpy(*w, file)));
   GraphJsonImportOptions options;
   options.weightsDir = dir.str().str();
-  std::string text = graph(R"([{"id": "a", "op": "add", "inputs": ["x", "w"]}])",
-                           R"([{"name": "y", "value": "a:0"}])");
+  std::string text =
+      graph(R"([{"id": "a", "op": "add", "inputs": ["x", "w"]}])",
+            R"([{"name": "y", "value": "a:0"}])");
   text.insert(text.size() - 1,
               R"(, "parameters": [{"name": "w", "dtype": "f32", "shape": [3],
                                     "file": "w.npy"}])");
@@ -284,8 +294,10 @@ TEST_F(GraphJsonTest, RoundTrip) {
   EXPECT_TRUE(OperationEquivalence::isEquivalentTo(
       *first, *second, OperationEquivalence::ignoreValueEquivalence, nullptr,
       OperationEquivalence::IgnoreLocations));
-  EXPECT_NE(exported.find(R"({"id":"ce","op":"cross_entropy","inputs":["s:0","labels"],"attrs":{"reduction":"sum","ignore_index":1}})"),
-            std::string::npos)
+  EXPECT_NE(
+      exported.find(
+          R"({"id":"ce","op":"cross_entropy","inputs":["s:0","labels"],"attrs":{"reduction":"sum","ignore_index":1}})"),
+      std::string::npos)
       << exported;
   EXPECT_NE(exported.find(R"("data":[0.5,"-inf",2.0])"), std::string::npos)
       << exported;
@@ -328,19 +340,45 @@ TEST_F(GraphJsonTest, MutatedGraphsNeverCrash) {
               {"id": "n", "op": "constant", "attrs": {"value": {"dtype": "i1", "shape": [2], "data": [1, 0]}}}],
     "outputs": [{"name": "o", "value": "e:0"}, {"name": "p", "value": "m"}]})");
   ASSERT_EQ(importErrors(base.dump()), "");
-  const std::vector<json> pool = {
-      0, 1, -1, 3, 7, 1000000, INT64_MAX, INT64_MIN, 0.5, -2.5, "nan", "inf",
-      "x", "a:0", "d:5", "zz", nullptr, true, false, json::array(),
-      json::array({0}), json::array({-1, 2}), json::array({1, 2, 3, 4, 5}),
-      json::object(), json{{"dtype", "f32"}, {"shape", {2}}}, "f16", "i1",
-      "bf16", "i64", json::array({json::array({1})})};
+  const std::vector<json> pool = {0,
+                                  1,
+                                  -1,
+                                  3,
+                                  7,
+                                  1000000,
+                                  INT64_MAX,
+                                  INT64_MIN,
+                                  0.5,
+                                  -2.5,
+                                  "nan",
+                                  "inf",
+                                  "x",
+                                  "a:0",
+                                  "d:5",
+                                  "zz",
+                                  nullptr,
+                                  true,
+                                  false,
+                                  json::array(),
+                                  json::array({0}),
+                                  json::array({-1, 2}),
+                                  json::array({1, 2, 3, 4, 5}),
+                                  json::object(),
+                                  json{{"dtype", "f32"}, {"shape", {2}}},
+                                  "f16",
+                                  "i1",
+                                  "bf16",
+                                  "i64",
+                                  json::array({json::array({1})})};
   const std::vector<std::string> ops = {
-      "add", "matmul", "attention", "layer_norm", "concat", "split", "slice",
-      "gather", "reshape", "conv2d", "max_pool2d", "cross_entropy", "softmax",
-      "transpose", "mean", "iota", "pad", "unfold", "upsample2d", "dropout",
-      "select", "permute", "tril", "argmax", "index_select", "convert",
-      "broadcast_to", "squeeze", "flatten", "avg_pool2d", "rms_norm",
-      "variance", "clamp", "constant", "rsqrt", "gelu"};
+      "add",        "matmul",        "attention", "layer_norm", "concat",
+      "split",      "slice",         "gather",    "reshape",    "conv2d",
+      "max_pool2d", "cross_entropy", "softmax",   "transpose",  "mean",
+      "iota",       "pad",           "unfold",    "upsample2d", "dropout",
+      "select",     "permute",       "tril",      "argmax",     "index_select",
+      "convert",    "broadcast_to",  "squeeze",   "flatten",    "avg_pool2d",
+      "rms_norm",   "variance",      "clamp",     "constant",   "rsqrt",
+      "gelu"};
   std::mt19937_64 rng(20261129);
   int imported = 0;
   auto pick = [&](size_t n) { return size_t(rng() % n); };

@@ -47,9 +47,9 @@ struct GraphJsonImportOptions {
 /// error is emitted as a diagnostic at `loc` whose message starts with the
 /// JSON path of the offending entry; the result is null after an error.
 /// Needs the kiln and func dialects loaded or registered in `context`.
-OwningOpRef<ModuleOp> importGraphJson(StringRef text, MLIRContext *context,
-                                      Location loc,
-                                      const GraphJsonImportOptions &options = {});
+OwningOpRef<ModuleOp>
+importGraphJson(StringRef text, MLIRContext *context, Location loc,
+                const GraphJsonImportOptions &options = {});
 
 struct GraphJsonExportOptions {
   /// Spaces per indentation level; negative writes one line.
