@@ -67,35 +67,37 @@
 using namespace llvm;
 using namespace mlir::kiln;
 
+static cl::OptionCategory kilnCompileCategory("kiln-compile options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<input .mlir file>"));
+                                      cl::cat(kilnCompileCategory), cl::desc("<input .mlir file>"));
 static cl::opt<std::string> outputFile("o", cl::Required,
-                                       cl::desc("The shared library to write"),
+                                       cl::cat(kilnCompileCategory), cl::desc("The shared library to write"),
                                        cl::value_desc("libfoo.so"));
 static cl::opt<std::string>
-    headerFile("header", cl::desc("Write the C header describing the "
+    headerFile("header", cl::cat(kilnCompileCategory), cl::desc("Write the C header describing the "
                                   "library's functions here"),
                cl::value_desc("foo.h"));
 static cl::opt<std::string>
     objectFile("emit-object",
-               cl::desc("Also keep the compiled object file here"),
+               cl::cat(kilnCompileCategory), cl::desc("Also keep the compiled object file here"),
                cl::value_desc("foo.o"));
 static cl::opt<std::string>
     cpu("mcpu", cl::init("generic"),
-        cl::desc("Target CPU: 'generic' (default, runs on any CPU of the "
+        cl::cat(kilnCompileCategory), cl::desc("Target CPU: 'generic' (default, runs on any CPU of the "
                  "host's architecture) or 'native' (this machine's CPU and "
                  "features, like the JIT) or an LLVM CPU name"));
 static cl::opt<unsigned> optLevel("opt-level", cl::init(2),
-                                  cl::desc("LLVM optimization level (0-3)"));
+                                  cl::cat(kilnCompileCategory), cl::desc("LLVM optimization level (0-3)"));
 static cl::opt<bool>
-    openMP("openmp", cl::desc("Run parallel loops on OpenMP threads; the "
+    openMP("openmp", cl::cat(kilnCompileCategory), cl::desc("Run parallel loops on OpenMP threads; the "
                               "library then links libomp"));
 static cl::opt<bool>
-    showTimes("time", cl::desc("Print the time of each stage: the kiln "
+    showTimes("time", cl::cat(kilnCompileCategory), cl::desc("Print the time of each stage: the kiln "
                                "pipeline, LLVM optimization and code "
                                "generation, and the link"));
 static cl::opt<std::string>
-    ccPath("cc", cl::desc("The C compiler driver that links the library: "
+    ccPath("cc", cl::cat(kilnCompileCategory), cl::desc("The C compiler driver that links the library: "
                           "a path, or a name looked up on PATH (default: "
                           "cc)"));
 
@@ -531,6 +533,7 @@ struct TempFiles {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(kilnCompileCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "Compile the public functions of a kiln module into a shared library "

@@ -37,39 +37,41 @@
 using namespace llvm;
 using namespace mlir::kiln;
 
+static cl::OptionCategory kilnRunCategory("kiln-run options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<input .mlir file>"));
+                                      cl::cat(kilnRunCategory), cl::desc("<input .mlir file>"));
 static cl::opt<std::string> entry("entry", cl::Required,
-                                  cl::desc("The public function to run"));
+                                  cl::cat(kilnRunCategory), cl::desc("The public function to run"));
 static cl::list<std::string>
-    inputs("input", cl::desc("A .npy file holding one argument (repeat, in "
+    inputs("input", cl::cat(kilnRunCategory), cl::desc("A .npy file holding one argument (repeat, in "
                              "argument order)"));
 static cl::opt<bool>
     randomInputs("random-inputs",
-                 cl::desc("Run on seeded pseudo-random arguments"));
+                 cl::cat(kilnRunCategory), cl::desc("Run on seeded pseudo-random arguments"));
 static cl::opt<uint64_t> seed("seed", cl::init(0),
-                              cl::desc("Seed of --random-inputs"));
+                              cl::cat(kilnRunCategory), cl::desc("Seed of --random-inputs"));
 static cl::list<std::string> randomRanges(
     "random-range",
-    cl::desc("I:LO:HI: with --random-inputs, draw argument #I uniformly from "
+    cl::cat(kilnRunCategory), cl::desc("I:LO:HI: with --random-inputs, draw argument #I uniformly from "
              "[LO, HI) instead (integers for integer arguments, e.g. token "
              "ids); repeat per argument"));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Write result<i>.npy files here"));
-static cl::opt<bool> print("print", cl::desc("Print the results (the default "
+    outputDir("output-dir", cl::cat(kilnRunCategory), cl::desc("Write result<i>.npy files here"));
+static cl::opt<bool> print("print", cl::cat(kilnRunCategory), cl::desc("Print the results (the default "
                                              "without --output-dir)"));
 static cl::opt<unsigned>
     printLimit("print-limit", cl::init(16),
-               cl::desc("How many leading values of each result to print"));
-static cl::opt<bool> showTimes("time", cl::desc("Print compile and run times"));
+               cl::cat(kilnRunCategory), cl::desc("How many leading values of each result to print"));
+static cl::opt<bool> showTimes("time", cl::cat(kilnRunCategory), cl::desc("Print compile and run times"));
 static cl::opt<unsigned> optLevel("opt-level", cl::init(2),
-                                  cl::desc("LLVM optimization level (0-3)"));
+                                  cl::cat(kilnRunCategory), cl::desc("LLVM optimization level (0-3)"));
 static cl::opt<unsigned>
     repeat("repeat", cl::init(1),
-           cl::desc("Run the function N times (N >= 1); --time then reports "
+           cl::cat(kilnRunCategory), cl::desc("Run the function N times (N >= 1); --time then reports "
                     "the fastest run"));
 static cl::opt<bool>
-    openMP("openmp", cl::desc("Run parallel loops on OpenMP threads "
+    openMP("openmp", cl::cat(kilnRunCategory), cl::desc("Run parallel loops on OpenMP threads "
                               "(OMP_NUM_THREADS sets their number)"));
 
 static int fail(const Twine &message) {
@@ -143,6 +145,7 @@ static void printResult(raw_ostream &os, unsigned index,
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(kilnRunCategory);
   cl::ParseCommandLineOptions(argc, argv, "Run a kiln function on the CPU\n");
   if (randomInputs && !inputs.empty())
     return fail("--input and --random-inputs are exclusive");
