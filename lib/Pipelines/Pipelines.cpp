@@ -2,6 +2,8 @@
 
 #include "kiln/Pipelines/Pipelines.h"
 
+#include "OpenMP.h"
+
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
@@ -412,6 +414,8 @@ void mlir::kiln::buildKilnToCPUPipeline(
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
+  if (options.enableOpenMP)
+    addOpenMPLoopPasses(pm);
 
   // Buffers -> loops -> the LLVM dialect. Matmuls become register-tiled
   // vector kernels first, every other linalg op plain loops.
@@ -431,6 +435,8 @@ void mlir::kiln::buildKilnToCPUPipeline(
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  if (options.enableOpenMP)
+    addOpenMPToLLVMPasses(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

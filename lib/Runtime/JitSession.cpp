@@ -14,6 +14,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
@@ -37,6 +39,7 @@ static DialectRegistry getJitRegistry() {
   registerCPUPipelineDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
   return registry;
 }
 
@@ -102,9 +105,26 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
     jit->functions.insert({func.getSymName(), std::move(entry)});
   }
 
+  // The OpenMP runtime the compiled code calls (__kmpc_fork_call, ...).
+  StringRef openMPRuntime;
+  if (options.enableOpenMP) {
+#ifdef KILN_LIBOMP
+    openMPRuntime = KILN_LIBOMP;
+#endif
+    if (openMPRuntime.empty() || !llvm::sys::fs::exists(openMPRuntime))
+      return emitError(module.getLoc())
+             << "OpenMP needs the OpenMP runtime "
+             << (openMPRuntime.empty() ? StringRef("libomp.so")
+                                       : openMPRuntime)
+             << ", which was not found when Kiln was built or is gone now "
+                "(Debian: apt-get install libomp-22-dev)";
+  }
+
   OwningOpRef<ModuleOp> lowered = module.clone();
   PassManager pm(&context);
-  buildKilnToCPUPipeline(pm, KilnToCPUPipelineOptions());
+  KilnToCPUPipelineOptions pipelineOptions;
+  pipelineOptions.enableOpenMP = options.enableOpenMP;
+  buildKilnToCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(*lowered)))
     return failure();
 
@@ -117,11 +137,14 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   engineOptions.transformer = transformer;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
+  SmallVector<StringRef, 2> libraries;
 #ifdef KILN_MLIR_C_RUNNER_UTILS
   // memrefCopy and friends, for copies between strided buffers.
-  SmallVector<StringRef, 1> libraries = {KILN_MLIR_C_RUNNER_UTILS};
-  engineOptions.sharedLibPaths = libraries;
+  libraries.push_back(KILN_MLIR_C_RUNNER_UTILS);
 #endif
+  if (!openMPRuntime.empty())
+    libraries.push_back(openMPRuntime);
+  engineOptions.sharedLibPaths = libraries;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(*lowered, engineOptions);
   if (!engine) {

@@ -27,15 +27,17 @@
 
 using namespace llvm;
 
+static cl::OptionCategory kilnCoverageCategory("kiln-coverage options");
+
 static cl::opt<std::string> recordsPath("records", cl::Required,
-                                        cl::desc("ODS record dump (JSON)"));
+                                        cl::cat(kilnCoverageCategory), cl::desc("ODS record dump (JSON)"));
 static cl::list<std::string>
-    fixtureDirs("fixtures", cl::desc("Directory of numerical fixtures (JSON)"));
-static cl::opt<std::string> jsonPath("json", cl::desc("JSON output file"));
+    fixtureDirs("fixtures", cl::cat(kilnCoverageCategory), cl::desc("Directory of numerical fixtures (JSON)"));
+static cl::opt<std::string> jsonPath("json", cl::cat(kilnCoverageCategory), cl::desc("JSON output file"));
 static cl::opt<std::string> markdownPath("markdown",
-                                         cl::desc("Markdown output file"));
+                                         cl::cat(kilnCoverageCategory), cl::desc("Markdown output file"));
 static cl::opt<bool> check("check",
-                           cl::desc("Fail if the outputs differ from the "
+                           cl::cat(kilnCoverageCategory), cl::desc("Fail if the outputs differ from the "
                                     "files instead of writing them"));
 
 static int fail(const Twine &message) {
@@ -64,6 +66,7 @@ static int emit(StringRef path, StringRef text) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(kilnCoverageCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln op coverage matrix\n");
 
   auto records = MemoryBuffer::getFile(recordsPath, /*IsText=*/true);

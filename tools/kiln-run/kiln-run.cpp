@@ -2,8 +2,9 @@
 //
 // Usage:
 //   kiln-run FILE.mlir --entry NAME [--input a.npy ...]
-//            [--random-inputs [--seed N]] [--output-dir DIR] [--print]
-//            [--print-limit N] [--time]
+//            [--random-inputs [--seed N] [--random-range I:LO:HI ...]]
+//            [--output-dir DIR] [--print] [--print-limit N] [--time]
+//            [--openmp] [--repeat N]
 //
 // Compiles FILE through the kiln-lower-to-cpu pipeline, calls @NAME on the
 // inputs (one .npy file per argument, in order, or seeded random values),
@@ -30,35 +31,95 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+#include <random>
+
 using namespace llvm;
 using namespace mlir::kiln;
 
+static cl::OptionCategory kilnRunCategory("kiln-run options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<input .mlir file>"));
+                                      cl::cat(kilnRunCategory), cl::desc("<input .mlir file>"));
 static cl::opt<std::string> entry("entry", cl::Required,
-                                  cl::desc("The public function to run"));
+                                  cl::cat(kilnRunCategory), cl::desc("The public function to run"));
 static cl::list<std::string>
-    inputs("input", cl::desc("A .npy file holding one argument (repeat, in "
+    inputs("input", cl::cat(kilnRunCategory), cl::desc("A .npy file holding one argument (repeat, in "
                              "argument order)"));
 static cl::opt<bool>
     randomInputs("random-inputs",
-                 cl::desc("Run on seeded pseudo-random arguments"));
+                 cl::cat(kilnRunCategory), cl::desc("Run on seeded pseudo-random arguments"));
 static cl::opt<uint64_t> seed("seed", cl::init(0),
-                              cl::desc("Seed of --random-inputs"));
+                              cl::cat(kilnRunCategory), cl::desc("Seed of --random-inputs"));
+static cl::list<std::string> randomRanges(
+    "random-range",
+    cl::cat(kilnRunCategory), cl::desc("I:LO:HI: with --random-inputs, draw argument #I uniformly from "
+             "[LO, HI) instead (integers for integer arguments, e.g. token "
+             "ids); repeat per argument"));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Write result<i>.npy files here"));
-static cl::opt<bool> print("print", cl::desc("Print the results (the default "
+    outputDir("output-dir", cl::cat(kilnRunCategory), cl::desc("Write result<i>.npy files here"));
+static cl::opt<bool> print("print", cl::cat(kilnRunCategory), cl::desc("Print the results (the default "
                                              "without --output-dir)"));
 static cl::opt<unsigned>
     printLimit("print-limit", cl::init(16),
-               cl::desc("How many leading values of each result to print"));
-static cl::opt<bool> showTimes("time", cl::desc("Print compile and run times"));
+               cl::cat(kilnRunCategory), cl::desc("How many leading values of each result to print"));
+static cl::opt<bool> showTimes("time", cl::cat(kilnRunCategory), cl::desc("Print compile and run times"));
 static cl::opt<unsigned> optLevel("opt-level", cl::init(2),
-                                  cl::desc("LLVM optimization level (0-3)"));
+                                  cl::cat(kilnRunCategory), cl::desc("LLVM optimization level (0-3)"));
+static cl::opt<unsigned>
+    repeat("repeat", cl::init(1),
+           cl::cat(kilnRunCategory), cl::desc("Run the function N times (N >= 1); --time then reports "
+                    "the fastest run"));
+static cl::opt<bool>
+    openMP("openmp", cl::cat(kilnRunCategory), cl::desc("Run parallel loops on OpenMP threads "
+                              "(OMP_NUM_THREADS sets their number)"));
 
 static int fail(const Twine &message) {
   WithColor::error(errs(), "kiln-run") << message << "\n";
   return 1;
+}
+
+/// A --random-range: argument `index` drawn from [low, high).
+struct RandomRange {
+  unsigned index;
+  int64_t low, high;
+};
+
+/// Parses "I:LO:HI" with integer LO < HI.
+static Expected<RandomRange> parseRandomRange(StringRef text) {
+  SmallVector<StringRef, 3> parts;
+  text.split(parts, ':');
+  RandomRange range;
+  if (parts.size() != 3 || parts[0].getAsInteger(10, range.index) ||
+      parts[1].getAsInteger(10, range.low) ||
+      parts[2].getAsInteger(10, range.high) || range.low >= range.high)
+    return createStringError("--random-range '" + text +
+                             "' is not I:LO:HI with integers LO < HI");
+  return range;
+}
+
+/// A tensor of values uniform in [low, high) from `seed`: integers for the
+/// integer dtypes (and i1), reals for the float ones. Like
+/// HostTensor::random, it draws from mt19937_64 with its own conversions, so
+/// every platform draws the same values.
+static Expected<HostTensor> randomInRange(DType dtype, ArrayRef<int64_t> shape,
+                                          uint64_t seed, int64_t low,
+                                          int64_t high) {
+  Expected<HostTensor> tensor = HostTensor::allocate(dtype, shape);
+  if (!tensor)
+    return tensor.takeError();
+  std::mt19937_64 engine(seed);
+  uint64_t span = uint64_t(high) - uint64_t(low);
+  for (int64_t i = 0; i < tensor->getNumElements(); ++i) {
+    uint64_t bits = engine();
+    double value;
+    if (isFloatDType(dtype))
+      value = double(low) + double(bits >> 11) * 0x1.0p-53 * double(span);
+    else
+      value = double(int64_t(uint64_t(low) + bits % span));
+    tensor->setElementFromDouble(i, value);
+  }
+  return tensor;
 }
 
 /// Prints `tensor`'s type and its first values.
@@ -84,9 +145,21 @@ static void printResult(raw_ostream &os, unsigned index,
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(kilnRunCategory);
   cl::ParseCommandLineOptions(argc, argv, "Run a kiln function on the CPU\n");
   if (randomInputs && !inputs.empty())
     return fail("--input and --random-inputs are exclusive");
+  if (!randomRanges.empty() && !randomInputs)
+    return fail("--random-range needs --random-inputs");
+  SmallVector<std::optional<RandomRange>> ranges;
+  for (const std::string &text : randomRanges) {
+    Expected<RandomRange> range = parseRandomRange(text);
+    if (!range)
+      return fail(toString(range.takeError()));
+    if (ranges.size() <= range->index)
+      ranges.resize(range->index + 1);
+    ranges[range->index] = *range;
+  }
 
   JitSession session;
   mlir::MLIRContext &context = session.getContext();
@@ -106,6 +179,7 @@ int main(int argc, char **argv) {
     return 1;
   JitOptions options;
   options.optLevel = optLevel;
+  options.enableOpenMP = openMP;
   mlir::FailureOr<std::unique_ptr<JitModule>> jit =
       session.compile(*module, options);
   if (mlir::failed(jit))
@@ -120,9 +194,16 @@ int main(int argc, char **argv) {
 
   SmallVector<HostTensor> arguments;
   if (randomInputs) {
+    if (ranges.size() > signature->inputs.size())
+      return fail("--random-range names argument #" +
+                  Twine(ranges.size() - 1) + ", but @" + entry + " takes " +
+                  Twine(signature->inputs.size()));
     for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
       Expected<HostTensor> tensor =
-          HostTensor::random(spec.dtype, spec.shape, seed + i);
+          i < ranges.size() && ranges[i]
+              ? randomInRange(spec.dtype, spec.shape, seed + i, ranges[i]->low,
+                              ranges[i]->high)
+              : HostTensor::random(spec.dtype, spec.shape, seed + i);
       if (!tensor)
         return fail("argument #" + Twine(i) + ": " +
                     toString(tensor.takeError()));
@@ -137,10 +218,19 @@ int main(int argc, char **argv) {
     }
   }
 
+  if (repeat < 1)
+    return fail("--repeat must be at least 1");
   mlir::FailureOr<SmallVector<HostTensor>> results =
       (*jit)->invoke(entry, arguments);
   if (mlir::failed(results))
     return 1;
+  double bestRunSeconds = (*jit)->getTimings().runSeconds;
+  for (unsigned i = 1; i < repeat; ++i) {
+    results = (*jit)->invoke(entry, arguments);
+    if (mlir::failed(results))
+      return 1;
+    bestRunSeconds = std::min(bestRunSeconds, (*jit)->getTimings().runSeconds);
+  }
 
   if (!outputDir.empty()) {
     if (std::error_code ec = sys::fs::create_directories(outputDir))
@@ -157,8 +247,11 @@ int main(int argc, char **argv) {
       printResult(outs(), i, result);
   if (showTimes) {
     const JitTimings &timings = (*jit)->getTimings();
-    outs() << format("compile: %.3f ms, run: %.3f ms\n",
-                     timings.compileSeconds * 1e3, timings.runSeconds * 1e3);
+    outs() << format("compile: %.3f ms, run: %.3f ms",
+                     timings.compileSeconds * 1e3, bestRunSeconds * 1e3);
+    if (repeat > 1)
+      outs() << " (best of " << repeat << ")";
+    outs() << "\n";
   }
   return 0;
 }

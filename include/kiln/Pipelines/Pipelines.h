@@ -22,8 +22,8 @@ struct KilnToCPUPipelineOptions
     : public PassPipelineOptions<KilnToCPUPipelineOptions> {
   PassOptions::Option<bool> enableOpenMP{
       *this, "enable-openmp",
-      llvm::cl::desc("Run parallel loops on OpenMP threads (reserved: not "
-                     "implemented yet, loops stay sequential)"),
+      llvm::cl::desc("Run the parallel dims of linalg ops on OpenMP threads "
+                     "(the code then calls libomp)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",

@@ -59,6 +59,10 @@ struct JitTimings {
 struct JitOptions {
   /// LLVM code generation optimization level, 0 to 3.
   unsigned optLevel = 2;
+  /// Runs the parallel loops on OpenMP threads (the pipeline's
+  /// `enable-openmp`); the JIT then loads the OpenMP runtime, libomp. The
+  /// thread count is libomp's: OMP_NUM_THREADS, or one per core.
+  bool enableOpenMP = false;
 };
 
 /// A kiln module compiled for the host CPU. It reports diagnostics through

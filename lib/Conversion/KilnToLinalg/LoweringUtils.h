@@ -34,11 +34,29 @@ using ElementwiseBodyBuilder =
 /// shape (see getBroadcastIndexingMap). Returns the result tensor, or
 /// failure (creating nothing) when an operand is not a ranked tensor that
 /// broadcasts to the result shape.
-FailureOr<Value> buildBroadcastingElementwise(OpBuilder &builder,
-                                              Location loc,
+FailureOr<Value> buildBroadcastingElementwise(OpBuilder &builder, Location loc,
                                               RankedTensorType resultType,
                                               ValueRange operands,
                                               ElementwiseBodyBuilder body);
+
+/// A float constant of `type` with value `value`.
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// A tensor of `shape` filled with `value`.
+Value buildFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  Value value);
+
+/// A parallel generic over `resultType` reading `inputs` through `inputMaps`.
+Value buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
+               ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+               ElementwiseBodyBuilder body);
+
+/// The type the statistics and the normalized values of `type` are computed
+/// in: f32 for f16 and bf16 (as PyTorch does), the type itself otherwise.
+Type getComputeType(Type type);
+
+/// Converts the float scalar `value` to `type` (extending or truncating).
+Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
 
 } // namespace mlir::kiln
 

@@ -44,12 +44,6 @@ using namespace mlir::kiln;
 // each family file)
 //===----------------------------------------------------------------------===//
 
-/// A float constant of `type` with value `value`.
-static Value floatConstant(OpBuilder &b, Location loc, Type type,
-                           double value) {
-  return arith::ConstantOp::create(b, loc, FloatAttr::get(type, value));
-}
-
 /// The map from the loops over a rank-`rank` shape to its first `kept` dims.
 static AffineMap leadingDimsMap(int64_t rank, int64_t kept,
                                 MLIRContext *context) {
@@ -67,14 +61,6 @@ static AffineMap trailingDimsMap(int64_t rank, int64_t trailing,
   for (int64_t dim = rank - trailing; dim < rank; ++dim)
     exprs.push_back(getAffineDimExpr(dim, context));
   return AffineMap::get(rank, 0, exprs, context);
-}
-
-/// A tensor of `shape` filled with `value`.
-static Value buildFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                         Value value) {
-  Value empty = tensor::EmptyOp::create(b, loc, shape, value.getType());
-  return linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{empty})
-      .getResult(0);
 }
 
 /// Builds the new accumulators from the old ones (`accs`) and the scalar
@@ -114,41 +100,6 @@ buildTrailingReduction(OpBuilder &b, Location loc, ValueRange inputs,
         linalg::YieldOp::create(nb, nloc, results);
       });
   return SmallVector<Value>(generic.getResults());
-}
-
-/// A parallel generic over `resultType` reading `inputs` through `inputMaps`.
-static Value buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
-                      ValueRange inputs, ArrayRef<AffineMap> inputMaps,
-                      ElementwiseBodyBuilder body) {
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
-  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
-                                             utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType());
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args.drop_back()));
-      });
-  return generic.getResult(0);
-}
-
-/// The type the statistics and the normalized values of `type` are computed
-/// in: f32 for f16 and bf16 (as PyTorch does), the type itself otherwise.
-static Type getComputeType(Type type) {
-  if (type.isF16() || type.isBF16())
-    return Float32Type::get(type.getContext());
-  return type;
-}
-
-/// Converts the float scalar `value` to `type` (extending or truncating).
-static Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  if (type.getIntOrFloatBitWidth() > value.getType().getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(b, loc, type, value);
-  return arith::TruncFOp::create(b, loc, type, value);
 }
 
 /// The sum over the trailing `reducedRank` dims of `f(x, shift)` for each

@@ -48,12 +48,6 @@ using namespace mlir::kiln;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// A float constant of `type` with value `value`.
-static Value floatConstant(OpBuilder &b, Location loc, Type type,
-                           double value) {
-  return arith::ConstantOp::create(b, loc, FloatAttr::get(type, value));
-}
-
 /// Infinity of the float type `type`, negative when `negative`.
 static Value infinity(OpBuilder &b, Location loc, Type type, bool negative) {
   auto floatType = cast<FloatType>(type);
@@ -105,14 +99,6 @@ static AffineMap keptDimsMap(ArrayRef<bool> reduced, MLIRContext *context) {
   return AffineMap::get(reduced.size(), 0, exprs, context);
 }
 
-/// A tensor of `shape` filled with `value`.
-static Value buildFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                         Value value) {
-  Value empty = tensor::EmptyOp::create(b, loc, shape, value.getType());
-  return linalg::FillOp::create(b, loc, ValueRange{value}, ValueRange{empty})
-      .getResult(0);
-}
-
 /// Combines the accumulator `acc` with the scalar inputs `args`.
 using CombineFn =
     function_ref<Value(OpBuilder &, Location, Value acc, ValueRange args)>;
@@ -141,42 +127,6 @@ static Value buildReduction(OpBuilder &b, Location loc, ValueRange inputs,
         linalg::YieldOp::create(nb, nloc, result);
       });
   return generic.getResult(0);
-}
-
-/// A parallel generic over `resultType` reading `inputs` through `inputMaps`.
-static Value buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
-                      ValueRange inputs, ArrayRef<AffineMap> inputMaps,
-                      ElementwiseBodyBuilder body) {
-  SmallVector<AffineMap> maps(inputMaps);
-  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
-  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
-                                             utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType());
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args.drop_back()));
-      });
-  return generic.getResult(0);
-}
-
-/// The type that sums, means, variances, softmax and matmul of `type`
-/// accumulate and compute in: f32 for f16 and bf16 (as PyTorch does), the
-/// type itself otherwise.
-static Type getComputeType(Type type) {
-  if (type.isF16() || type.isBF16())
-    return Float32Type::get(type.getContext());
-  return type;
-}
-
-/// Converts the float scalar `value` to `type` (extending or truncating).
-static Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  if (type.getIntOrFloatBitWidth() > value.getType().getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(b, loc, type, value);
-  return arith::TruncFOp::create(b, loc, type, value);
 }
 
 /// `tensor` with its float elements converted to `elementType`.

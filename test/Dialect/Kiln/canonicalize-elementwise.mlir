@@ -1,10 +1,34 @@
 // RUN: kiln-opt %s --canonicalize --split-input-file | FileCheck %s
 
-// CHECK-LABEL: func.func @add_zero
+// x + (-0.0) is x for every float x, -0.0 and NaN included.
+// CHECK-LABEL: func.func @add_negative_zero
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
 // CHECK-NOT: kiln.add
 // CHECK: return %[[X]]
-func.func @add_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+func.func @add_negative_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %zero = kiln.constant dense<-0.0> : tensor<2x3xf32>
+  %0 = kiln.add %zero, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @add_integer_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xi32>)
+// CHECK-NOT: kiln.add
+// CHECK: return %[[X]]
+func.func @add_integer_zero(%x: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  %zero = kiln.constant dense<0> : tensor<2x3xi32>
+  %0 = kiln.add %x, %zero : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+// x + (+0.0) is +0.0, not x, for x = -0.0: no fold.
+// CHECK-LABEL: func.func @negative_add_positive_zero
+// CHECK: kiln.add
+func.func @negative_add_positive_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %zero = kiln.constant dense<0.0> : tensor<2x3xf32>
   %0 = kiln.add %x, %zero : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
@@ -16,7 +40,7 @@ func.func @add_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-LABEL: func.func @negative_add_zero_broadcast
 // CHECK: kiln.add
 func.func @negative_add_zero_broadcast(%x: tensor<3xf32>) -> tensor<2x3xf32> {
-  %zero = kiln.constant dense<0.0> : tensor<2x3xf32>
+  %zero = kiln.constant dense<-0.0> : tensor<2x3xf32>
   %0 = kiln.add %x, %zero : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }

@@ -86,11 +86,22 @@ foldFloatSplats(Attribute lhs, Attribute rhs, Type resultType,
 // Binary arithmetic
 //===----------------------------------------------------------------------===//
 
+/// Returns true when `value` is a splat of the additive identity: integer 0,
+/// or float -0.0 (x + (+0.0) is not x for x = -0.0).
+static bool isSplatAdditiveIdentity(Attribute value) {
+  auto elements = dyn_cast_if_present<SplatElementsAttr>(value);
+  if (elements && isa<FloatType>(elements.getElementType()))
+    return isSplatNegativeZero(value);
+  return isSplatConstant(value, 0);
+}
+
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   // x + 0 -> x, only when no broadcast changes x's shape.
-  if (isSplatConstant(adaptor.getRhs(), 0) && getLhs().getType() == getType())
+  if (isSplatAdditiveIdentity(adaptor.getRhs()) &&
+      getLhs().getType() == getType())
     return getLhs();
-  if (isSplatConstant(adaptor.getLhs(), 0) && getRhs().getType() == getType())
+  if (isSplatAdditiveIdentity(adaptor.getLhs()) &&
+      getRhs().getType() == getType())
     return getRhs();
   return foldFloatSplats(
       adaptor.getLhs(), adaptor.getRhs(), getType(),

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Times Kiln's attention forward against PyTorch, side by side.
+
+For B=1, H=8, D=64 and each sequence length S (512, 1024, 2048 by default),
+causal and not, it compiles a one-op module
+
+    func.func @attention(%q, %k, %v : tensor<1x8xSx64xf32>) -> tensor<1x8xSx64xf32>
+      kiln.attention %q, %k, %v {causal}
+
+ahead of time with kiln-compile (a shared library loaded with ctypes; the
+default) or runs it with the JIT (kiln-run --time), and times PyTorch's
+attention written out (torch 1.13 has no scaled_dot_product_attention):
+softmax(Q K^T / sqrt(D) + causal mask) V. Both see the same inputs; the AOT
+path also checks Kiln's output against PyTorch's in float64. Each time is
+the fastest of --repeat runs after one warm-up run; the ratio is Kiln's time
+over PyTorch's (below 1: Kiln is faster).
+
+Threads: with --threads 1 (the default) both run on one thread. With
+--threads N > 1, Kiln is compiled with OpenMP (OMP_NUM_THREADS=N) and
+PyTorch uses torch.set_num_threads(N).
+
+Usage: bench/attention.py [--build-dir build] [--seq 512 1024 2048]
+                          [--via aot|jit] [--threads N] [--repeat N]
+                          [--mcpu native|generic]
+
+Needs PyTorch (Debian's python3-torch: run it with /usr/bin/python3) and a
+built Kiln. While kiln.attention has no CPU lowering yet, it prints the
+PyTorch times and Kiln's compile error.
+"""
+import argparse
+import ctypes
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+MODULE = """\
+func.func @attention(%q: {t}, %k: {t}, %v: {t}) -> {t} {{
+  %o = kiln.attention %q, %k, %v{attrs} : {t}, {t}, {t} -> {t}
+  return %o : {t}
+}}
+"""
+
+
+def module_text(b, h, s, d, causal):
+    t = f"tensor<{b}x{h}x{s}x{d}xf32>"
+    return MODULE.format(t=t, attrs=" {causal}" if causal else "")
+
+
+def torch_attention(torch, q, k, v, causal):
+    """softmax(scale * Q K^T + mask) V, as kiln.attention defines it."""
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    scores = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if causal:
+        sq, sk = q.shape[-2], k.shape[-2]
+        # bottom-right alignment: query i sees keys j <= i + sk - sq.
+        mask = torch.ones(sq, sk, dtype=torch.bool).triu(sk - sq + 1)
+        scores = scores.masked_fill(mask, float("-inf"))
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
+def best_of(repeat, function):
+    function()  # warm-up: first-touch pages, thread pools
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+class KilnError(Exception):
+    pass
+
+
+def run_tool(args):
+    result = subprocess.run(args, capture_output=True, text=True)
+    if result.returncode != 0:
+        # The first error line says what went wrong (e.g. no CPU lowering).
+        lines = [l for l in result.stderr.splitlines() if "error" in l]
+        raise KilnError(lines[0] if lines else result.stderr.strip())
+    return result.stdout
+
+
+def kiln_aot(opts, workdir, name, text, inputs, output):
+    """Compiles `text` with kiln-compile, returns (compile s, run s)."""
+    source = os.path.join(workdir, name + ".mlir")
+    library = os.path.join(workdir, "lib" + name + ".so")
+    with open(source, "w") as f:
+        f.write(text)
+    args = [os.path.join(opts.build_dir, "bin", "kiln-compile"), source,
+            "-o", library, "--mcpu", opts.mcpu]
+    if opts.threads > 1:
+        args.append("--openmp")
+    start = time.perf_counter()
+    run_tool(args)
+    compile_seconds = time.perf_counter() - start
+    lib = ctypes.CDLL(library)
+    function = lib.kiln_attention
+    function.restype = ctypes.c_int
+    function.argtypes = [ctypes.POINTER(ctypes.c_void_p)] * 2
+    ins = (ctypes.c_void_p * 3)(*[t.data_ptr() for t in inputs])
+    outs = (ctypes.c_void_p * 1)(output.data_ptr())
+
+    def call():
+        if function(ins, outs) != 0:
+            raise KilnError("kiln_attention returned non-zero")
+
+    return compile_seconds, best_of(opts.repeat, call)
+
+
+def kiln_jit(opts, workdir, name, text):
+    """Runs `text` with kiln-run --time; returns (compile s, run s)."""
+    source = os.path.join(workdir, name + ".mlir")
+    with open(source, "w") as f:
+        f.write(text)
+    args = [os.path.join(opts.build_dir, "bin", "kiln-run"), source,
+            "--entry", "attention", "--random-inputs", "--time",
+            "--repeat", str(opts.repeat + 1), "--print-limit", "0"]
+    if opts.threads > 1:
+        args.append("--openmp")
+    out = run_tool(args)
+    match = re.search(r"compile: ([0-9.]+) ms, run: ([0-9.]+) ms", out)
+    if not match:
+        raise KilnError("no timings in kiln-run's output: " + out)
+    return float(match.group(1)) / 1e3, float(match.group(2)) / 1e3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--seq", type=int, nargs="+", default=[512, 1024, 2048])
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--heads", type=int, default=8)
+    parser.add_argument("--dim", type=int, default=64)
+    parser.add_argument("--via", choices=["aot", "jit"], default="aot")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--mcpu", default="native",
+                        help="kiln-compile --mcpu (AOT only)")
+    parser.add_argument("--seed", type=int, default=0)
+    opts = parser.parse_args()
+    if opts.threads > 1:
+        # libomp reads it when the first library that needs it loads.
+        os.environ["OMP_NUM_THREADS"] = str(opts.threads)
+    try:
+        import torch
+    except ImportError:
+        sys.exit("bench/attention.py needs PyTorch: run it with /usr/bin/python3 "
+                 "(Debian's python3-torch)")
+    torch.set_num_threads(opts.threads)
+    generator = torch.Generator().manual_seed(opts.seed)
+
+    b, h, d = opts.batch, opts.heads, opts.dim
+    print(f"attention forward, B={b} H={h} D={d} f32, {opts.threads} thread(s), "
+          f"Kiln via {opts.via}, best of {opts.repeat}")
+    header = (f"{'S':>6} {'causal':>6} {'kiln compile':>13} {'kiln run':>10} "
+              f"{'torch run':>10} {'kiln/torch':>10} {'max |err|':>10}")
+    print(header)
+    print("-" * len(header))
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="kiln-bench-") as workdir:
+        for s in opts.seq:
+            for causal in (False, True):
+                shape = (b, h, s, d)
+                q, k, v = (torch.rand(shape, generator=generator,
+                                      dtype=torch.float32) * 2 - 1
+                           for _ in range(3))
+                torch_seconds = best_of(
+                    opts.repeat, lambda: torch_attention(torch, q, k, v, causal))
+                name = f"attention_s{s}_{'causal' if causal else 'full'}"
+                text = module_text(b, h, s, d, causal)
+                row = f"{s:>6} {str(causal).lower():>6} "
+                try:
+                    if opts.via == "aot":
+                        out = torch.empty(shape, dtype=torch.float32)
+                        compile_s, run_s = kiln_aot(opts, workdir, name, text,
+                                                    (q, k, v), out)
+                        want = torch_attention(torch, q.double(), k.double(),
+                                               v.double(), causal)
+                        err = f"{(out.double() - want).abs().max().item():10.2e}"
+                    else:
+                        compile_s, run_s = kiln_jit(opts, workdir, name, text)
+                        err = f"{'n/a':>10}"
+                except KilnError as error:
+                    failures += 1
+                    print(row + f"{'-':>13} {'-':>10} "
+                          f"{torch_seconds * 1e3:>8.2f}ms {'-':>10} {'-':>10}")
+                    print(f"       kiln: {error}")
+                    continue
+                print(row + f"{compile_s * 1e3:>11.1f}ms {run_s * 1e3:>8.2f}ms "
+                      f"{torch_seconds * 1e3:>8.2f}ms "
+                      f"{run_s / torch_seconds:>10.2f} {err}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

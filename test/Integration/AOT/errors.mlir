@@ -1,0 +1,63 @@
+// kiln-compile's errors are messages and exit code 1, never a crash.
+//
+// RUN: rm -rf %t && mkdir -p %t/empty
+// RUN: not env PATH=%t/empty kiln-compile %s -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NOCC
+// NOCC: error: no C compiler 'cc' on PATH
+// RUN: not kiln-compile %s -o %t/lib.so --cc %t/missing-cc 2>&1 | FileCheck %s --check-prefix=BADCC
+// BADCC: error: --cc '{{.*}}missing-cc' is not an executable file
+// RUN: not kiln-compile %s -o %t/lib.so --cc no-such-cc-kiln 2>&1 | FileCheck %s --check-prefix=NOTONPATH
+// NOTONPATH: error: --cc 'no-such-cc-kiln' is not on PATH
+// RUN: not kiln-compile %t/missing.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NOFILE
+// NOFILE: missing.mlir
+//
+// RUN: split-file %s %t
+// A bare --cc name is looked up on PATH.
+// RUN: kiln-compile %t/ok.mlir -o %t/gcc.so --cc gcc
+// RUN: nm -D %t/gcc.so | FileCheck %s --check-prefix=GCC
+// GCC: T kiln_f
+// RUN: not kiln-compile %t/dynamic.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// DYNAMIC: error: argument #0 of @f has type 'index', but the C ABI only passes statically shaped tensors of f16, bf16, f32, f64, i1, i8, i32 or i64
+// RUN: not kiln-compile %t/name.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NAME
+// NAME: error: @add.bias is not a C identifier, so kiln-compile cannot name its C function kiln_add.bias
+// RUN: not kiln-compile %t/clash.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=CLASH
+// CLASH: error: the C functions of @f and @f_signature would both be named kiln_f_signature
+// RUN: not kiln-compile %t/none.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: error: the module has no public function with a body to export
+// RUN: not kiln-compile %t/parse.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=PARSE
+// PARSE: error:
+// RUN: not kiln-compile %t/ok.mlir -o %t/no/such/dir/lib.so 2>&1 | FileCheck %s --check-prefix=LINK
+// LINK: error: linking the library failed
+// RUN: not ls %t/no/such/dir/lib.so
+
+//--- dynamic.mlir
+func.func @f(%i: index) -> tensor<2xf32> {
+  %0 = arith.constant dense<1.0> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+//--- name.mlir
+func.func @"add.bias"(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+//--- clash.mlir
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+func.func @f_signature(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+//--- none.mlir
+func.func private @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+//--- parse.mlir
+func.func @f(%x: tensor<2xf32> -> tensor<2xf32> {
+
+//--- ok.mlir
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = kiln.add %x, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

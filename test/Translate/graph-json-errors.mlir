@@ -1,0 +1,48 @@
+// Bad JSON graphs exit non-zero with a diagnostic naming the entry; `not`
+// fails on a crash.
+// RUN: split-file %s %t
+// RUN: not kiln-translate --import-graph-json %t/syntax.json 2>&1 | FileCheck %s --check-prefix=SYNTAX
+// RUN: not kiln-translate --import-graph-json %t/unknown-op.json 2>&1 | FileCheck %s --check-prefix=OP
+// RUN: not kiln-translate --import-graph-json %t/ill-typed.json 2>&1 | FileCheck %s --check-prefix=ATTR
+// RUN: not kiln-translate --import-graph-json %t/dangling.json 2>&1 | FileCheck %s --check-prefix=DANGLING
+// RUN: not kiln-translate --import-graph-json %t/cycle.json 2>&1 | FileCheck %s --check-prefix=CYCLE
+// RUN: not kiln-translate --import-graph-json %t/shape.json 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not kiln-translate --export-graph-json %t/not-kiln.mlir 2>&1 | FileCheck %s --check-prefix=EXPORT
+
+// SYNTAX: error: JSON: syntax error: {{.*}}parse error at line 2, column 1
+// OP: error: nodes[1] (id "b").op: unknown op "frobnicate"
+// ATTR: error: nodes[0] (id "t").attrs.dim0: expected a 64-bit integer, got a string
+// DANGLING: error: nodes[0] (id "a").inputs[1]: dangling reference "n7:0": no input, parameter or node has that name
+// CYCLE: error: nodes[1] (id "b"): cyclic reference: "a" -> "b" -> "a"
+// SHAPE: error: nodes[0] (id "mm"): contraction dimension of lhs [2, 3] has size 3 but that of rhs [2, 3] has size 2
+// EXPORT: error: graph JSON export: only kiln ops have a JSON form
+
+//--- syntax.json
+{"name": "f", "inputs": [
+//--- unknown-op.json
+{"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2]}],
+ "nodes": [{"id": "a", "op": "neg", "inputs": ["x"]},
+           {"id": "b", "op": "frobnicate", "inputs": ["a:0"]}],
+ "outputs": []}
+//--- ill-typed.json
+{"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 3]}],
+ "nodes": [{"id": "t", "op": "transpose", "inputs": ["x"], "attrs": {"dim0": "0", "dim1": 1}}],
+ "outputs": []}
+//--- dangling.json
+{"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2]}],
+ "nodes": [{"id": "a", "op": "add", "inputs": ["x", "n7:0"]}],
+ "outputs": []}
+//--- cycle.json
+{"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2]}],
+ "nodes": [{"id": "a", "op": "add", "inputs": ["x", "b:0"]},
+           {"id": "b", "op": "neg", "inputs": ["a:0"]}],
+ "outputs": [{"name": "y", "value": "b:0"}]}
+//--- shape.json
+{"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 3]}],
+ "nodes": [{"id": "mm", "op": "matmul", "inputs": ["x", "x"]}],
+ "outputs": []}
+//--- not-kiln.mlir
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = arith.addf %x, %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}

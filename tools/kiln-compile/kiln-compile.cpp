@@ -1,0 +1,721 @@
+//===- kiln-compile.cpp - Compile kiln functions into a shared library ----===//
+//
+// Usage:
+//   kiln-compile FILE.mlir -o libfoo.so [--header foo.h] [--emit-object F.o]
+//                [--mcpu NAME] [--opt-level N] [--openmp] [--cc PATH]
+//                [--time]
+//
+// Ahead-of-time compilation: lowers FILE through the kiln-lower-to-cpu
+// pipeline, translates it to LLVM IR, optimizes it and emits a native object
+// with an LLVM TargetMachine, then links a shared library with the C
+// compiler driver (`cc` on PATH, or --cc). For each public function @name the
+// library exports a plain C function
+//
+//   int kiln_name(const void *const *inputs, void *const *outputs);
+//
+// whose dtypes and shapes the generated header describes (see docs/AOT.md).
+// The library needs only libc and libm (and libomp with --openmp) at run
+// time, no LLVM or MLIR. Every error is a message and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Runtime/HostTensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <chrono>
+#include <set>
+#include <string>
+
+using namespace llvm;
+using namespace mlir::kiln;
+
+static cl::OptionCategory kilnCompileCategory("kiln-compile options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::cat(kilnCompileCategory), cl::desc("<input .mlir file>"));
+static cl::opt<std::string> outputFile("o", cl::Required,
+                                       cl::cat(kilnCompileCategory), cl::desc("The shared library to write"),
+                                       cl::value_desc("libfoo.so"));
+static cl::opt<std::string>
+    headerFile("header", cl::cat(kilnCompileCategory), cl::desc("Write the C header describing the "
+                                  "library's functions here"),
+               cl::value_desc("foo.h"));
+static cl::opt<std::string>
+    objectFile("emit-object",
+               cl::cat(kilnCompileCategory), cl::desc("Also keep the compiled object file here"),
+               cl::value_desc("foo.o"));
+static cl::opt<std::string>
+    cpu("mcpu", cl::init("generic"),
+        cl::cat(kilnCompileCategory), cl::desc("Target CPU: 'generic' (default, runs on any CPU of the "
+                 "host's architecture) or 'native' (this machine's CPU and "
+                 "features, like the JIT) or an LLVM CPU name"));
+static cl::opt<unsigned> optLevel("opt-level", cl::init(2),
+                                  cl::cat(kilnCompileCategory), cl::desc("LLVM optimization level (0-3)"));
+static cl::opt<bool>
+    openMP("openmp", cl::cat(kilnCompileCategory), cl::desc("Run parallel loops on OpenMP threads; the "
+                              "library then links libomp"));
+static cl::opt<bool>
+    showTimes("time", cl::cat(kilnCompileCategory), cl::desc("Print the time of each stage: the kiln "
+                               "pipeline, LLVM optimization and code "
+                               "generation, and the link"));
+static cl::opt<std::string>
+    ccPath("cc", cl::cat(kilnCompileCategory), cl::desc("The C compiler driver that links the library: "
+                          "a path, or a name looked up on PATH (default: "
+                          "cc)"));
+
+/// Milliseconds since `start`.
+static double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+static int fail(const Twine &message) {
+  WithColor::error(errs(), "kiln-compile") << message << "\n";
+  return 1;
+}
+
+namespace {
+/// One argument or result: its dtype and static shape.
+struct Spec {
+  DType dtype;
+  SmallVector<int64_t> shape;
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+};
+
+/// A public function of the module and its tensor signature.
+struct EntryPoint {
+  std::string name;
+  SmallVector<Spec> inputs, results;
+};
+} // namespace
+
+/// The C type that holds one element of `dtype` in the library's buffers.
+static StringRef getCType(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+  case DType::BF16:
+    return "uint16_t";
+  case DType::F32:
+    return "float";
+  case DType::F64:
+    return "double";
+  case DType::I1:
+    return "uint8_t";
+  case DType::I8:
+    return "int8_t";
+  case DType::I32:
+    return "int32_t";
+  case DType::I64:
+    return "int64_t";
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+static bool isCIdentifier(StringRef name) {
+  if (name.empty() || isDigit(name.front()))
+    return false;
+  return llvm::all_of(name, [](char c) { return isAlnum(c) || c == '_'; });
+}
+
+/// `f32[2,3]`, the compact form of the signature strings.
+static std::string formatSpec(const Spec &spec) {
+  std::string text = stringifyDType(spec.dtype).str() + "[";
+  for (auto [i, d] : llvm::enumerate(spec.shape))
+    text += (i ? "," : "") + std::to_string(d);
+  return text + "]";
+}
+
+/// `f32[2,3],f32[3]->f32[2,3]`.
+static std::string formatSignature(const EntryPoint &function) {
+  std::string text;
+  for (auto [i, spec] : llvm::enumerate(function.inputs))
+    text += (i ? "," : "") + formatSpec(spec);
+  text += "->";
+  for (auto [i, spec] : llvm::enumerate(function.results))
+    text += (i ? "," : "") + formatSpec(spec);
+  return text;
+}
+
+/// Records the public functions' signatures; fails (with a diagnostic) on a
+/// type the C ABI cannot pass or a name that is not a C identifier.
+static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
+                                            SmallVectorImpl<EntryPoint> &out) {
+  StringSet<> names;
+  for (auto func : module.getOps<mlir::func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    EntryPoint function;
+    function.name = func.getSymName().str();
+    if (!isCIdentifier(function.name))
+      return func.emitError()
+             << "@" << function.name
+             << " is not a C identifier, so kiln-compile cannot name its C "
+                "function kiln_"
+             << function.name << " (rename it or make it private)";
+    names.insert(function.name);
+    auto record = [&](mlir::TypeRange types, StringRef kind,
+                      SmallVectorImpl<Spec> &specs) -> mlir::LogicalResult {
+      for (auto [i, type] : llvm::enumerate(types)) {
+        auto tensor = dyn_cast<mlir::RankedTensorType>(type);
+        std::optional<DType> dtype =
+            tensor ? getDTypeFor(tensor.getElementType()) : std::nullopt;
+        if (!tensor || !tensor.hasStaticShape() || !dtype)
+          return func.emitError()
+                 << kind << " #" << i << " of @" << function.name
+                 << " has type " << type
+                 << ", but the C ABI only passes statically shaped tensors "
+                    "of f16, bf16, f32, f64, i1, i8, i32 or i64";
+        specs.push_back({*dtype, SmallVector<int64_t>(tensor.getShape())});
+      }
+      return mlir::success();
+    };
+    if (failed(record(func.getArgumentTypes(), "argument", function.inputs)) ||
+        failed(record(func.getResultTypes(), "result", function.results)))
+      return mlir::failure();
+    out.push_back(std::move(function));
+  }
+  for (const EntryPoint &function : out)
+    if (names.contains(function.name + "_signature"))
+      return module.emitError()
+             << "the C functions of @" << function.name << " and @"
+             << function.name << "_signature would both be named kiln_"
+             << function.name << "_signature";
+  if (out.empty())
+    return module.emitError()
+           << "the module has no public function with a body to export";
+  return mlir::success();
+}
+
+/// The generated header: dtype and shape constants per argument, and the
+/// prototypes.
+static std::string makeHeader(ArrayRef<EntryPoint> functions,
+                              StringRef headerName, StringRef source) {
+  std::string text;
+  raw_string_ostream os(text);
+  std::string guard = "KILN_";
+  for (char c : sys::path::filename(headerName))
+    guard += isAlnum(c) ? toUpper(c) : '_';
+  guard += "_";
+  os << "/* Generated by kiln-compile from " << sys::path::filename(source)
+     << ". Do not edit.\n"
+     << " *\n"
+     << " * Each public function @name of the module is\n"
+     << " *\n"
+     << " *   int kiln_name(const void *const *inputs, void *const *outputs);\n"
+     << " *\n"
+     << " * inputs[i] points at argument i and outputs[j] at result j: dense\n"
+     << " * row-major (C order) arrays of the dtype and shape given below.\n"
+     << " * The caller allocates the outputs; the function reads the inputs\n"
+     << " * only and writes every element of every output. It returns 0, or\n"
+     << " * 1 when inputs, outputs or a pointer to a non-empty tensor is\n"
+     << " * NULL (then it writes nothing). Element types: f16 and bf16 are\n"
+     << " * their 2-byte encodings (uint16_t), i1 one byte holding 0 or 1.\n"
+     << " * kiln_name_signature() returns the signature as text, e.g.\n"
+     << " * \"f32[2,3],f32[3]->f32[2,3]\". The functions are thread-safe\n"
+     << " * (no mutable global state); each call allocates its temporaries\n"
+     << " * with malloc and frees them.\n"
+     << " */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <stdint.h>\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "#ifndef KILN_DTYPES_DEFINED\n#define KILN_DTYPES_DEFINED\n"
+     << "/* Element types, as in KILN_<NAME>_INPUT<i>_DTYPE. */\n"
+     << "enum kiln_dtype {\n";
+  for (DType dtype : {DType::F16, DType::BF16, DType::F32, DType::F64,
+                      DType::I1, DType::I8, DType::I32, DType::I64})
+    os << "  KILN_DTYPE_" << stringifyDType(dtype).upper() << " = "
+       << unsigned(dtype) << ",\n";
+  os << "};\n#endif\n";
+
+  for (const EntryPoint &function : functions) {
+    std::string upper = "KILN_" + StringRef(function.name).upper();
+    os << "\n/* @" << function.name << ": " << formatSignature(function)
+       << " */\n"
+       << "int kiln_" << function.name
+       << "(const void *const *inputs, void *const *outputs);\n"
+       << "const char *kiln_" << function.name << "_signature(void);\n"
+       << "#define " << upper << "_NUM_INPUTS " << function.inputs.size()
+       << "\n#define " << upper << "_NUM_OUTPUTS " << function.results.size()
+       << "\n";
+    auto describe = [&](ArrayRef<Spec> specs, StringRef kind) {
+      for (auto [i, spec] : llvm::enumerate(specs)) {
+        std::string prefix = upper + "_" + kind.str() + std::to_string(i);
+        os << "/* " << StringRef(kind).lower() << "s[" << i
+           << "]: " << formatTensorType(spec.dtype, spec.shape) << ", "
+           << getCType(spec.dtype) << " elements */\n";
+        os << "#define " << prefix << "_DTYPE KILN_DTYPE_"
+           << stringifyDType(spec.dtype).upper() << "\n";
+        os << "typedef " << getCType(spec.dtype) << " kiln_"
+           << function.name << "_" << StringRef(kind).lower() << i
+           << "_t;\n";
+        os << "#define " << prefix << "_RANK " << spec.shape.size() << "\n";
+        for (auto [d, size] : llvm::enumerate(spec.shape))
+          os << "#define " << prefix << "_DIM" << d << " " << size << "\n";
+        if (!spec.shape.empty()) {
+          os << "#define " << prefix << "_SHAPE {";
+          llvm::interleaveComma(spec.shape, os);
+          os << "}\n";
+        }
+        os << "#define " << prefix << "_NUM_ELEMENTS " << spec.numElements()
+           << "\n";
+        os << "#define " << prefix << "_NUM_BYTES "
+           << spec.numElements() * int64_t(getDTypeSize(spec.dtype)) << "\n";
+      }
+    };
+    describe(function.inputs, "INPUT");
+    describe(function.results, "OUTPUT");
+  }
+  os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
+  return text;
+}
+
+/// The C source of the exported wrappers: each builds the memref descriptors
+/// of the runtime ABI (docs/CPUBackend.md) and calls _mlir_ciface_<name>.
+/// `needsMemrefCopy`: the code calls memrefCopy (from MLIR's C runner
+/// utilities), which the wrapper then defines, so the library does not
+/// depend on libmlir_c_runner_utils.
+static std::string makeWrappers(ArrayRef<EntryPoint> functions,
+                                bool needsMemrefCopy) {
+  std::string text;
+  raw_string_ostream os(text);
+  os << "/* Generated by kiln-compile: the C entry points. */\n"
+     << "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n"
+     << "#define KILN_EXPORT __attribute__((visibility(\"default\")))\n"
+     << "#define KILN_HIDDEN __attribute__((visibility(\"hidden\")))\n\n";
+  std::set<size_t> ranks;
+  for (const EntryPoint &function : functions) {
+    for (const Spec &spec : function.inputs)
+      ranks.insert(spec.shape.size());
+    for (const Spec &spec : function.results)
+      ranks.insert(spec.shape.size());
+  }
+  for (size_t rank : ranks) {
+    os << "typedef struct {\n  void *allocated;\n  void *aligned;\n"
+       << "  int64_t offset;\n";
+    if (rank)
+      os << "  int64_t sizes[" << rank << "];\n  int64_t strides[" << rank
+         << "];\n";
+    os << "} kiln_memref" << rank << ";\n";
+  }
+  if (needsMemrefCopy)
+    os << R"C(
+/* memrefCopy as in MLIR's C runner utilities: copies between two strided
+ * memrefs of the same shape, given as {rank, descriptor} pairs. */
+typedef struct { int64_t rank; void *descriptor; } kiln_unranked;
+KILN_HIDDEN void memrefCopy(int64_t elemSize, kiln_unranked *src,
+                            kiln_unranked *dst) {
+  int64_t rank = src->rank;
+  const int64_t *s = (const int64_t *)src->descriptor;
+  const int64_t *d = (const int64_t *)dst->descriptor;
+  const char *from = (const char *)(intptr_t)s[1] + s[2] * elemSize;
+  char *to = (char *)(intptr_t)d[1] + d[2] * elemSize;
+  const int64_t *sizes = s + 3, *srcStrides = s + 3 + rank,
+                *dstStrides = d + 3 + rank;
+  int64_t total = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    total *= sizes[i];
+  if (total == 0)
+    return;
+  if (rank == 0) {
+    memcpy(to, from, elemSize);
+    return;
+  }
+  int64_t index[64] = {0};
+  if (rank > 64)
+    return;
+  int64_t srcOffset = 0, dstOffset = 0;
+  for (;;) {
+    memcpy(to + dstOffset * elemSize, from + srcOffset * elemSize, elemSize);
+    int64_t axis = rank - 1;
+    for (; axis >= 0; --axis) {
+      ++index[axis];
+      srcOffset += srcStrides[axis];
+      dstOffset += dstStrides[axis];
+      if (index[axis] < sizes[axis])
+        break;
+      srcOffset -= index[axis] * srcStrides[axis];
+      dstOffset -= index[axis] * dstStrides[axis];
+      index[axis] = 0;
+    }
+    if (axis < 0)
+      return;
+  }
+}
+)C";
+
+  auto fillDescriptor = [&](StringRef var, StringRef pointer,
+                            const Spec &spec) {
+    os << "  d_" << var << ".allocated = (void *)" << pointer << ";\n"
+       << "  d_" << var << ".aligned = (void *)" << pointer << ";\n"
+       << "  d_" << var << ".offset = 0;\n";
+    int64_t stride = 1;
+    for (int64_t i = int64_t(spec.shape.size()) - 1; i >= 0; --i) {
+      os << "  d_" << var << ".sizes[" << i << "] = " << spec.shape[i]
+         << ";\n  d_" << var << ".strides[" << i << "] = " << stride << ";\n";
+      stride *= spec.shape[i];
+    }
+  };
+  for (const EntryPoint &function : functions) {
+    size_t numArgs = function.inputs.size() + function.results.size();
+    os << "\nvoid _mlir_ciface_" << function.name << "(";
+    for (size_t i = 0; i < numArgs; ++i)
+      os << (i ? ", " : "") << "void *";
+    if (!numArgs)
+      os << "void";
+    os << ");\n\n";
+    os << "KILN_EXPORT const char *kiln_" << function.name
+       << "_signature(void) {\n  return \"" << formatSignature(function)
+       << "\";\n}\n\n";
+    os << "KILN_EXPORT int kiln_" << function.name
+       << "(const void *const *inputs, void *const *outputs) {\n";
+    if (!function.inputs.empty())
+      os << "  if (!inputs)\n    return 1;\n";
+    if (!function.results.empty())
+      os << "  if (!outputs)\n    return 1;\n";
+    for (auto [i, spec] : llvm::enumerate(function.inputs))
+      if (spec.numElements())
+        os << "  if (!inputs[" << i << "])\n    return 1;\n";
+    for (auto [i, spec] : llvm::enumerate(function.results))
+      if (spec.numElements())
+        os << "  if (!outputs[" << i << "])\n    return 1;\n";
+    for (auto [i, spec] : llvm::enumerate(function.inputs)) {
+      std::string var = "in" + std::to_string(i);
+      os << "  kiln_memref" << spec.shape.size() << " d_" << var << ";\n";
+      fillDescriptor(var, "inputs[" + std::to_string(i) + "]", spec);
+    }
+    for (auto [i, spec] : llvm::enumerate(function.results)) {
+      std::string var = "out" + std::to_string(i);
+      os << "  kiln_memref" << spec.shape.size() << " d_" << var << ";\n";
+      fillDescriptor(var, "outputs[" + std::to_string(i) + "]", spec);
+    }
+    os << "  _mlir_ciface_" << function.name << "(";
+    bool first = true;
+    for (size_t i = 0; i < function.inputs.size(); ++i, first = false)
+      os << (first ? "" : ", ") << "&d_in" << i;
+    for (size_t i = 0; i < function.results.size(); ++i, first = false)
+      os << (first ? "" : ", ") << "&d_out" << i;
+    os << ");\n  return 0;\n}\n";
+  }
+  return text;
+}
+
+/// Writes `text` to `path`.
+static Error writeFile(StringRef path, StringRef text) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_Text);
+  if (ec)
+    return createStringError(ec, "cannot write '" + path + "': " +
+                                     ec.message());
+  os << text;
+  os.close();
+  if (os.has_error())
+    return createStringError(os.error(),
+                             "cannot write '" + path + "': " +
+                                 os.error().message());
+  return Error::success();
+}
+
+/// Creates the host TargetMachine for `cpuName` ("generic", "native" or an
+/// LLVM CPU name), position-independent code for a shared library.
+static Expected<std::unique_ptr<TargetMachine>>
+createTargetMachine(StringRef cpuName, unsigned level) {
+  Triple triple(sys::getProcessTriple());
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return createStringError("no LLVM target for " + triple.str() + ": " +
+                             error);
+  std::string cpuString = cpuName.str(), features;
+  if (cpuName == "native") {
+    cpuString = sys::getHostCPUName().str();
+    SmallVector<std::string> list;
+    for (const auto &feature : sys::getHostCPUFeatures())
+      list.push_back((feature.second ? "+" : "-") + feature.getKey().str());
+    llvm::sort(list);
+    features = llvm::join(list, ",");
+  }
+  TargetOptions options;
+  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
+      triple, cpuString, features, options, Reloc::PIC_, std::nullopt,
+      static_cast<CodeGenOptLevel>(level)));
+  if (!machine)
+    return createStringError("cannot create the LLVM target machine for " +
+                             triple.str() + " (cpu '" + cpuString + "')");
+  return machine;
+}
+
+/// Defines `__truncsfbf2` (float to bfloat, rounding to nearest even, NaNs
+/// stay NaN) in `module` with hidden visibility. LLVM's code generator calls
+/// it for an f32 -> bf16 truncation on CPUs without a native conversion
+/// (x86-64 before AVX512-BF16, so --mcpu generic); libgcc only has it from
+/// GCC 13 on, and the JIT finds one in its process, a library would not.
+/// Defined in IR, it follows the backend's own bfloat calling convention.
+static void defineTruncSFBF2(llvm::Module &module) {
+  if (module.getFunction("__truncsfbf2"))
+    return;
+  LLVMContext &context = module.getContext();
+  auto *type = FunctionType::get(Type::getBFloatTy(context),
+                                 {Type::getFloatTy(context)}, false);
+  llvm::Function *function = llvm::Function::Create(
+      type, GlobalValue::ExternalLinkage, "__truncsfbf2", module);
+  function->setVisibility(GlobalValue::HiddenVisibility);
+  IRBuilder<> b(BasicBlock::Create(context, "entry", function));
+  Value *value = function->getArg(0);
+  Value *bits = b.CreateBitCast(value, b.getInt32Ty());
+  Value *high = b.CreateLShr(bits, 16);
+  // Round to nearest even: add 0x7fff plus the lowest kept bit.
+  Value *rounded = b.CreateLShr(
+      b.CreateAdd(bits, b.CreateAdd(b.getInt32(0x7fff),
+                                    b.CreateAnd(high, b.getInt32(1)))),
+      16);
+  // A NaN keeps its sign and top payload bits and is made quiet.
+  Value *quietNaN = b.CreateOr(high, b.getInt32(0x40));
+  Value *isNaN = b.CreateFCmpUNO(value, value);
+  Value *result = b.CreateSelect(isNaN, quietNaN, rounded);
+  b.CreateRet(b.CreateBitCast(b.CreateTrunc(result, b.getInt16Ty()),
+                              b.getBFloatTy()));
+}
+
+/// Removes the temporary files it was given when it goes out of scope.
+namespace {
+struct TempFiles {
+  SmallVector<std::string> paths;
+  ~TempFiles() {
+    for (const std::string &path : paths)
+      sys::fs::remove(path);
+  }
+};
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(kilnCompileCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "Compile the public functions of a kiln module into a shared library "
+      "with a C ABI\n");
+  InitializeNativeTarget();
+  InitializeNativeTargetAsmPrinter();
+
+  // Find the C compiler first: a missing one fails before any work.
+  std::string cc = ccPath;
+  if (cc.empty()) {
+    ErrorOr<std::string> found = sys::findProgramByName("cc");
+    if (!found)
+      return fail("no C compiler 'cc' on PATH: kiln-compile links the "
+                  "shared library with it (install gcc or clang, or pass "
+                  "--cc PATH)");
+    cc = *found;
+  } else if (!StringRef(cc).contains('/')) {
+    // A bare name ("clang") is looked up on PATH, as a shell would.
+    ErrorOr<std::string> found = sys::findProgramByName(cc);
+    if (!found)
+      return fail("--cc '" + cc + "' is not on PATH");
+    cc = *found;
+  } else if (!sys::fs::can_execute(cc)) {
+    return fail("--cc '" + cc + "' is not an executable file");
+  }
+  StringRef libomp;
+  if (openMP) {
+#ifdef KILN_LIBOMP
+    libomp = KILN_LIBOMP;
+#endif
+    if (libomp.empty() || !sys::fs::exists(libomp))
+      return fail("--openmp needs the OpenMP runtime libomp, which was not "
+                  "found when Kiln was built (apt-get install libomp-22-dev)");
+  }
+
+  mlir::DialectRegistry registry;
+  registerCPUPipelineDialects(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerOpenMPDialectTranslation(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);
+
+  std::string errorMessage;
+  std::unique_ptr<MemoryBuffer> file =
+      mlir::openInputFile(inputFile, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
+                                            mlir::ParserConfig(&context));
+  if (!module)
+    return 1;
+
+  SmallVector<EntryPoint> functions;
+  if (failed(collectFunctions(*module, functions)))
+    return 1;
+
+  auto pipelineStart = std::chrono::steady_clock::now();
+  mlir::PassManager pm(&context);
+  KilnToCPUPipelineOptions pipelineOptions;
+  pipelineOptions.enableOpenMP = openMP;
+  buildKilnToCPUPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*module)))
+    return 1;
+  double pipelineMs = msSince(pipelineStart);
+  auto llvmStart = std::chrono::steady_clock::now();
+
+  unsigned level = std::min(unsigned(optLevel), 3u);
+  Expected<std::unique_ptr<TargetMachine>> machine =
+      createTargetMachine(cpu, level);
+  if (!machine)
+    return fail(toString(machine.takeError()));
+
+  LLVMContext llvmContext;
+  std::unique_ptr<Module> llvmModule =
+      mlir::translateModuleToLLVMIR(*module, llvmContext, inputFile);
+  if (!llvmModule)
+    return fail("cannot translate the lowered module to LLVM IR");
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  defineTruncSFBF2(*llvmModule);
+  if (Error error = mlir::makeOptimizingTransformer(level, /*sizeLevel=*/0,
+                                                    machine->get())(
+          llvmModule.get()))
+    return fail("LLVM optimization failed: " + toString(std::move(error)));
+
+  // Only the C entry points are exported; the compiled functions and the
+  // C interface wrappers stay internal to the library.
+  bool needsMemrefCopy = false;
+  for (llvm::Function &function : llvmModule->functions()) {
+    if (function.isDeclaration()) {
+      if (function.getName() == "memrefCopy" && !function.use_empty())
+        needsMemrefCopy = true;
+      continue;
+    }
+    function.setVisibility(GlobalValue::HiddenVisibility);
+  }
+
+  // The object, the wrappers, then `cc -shared`.
+  TempFiles temps;
+  SmallString<128> objectPath(objectFile);
+  if (objectPath.empty()) {
+    int fd;
+    if (std::error_code ec =
+            sys::fs::createTemporaryFile("kiln-compile", "o", fd, objectPath))
+      return fail("cannot create a temporary file: " + ec.message());
+    sys::Process::SafelyCloseFileDescriptor(fd);
+    temps.paths.push_back(objectPath.str().str());
+  }
+  {
+    std::error_code ec;
+    raw_fd_ostream os(objectPath, ec, sys::fs::OF_None);
+    if (ec)
+      return fail("cannot write '" + objectPath + "': " + ec.message());
+    legacy::PassManager codegen;
+    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                        CodeGenFileType::ObjectFile))
+      return fail("the LLVM target cannot emit object files");
+    codegen.run(*llvmModule);
+    os.close();
+    if (os.has_error())
+      return fail("cannot write '" + objectPath + "': " +
+                  os.error().message());
+  }
+
+  double llvmMs = msSince(llvmStart);
+
+  SmallString<128> wrapperPath;
+  {
+    int fd;
+    if (std::error_code ec = sys::fs::createTemporaryFile(
+            "kiln-compile-entry", "c", fd, wrapperPath))
+      return fail("cannot create a temporary file: " + ec.message());
+    sys::Process::SafelyCloseFileDescriptor(fd);
+    temps.paths.push_back(wrapperPath.str().str());
+  }
+  if (Error error =
+          writeFile(wrapperPath, makeWrappers(functions, needsMemrefCopy)))
+    return fail(toString(std::move(error)));
+
+  if (!headerFile.empty())
+    if (Error error = writeFile(
+            headerFile, makeHeader(functions, headerFile, inputFile)))
+      return fail(toString(std::move(error)));
+
+  std::string libompDir =
+      libomp.empty() ? "" : sys::path::parent_path(libomp).str();
+  SmallVector<std::string> args = {cc,
+                                   "-shared",
+                                   "-fPIC",
+                                   "-O2",
+                                   "-o",
+                                   outputFile,
+                                   objectPath.str().str(),
+                                   wrapperPath.str().str(),
+                                   "-Wl,--no-undefined",
+                                   "-Wl,--as-needed",
+                                   "-lm"};
+  if (!libomp.empty()) {
+    args.push_back("-L" + libompDir);
+    args.push_back("-Wl,-rpath," + libompDir);
+    args.push_back("-lomp");
+  }
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  auto linkStart = std::chrono::steady_clock::now();
+  std::string linkError;
+  int status = sys::ExecuteAndWait(cc, argRefs, /*Env=*/std::nullopt,
+                                   /*Redirects=*/{}, /*SecondsToWait=*/0,
+                                   /*MemoryLimit=*/0, &linkError);
+  if (status != 0) {
+    std::string reason = linkError.empty()
+                             ? "exit code " + std::to_string(status)
+                             : linkError;
+    return fail("linking the library failed (" + reason +
+                "); the command was: " + llvm::join(args, " "));
+  }
+  if (showTimes)
+    outs() << format("pipeline: %.3f ms, llvm: %.3f ms, link: %.3f ms\n",
+                     pipelineMs, llvmMs, msSince(linkStart));
+  return 0;
+}
