@@ -4,7 +4,9 @@
 # with kiln-opt, then compile it for the CPU with the JIT (kiln-run) and run
 # it on generated inputs, printing the loss and the time of each stage; then
 # the same ahead of time: kiln-compile into a shared library, called through
-# ctypes on the same inputs (scripts/run-aot.py).
+# ctypes on the same inputs (scripts/run-aot.py); for the bundled block, a
+# few dozen SGD steps of examples/train_block.mlir on a fixed synthetic batch
+# (scripts/train-aot.py), printing the loss as it falls.
 #
 # Usage: scripts/demo.sh [EXAMPLE.mlir]
 #   KILN_BUILD_DIR    the build directory (default: build)
@@ -15,6 +17,7 @@
 #   KILN_DEMO_SEED    the input seed (default: 0)
 #   KILN_DEMO_REPEAT  runs per JIT-compiled module; the fastest is reported
 #                     (default: 5)
+#   KILN_DEMO_STEPS   training steps (default: 40)
 #
 # Until every op of the example lowers to the CPU, the compile-and-run step
 # lists the ops that do not lower yet and stops there (exit code 0).
@@ -103,6 +106,18 @@ if command -v python3 >/dev/null; then
   loss=$(awk '/^result0: tensor<[a-z0-9]+>$/ { getline; gsub(/[][ ]/, ""); print }' <<<"$out")
   if [ -n "$loss" ]; then echo "  loss = $loss"; fi
   printf "  %-22s %s\n" "AOT run:" "$(grep '^run:' <<<"$out")" >>"$timings"
+fi
+
+if [ "$example" = "$root/examples/transformer_block.mlir" ] && command -v python3 >/dev/null; then
+  echo
+  echo "== training: examples/train_block.mlir (value_and_grad + SGD) through kiln-compile"
+  start=$(now)
+  "$build/bin/kiln-compile" "$root/examples/train_block.mlir" -o "$workdir/libtrain.so" --mcpu native
+  printf "  %-22s %s ms\n" "AOT compile (train):" "$(elapsed_ms "$start" "$(now)")" >>"$timings"
+  start=$(now)
+  python3 "$root/scripts/train-aot.py" "$workdir/libtrain.so" --steps "${KILN_DEMO_STEPS:-40}" |
+    awk '/^step/ { if ($2 % 5 == 0) print "  " $0; next } { print "  " $0 }'
+  printf "  %-22s %s ms\n" "training steps:" "$(elapsed_ms "$start" "$(now)")" >>"$timings"
 fi
 
 echo
