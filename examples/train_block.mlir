@@ -7,7 +7,7 @@
 
 // A pre-norm transformer block with a classification loss, in the kiln dialect.
 //
-//   tokens [B=2, S=8] (position 0 is the class token), vocabulary V=32, model dim D=16
+//   tokens [B=2, S=8] (the last position is the class token), vocabulary V=32, model dim D=16
 //   RMSNorm written with primitives (mul, mean, add, rsqrt)
 //   causal grouped-query attention: 4 query heads over 2 kv heads, head dim 4
 //   gated GELU feed-forward (tanh form), hidden 32
@@ -77,8 +77,9 @@ func.func @loss(%tokens: tensor<2x8xi64>, %labels: tensor<2xi64>,
   %ff = kiln.matmul %ff_h, %w_down : (tensor<2x8x32xf32>, tensor<32x16xf32>) -> tensor<2x8x16xf32>
   %x2 = kiln.add %x1, %ff : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
 
-  // Final RMSNorm of the class token (position 0) and the classification head.
-  %cls3 = kiln.slice %x2 {starts = array<i64: 0, 0, 0>, stops = array<i64: 2, 1, 16>,
+  // Final RMSNorm of the class token (the last position, which attends to every
+  // token under the causal mask) and the classification head.
+  %cls3 = kiln.slice %x2 {starts = array<i64: 0, 7, 0>, stops = array<i64: 2, 8, 16>,
                           strides = array<i64: 1, 1, 1>} : tensor<2x8x16xf32> -> tensor<2x1x16xf32>
   %cls = kiln.reshape %cls3 : tensor<2x1x16xf32> -> tensor<2x16xf32>
   %c_sq = kiln.mul %cls, %cls : (tensor<2x16xf32>, tensor<2x16xf32>) -> tensor<2x16xf32>
