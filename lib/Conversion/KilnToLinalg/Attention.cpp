@@ -169,22 +169,66 @@ Value mlir::kiln::buildAttentionDropoutKeep(OpBuilder &builder, Location loc,
 // kiln.attention
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// AttentionBlockBuilder
+//===----------------------------------------------------------------------===//
+
+AffineMap AttentionBlockBuilder::map(unsigned numDims,
+                                     ArrayRef<unsigned> dims) {
+  MLIRContext *context = builder.getContext();
+  SmallVector<AffineExpr> exprs;
+  for (unsigned dim : dims)
+    exprs.push_back(getAffineDimExpr(dim, context));
+  return AffineMap::get(numDims, 0, exprs, context);
+}
+
+Value AttentionBlockBuilder::reduceRows(
+    Value block, Value init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  SmallVector<AffineMap> maps = {map(2, {0, 1}), map(2, {0})};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::reduction};
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{init.getType()}, ValueRange{block},
+      ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, combine(b, l, args[0], args[1]));
+      });
+  return generic.getResult(0);
+}
+
+Value AttentionBlockBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs,
+                                      AffineMap rhsMap, Value init) {
+  Type accType = cast<RankedTensorType>(init.getType()).getElementType();
+  SmallVector<AffineMap> maps = {lhsMap, rhsMap, map(3, {0, 1})};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction};
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
+      ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value x = extend(b, l, args[0], accType);
+        Value y = extend(b, l, args[1], accType);
+        Value product = arith::MulFOp::create(b, l, x, y);
+        Value sum = arith::AddFOp::create(b, l, args[2], product);
+        linalg::YieldOp::create(b, l, sum);
+      });
+  return generic.getResult(0);
+}
+
+Value AttentionBlockBuilder::extend(OpBuilder &b, Location l, Value x,
+                                    Type type) {
+  if (x.getType() == type)
+    return x;
+  return arith::ExtFOp::create(b, l, type, x);
+}
+
 namespace {
 
 /// The loop nest helpers of one (b, h) block, all on [Sq, Sk]-sized tensors
 /// of the compute type.
-struct BlockBuilder {
-  OpBuilder &builder;
-  Location loc;
-  MLIRContext *context;
-
-  AffineMap map(unsigned numDims, ArrayRef<unsigned> dims) {
-    SmallVector<AffineExpr> exprs;
-    for (unsigned dim : dims)
-      exprs.push_back(getAffineDimExpr(dim, context));
-    return AffineMap::get(numDims, 0, exprs, context);
-  }
-
+struct BlockBuilder : AttentionBlockBuilder {
   Value filled(ArrayRef<int64_t> shape, Type type, TypedAttr value) {
     Value empty = tensor::EmptyOp::create(builder, loc, shape, type);
     Value scalar = arith::ConstantOp::create(builder, loc, value);
@@ -218,49 +262,8 @@ struct BlockBuilder {
     return generic.getResult(0);
   }
 
-  /// Reduces a [Sq, Sk] block over its second dim into `init` ([Sq]).
-  Value reduceRows(Value block, Value init,
-                   function_ref<Value(OpBuilder &, Location, Value, Value)>
-                       combine) {
-    SmallVector<AffineMap> maps = {map(2, {0, 1}), map(2, {0})};
-    SmallVector<utils::IteratorType> iterators = {
-        utils::IteratorType::parallel, utils::IteratorType::reduction};
-    auto generic = linalg::GenericOp::create(
-        builder, loc, TypeRange{init.getType()}, ValueRange{block},
-        ValueRange{init}, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, combine(b, l, args[0], args[1]));
-        });
-    return generic.getResult(0);
-  }
 
-  /// out[i, j] += sum_d lhs(i, j, d) * rhs(i, j, d), with the operands
-  /// extended to the accumulator's type.
-  Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
-                 Value init) {
-    Type accType = cast<RankedTensorType>(init.getType()).getElementType();
-    SmallVector<AffineMap> maps = {lhsMap, rhsMap, map(3, {0, 1})};
-    SmallVector<utils::IteratorType> iterators = {
-        utils::IteratorType::parallel, utils::IteratorType::parallel,
-        utils::IteratorType::reduction};
-    auto generic = linalg::GenericOp::create(
-        builder, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
-        ValueRange{init}, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value x = extend(b, l, args[0], accType);
-          Value y = extend(b, l, args[1], accType);
-          Value product = arith::MulFOp::create(b, l, x, y);
-          Value sum = arith::AddFOp::create(b, l, args[2], product);
-          linalg::YieldOp::create(b, l, sum);
-        });
-    return generic.getResult(0);
-  }
 
-  static Value extend(OpBuilder &b, Location l, Value x, Type type) {
-    if (x.getType() == type)
-      return x;
-    return arith::ExtFOp::create(b, l, type, x);
-  }
 };
 
 /// kiln.attention -> scf.for over (b, h) of linalg on [Sq, Sk] blocks.
@@ -336,7 +339,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
         rewriter, loc, zero, constIndex(rewriter, loc, batch * numHeads), one,
         ValueRange{init},
         [&](OpBuilder &builder, Location loc, Value bh, ValueRange iterArgs) {
-          BlockBuilder bb{builder, loc, builder.getContext()};
+          BlockBuilder bb{{builder, loc}};
           Value numHeadsValue = constIndex(builder, loc, numHeads);
           Value b = arith::DivUIOp::create(builder, loc, bh, numHeadsValue);
           Value h = arith::RemUIOp::create(builder, loc, bh, numHeadsValue);
@@ -394,7 +397,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
                   Value bias = buildBroadcastRead(pb, pl, additiveMask,
                                                   ValueRange{b, h, i, j});
                   x = arith::AddFOp::create(
-                      pb, pl, x, BlockBuilder::extend(pb, pl, bias, computeType));
+                      pb, pl, x, AttentionBlockBuilder::extend(pb, pl, bias, computeType));
                 }
                 Value visible =
                     buildAttentionVisible(pb, pl, visibility, b, h, i, j);

@@ -14,6 +14,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
@@ -83,6 +84,29 @@ Value buildAttentionDropoutKeep(OpBuilder &builder, Location loc, Value seed,
 /// AttentionGrad.cpp: kiln.attention_grad. Called by
 /// populateAttentionPatterns.
 void populateAttentionGradPatterns(RewritePatternSet &patterns);
+
+/// linalg helpers on the 2-D blocks of one (batch, head), shared by the
+/// forward and the backward lowering.
+struct AttentionBlockBuilder {
+  OpBuilder &builder;
+  Location loc;
+
+  /// The map (d0, ..., d{numDims-1}) -> (d{dims[0]}, d{dims[1]}, ...).
+  AffineMap map(unsigned numDims, ArrayRef<unsigned> dims);
+
+  /// Reduces a [Sq, Sk] block over its second dim into `init` ([Sq]).
+  Value
+  reduceRows(Value block, Value init,
+             function_ref<Value(OpBuilder &, Location, Value, Value)> combine);
+
+  /// init[d0, d1] += sum_d2 lhs(lhsMap) * rhs(rhsMap), the operands extended
+  /// to the accumulator's type.
+  Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
+                 Value init);
+
+  /// Extends the float scalar `x` to `type` (identity if equal).
+  static Value extend(OpBuilder &b, Location l, Value x, Type type);
+};
 
 } // namespace mlir::kiln
 

@@ -45,19 +45,10 @@ using BodyFn =
     function_ref<Value(OpBuilder &, Location, ValueRange, Value, Value)>;
 
 /// linalg helpers on the blocks of one (b, h), in the compute type.
-struct GradBlockBuilder {
-  OpBuilder &builder;
-  Location loc;
+struct GradBlockBuilder : AttentionBlockBuilder {
   Type computeType;
 
   MLIRContext *context() { return builder.getContext(); }
-
-  AffineMap map(unsigned numDims, ArrayRef<unsigned> dims) {
-    SmallVector<AffineExpr> exprs;
-    for (unsigned dim : dims)
-      exprs.push_back(getAffineDimExpr(dim, context()));
-    return AffineMap::get(numDims, 0, exprs, context());
-  }
 
   Value constant(OpBuilder &b, Location l, double value) {
     return arith::ConstantOp::create(b, l, b.getFloatAttr(computeType, value));
@@ -68,12 +59,6 @@ struct GradBlockBuilder {
     Value scalar = arith::ConstantOp::create(builder, loc,
                                              builder.getFloatAttr(type, value));
     return linalg::FillOp::create(builder, loc, scalar, empty).getResult(0);
-  }
-
-  static Value extend(OpBuilder &b, Location l, Value x, Type type) {
-    if (x.getType() == type)
-      return x;
-    return arith::ExtFOp::create(b, l, type, x);
   }
 
   /// A fresh 2-D block of `shape` and `type`: out[i, j] = body(ins..., i, j),
@@ -101,39 +86,8 @@ struct GradBlockBuilder {
   reduceRows(Value block, double initValue,
              function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
     int64_t rows = cast<RankedTensorType>(block.getType()).getDimSize(0);
-    Value init = filled({rows}, computeType, initValue);
-    SmallVector<AffineMap> maps = {map(2, {0, 1}), map(2, {0})};
-    SmallVector<utils::IteratorType> iterators = {
-        utils::IteratorType::parallel, utils::IteratorType::reduction};
-    auto generic = linalg::GenericOp::create(
-        builder, loc, TypeRange{init.getType()}, ValueRange{block},
-        ValueRange{init}, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, combine(b, l, args[0], args[1]));
-        });
-    return generic.getResult(0);
-  }
-
-  /// init[d0, d1] += sum_d2 lhs(lhsMap) * rhs(rhsMap), the operands extended
-  /// to the accumulator's type.
-  Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
-                 Value init) {
-    Type accType = cast<RankedTensorType>(init.getType()).getElementType();
-    SmallVector<AffineMap> maps = {lhsMap, rhsMap, map(3, {0, 1})};
-    SmallVector<utils::IteratorType> iterators = {
-        utils::IteratorType::parallel, utils::IteratorType::parallel,
-        utils::IteratorType::reduction};
-    auto generic = linalg::GenericOp::create(
-        builder, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
-        ValueRange{init}, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value x = extend(b, l, args[0], accType);
-          Value y = extend(b, l, args[1], accType);
-          Value product = arith::MulFOp::create(b, l, x, y);
-          Value sum = arith::AddFOp::create(b, l, args[2], product);
-          linalg::YieldOp::create(b, l, sum);
-        });
-    return generic.getResult(0);
+    return AttentionBlockBuilder::reduceRows(
+        block, filled({rows}, computeType, initValue), combine);
   }
 
   /// Rounds a tensor of the compute type to `type` (identity if equal).
@@ -242,7 +196,7 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
 
     Type computeType = elementType.getWidth() < 32 ? Type(rewriter.getF32Type())
                                                    : Type(elementType);
-    GradBlockBuilder top{rewriter, loc, computeType};
+    GradBlockBuilder top{{rewriter, loc}, computeType};
 
     // The predicate's parameters, as AttentionVisibility::get reads them
     // from a kiln.attention.
@@ -322,7 +276,7 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
         rewriter, loc, zero, constIndex(rewriter, loc, batch * numKVHeads), one,
         outerInits,
         [&](OpBuilder &builder, Location loc, Value bg, ValueRange outerArgs) {
-          GradBlockBuilder gb{builder, loc, computeType};
+          GradBlockBuilder gb{{builder, loc}, computeType};
           Value numKVValue = constIndex(builder, loc, numKVHeads);
           Value b = arith::DivUIOp::create(builder, loc, bg, numKVValue);
           Value g = arith::RemUIOp::create(builder, loc, bg, numKVValue);
@@ -341,7 +295,7 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
               constIndex(builder, loc, groupSize), constIndex(builder, loc, 1),
               innerInits,
               [&](OpBuilder &builder, Location loc, Value r, ValueRange args) {
-                GradBlockBuilder bb{builder, loc, computeType};
+                GradBlockBuilder bb{{builder, loc}, computeType};
                 Value h = arith::AddIOp::create(
                     builder, loc,
                     arith::MulIOp::create(builder, loc, g,
@@ -381,8 +335,8 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                                                         ValueRange{b, h, i, j});
                         x = arith::AddFOp::create(
                             pb, pl, x,
-                            GradBlockBuilder::extend(pb, pl, bias,
-                                                     computeType));
+                            AttentionBlockBuilder::extend(pb, pl, bias,
+                                                          computeType));
                       }
                       Value visible =
                           buildAttentionVisible(pb, pl, visibility, b, h, i, j);
