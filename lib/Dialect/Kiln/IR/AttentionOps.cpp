@@ -349,48 +349,63 @@ LogicalResult AttentionOp::verify() {
       });
 }
 
-int64_t AttentionOp::getNumQueryHeads() {
-  return cast<RankedTensorType>(getQuery().getType()).getDimSize(1);
+//===----------------------------------------------------------------------===//
+// Accessors shared by kiln.attention and kiln.attention_grad
+//===----------------------------------------------------------------------===//
+
+template <typename OpT> static int64_t numQueryHeadsOf(OpT op) {
+  return cast<RankedTensorType>(op.getQuery().getType()).getDimSize(1);
 }
 
-int64_t AttentionOp::getNumKVHeads() {
-  return cast<RankedTensorType>(getKey().getType()).getDimSize(1);
+template <typename OpT> static int64_t numKVHeadsOf(OpT op) {
+  return cast<RankedTensorType>(op.getKey().getType()).getDimSize(1);
 }
 
-int64_t AttentionOp::getGroupSize() {
-  int64_t numKVHeads = getNumKVHeads();
+template <typename OpT> static int64_t groupSizeOf(OpT op) {
+  int64_t numKVHeads = numKVHeadsOf(op);
   // Hkv = 0 only verifies together with Hq = 0; guard anyway.
   if (numKVHeads == 0)
     return 1;
-  return getNumQueryHeads() / numKVHeads;
+  return numQueryHeadsOf(op) / numKVHeads;
 }
 
-double AttentionOp::getEffectiveScale() {
-  if (FloatAttr scale = getScaleAttr())
+template <typename OpT> static double effectiveScaleOf(OpT op) {
+  if (FloatAttr scale = op.getScaleAttr())
     return scale.getValueAsDouble();
-  int64_t headDim = cast<RankedTensorType>(getQuery().getType()).getDimSize(3);
+  int64_t headDim =
+      cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3);
   if (headDim <= 0)
     return 1.0;
   return 1.0 / std::sqrt(static_cast<double>(headDim));
 }
 
-std::optional<int64_t> AttentionOp::getEffectiveWindowRight() {
-  if (getCausal())
+template <typename OpT>
+static std::optional<int64_t> effectiveWindowRightOf(OpT op) {
+  if (op.getCausal())
     return 0;
-  if (IntegerAttr right = getWindowRightAttr())
+  if (IntegerAttr right = op.getWindowRightAttr())
     return right.getInt();
   return std::nullopt;
 }
 
-bool AttentionOp::hasBooleanMask() {
-  Value mask = getMask();
-  return mask && cast<ShapedType>(mask.getType()).getElementType().isInteger(1);
+template <typename OpT> static bool hasMaskOfElementType(OpT op, bool boolean) {
+  Value mask = op.getMask();
+  if (!mask)
+    return false;
+  Type elementType = cast<ShapedType>(mask.getType()).getElementType();
+  return boolean ? elementType.isInteger(1) : isa<FloatType>(elementType);
 }
 
+int64_t AttentionOp::getNumQueryHeads() { return numQueryHeadsOf(*this); }
+int64_t AttentionOp::getNumKVHeads() { return numKVHeadsOf(*this); }
+int64_t AttentionOp::getGroupSize() { return groupSizeOf(*this); }
+double AttentionOp::getEffectiveScale() { return effectiveScaleOf(*this); }
+std::optional<int64_t> AttentionOp::getEffectiveWindowRight() {
+  return effectiveWindowRightOf(*this);
+}
+bool AttentionOp::hasBooleanMask() { return hasMaskOfElementType(*this, true); }
 bool AttentionOp::hasAdditiveMask() {
-  Value mask = getMask();
-  return mask &&
-         isa<FloatType>(cast<ShapedType>(mask.getType()).getElementType());
+  return hasMaskOfElementType(*this, false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -533,45 +548,16 @@ LogicalResult AttentionGradOp::verify() {
       });
 }
 
-int64_t AttentionGradOp::getNumQueryHeads() {
-  return cast<RankedTensorType>(getQuery().getType()).getDimSize(1);
-}
-
-int64_t AttentionGradOp::getNumKVHeads() {
-  return cast<RankedTensorType>(getKey().getType()).getDimSize(1);
-}
-
-int64_t AttentionGradOp::getGroupSize() {
-  int64_t numKVHeads = getNumKVHeads();
-  if (numKVHeads == 0)
-    return 1;
-  return getNumQueryHeads() / numKVHeads;
-}
-
-double AttentionGradOp::getEffectiveScale() {
-  if (FloatAttr scale = getScaleAttr())
-    return scale.getValueAsDouble();
-  int64_t headDim = cast<RankedTensorType>(getQuery().getType()).getDimSize(3);
-  if (headDim <= 0)
-    return 1.0;
-  return 1.0 / std::sqrt(static_cast<double>(headDim));
-}
-
+int64_t AttentionGradOp::getNumQueryHeads() { return numQueryHeadsOf(*this); }
+int64_t AttentionGradOp::getNumKVHeads() { return numKVHeadsOf(*this); }
+int64_t AttentionGradOp::getGroupSize() { return groupSizeOf(*this); }
+double AttentionGradOp::getEffectiveScale() { return effectiveScaleOf(*this); }
 std::optional<int64_t> AttentionGradOp::getEffectiveWindowRight() {
-  if (getCausal())
-    return 0;
-  if (IntegerAttr right = getWindowRightAttr())
-    return right.getInt();
-  return std::nullopt;
+  return effectiveWindowRightOf(*this);
 }
-
 bool AttentionGradOp::hasBooleanMask() {
-  Value mask = getMask();
-  return mask && cast<ShapedType>(mask.getType()).getElementType().isInteger(1);
+  return hasMaskOfElementType(*this, true);
 }
-
 bool AttentionGradOp::hasAdditiveMask() {
-  Value mask = getMask();
-  return mask &&
-         isa<FloatType>(cast<ShapedType>(mask.getType()).getElementType());
+  return hasMaskOfElementType(*this, false);
 }
