@@ -70,4 +70,33 @@ def KilnPrepareEntryPointsPass
   ];
 }
 
+def ConvertKilnAttentionToGPUPass
+    : Pass<"convert-kiln-attention-to-gpu", "ModuleOp"> {
+  let summary = "Lower kiln.attention and kiln.attention_grad to GPU kernels";
+  let description = [{
+    Replaces each `kiln.attention` and `kiln.attention_grad` on tensors with a
+    hand-scheduled `gpu.launch`: tiles of Q against tiles of K/V staged in
+    workgroup (shared) memory, online softmax with a running max and sum,
+    tensor-core `nvgpu.mma.sync` for f16/bf16 with f32 accumulation. The
+    forward saves the row log-sum-exp; the backward recomputes P from it.
+    Operands enter through `bufferization.to_buffer` and results leave
+    through `bufferization.to_tensor`, so one-shot bufferization sees an
+    ordinary tensor program around the launches.
+
+    The forward lives in `lib/Conversion/KilnToGPU/AttentionForward.cpp`, the
+    backward in `AttentionBackward.cpp`; see docs/GPUBackend.md.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // KILN_CONVERSION_PASSES_TD

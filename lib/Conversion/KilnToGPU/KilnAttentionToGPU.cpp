@@ -1,0 +1,46 @@
+//===- KilnAttentionToGPU.cpp - convert-kiln-attention-to-gpu -------------===//
+
+#include "PopulatePatterns.h"
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_CONVERTKILNATTENTIONTOGPUPASS
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+struct ConvertKilnAttentionToGPUPass
+    : kiln::impl::ConvertKilnAttentionToGPUPassBase<
+          ConvertKilnAttentionToGPUPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet owningPatterns(context);
+    populateAttentionForwardToGPUPatterns(owningPatterns);
+    populateAttentionBackwardToGPUPatterns(owningPatterns);
+    patterns = FrozenRewritePatternSet(std::move(owningPatterns));
+    return success();
+  }
+
+  void runOnOperation() override {
+    // Each pattern replaces one attention op by a launch; nothing it creates
+    // matches again, so one top-down sweep without folding suffices.
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true).enableFolding(false);
+    if (failed(applyPatternsGreedily(getOperation(), patterns, config)))
+      signalPassFailure();
+  }
+
+  FrozenRewritePatternSet patterns;
+};
+
+} // namespace
