@@ -237,7 +237,8 @@ static std::string formatSignature(const EntryPoint &function) {
 /// Records the public functions' signatures; fails (with a diagnostic) on a
 /// type the C ABI cannot pass or a name that is not a C identifier.
 static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
-                                            SmallVectorImpl<EntryPoint> &out) {
+                                            SmallVectorImpl<EntryPoint> &out,
+                                            bool cuda) {
   StringSet<> names;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
     if (!func.isPublic() || func.isExternal())
@@ -250,6 +251,12 @@ static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
              << " is not a C identifier, so kiln-compile cannot name its C "
                 "function kiln_"
              << function.name << " (rename it or make it private)";
+    // A GPU library also exports kiln_last_error.
+    if (cuda && function.name == "last_error")
+      return func.emitError()
+             << "the C function of @last_error would be kiln_last_error, "
+                "which a --target=cuda library defines itself (rename "
+                "@last_error or make it private)";
     names.insert(function.name);
     auto record = [&](mlir::TypeRange types, StringRef kind,
                       SmallVectorImpl<Spec> &specs) -> mlir::LogicalResult {
@@ -772,7 +779,7 @@ int main(int argc, char **argv) {
     return 1;
 
   SmallVector<EntryPoint> functions;
-  if (failed(collectFunctions(*module, functions)))
+  if (failed(collectFunctions(*module, functions, cuda)))
     return 1;
 
   auto pipelineStart = std::chrono::steady_clock::now();
