@@ -140,11 +140,17 @@ bool ensureDriver() {
   return true;
 }
 
-/// Checks a driver call: on failure, records `what` with the result's name.
-bool check(CUresult result, const char *what) {
+/// Checks a driver call: on failure, records what was called (a printf
+/// format, formatted only then) with the result's name.
+__attribute__((format(printf, 2, 3))) bool check(CUresult result,
+                                                 const char *format, ...) {
   if (result == CUDA_SUCCESS)
     return true;
-  char text[256];
+  char what[512], text[256];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(what, sizeof(what), format, args);
+  va_end(args);
   formatResult(result, text, sizeof(text));
   reportError("%s failed: %s", what, text);
   return false;
@@ -154,7 +160,7 @@ bool check(CUresult result, const char *what) {
 /// error, and a failure of theirs never replaces the first error.
 void checkCleanup(CUresult result, const char *what) {
   if (!hasError)
-    check(result, what);
+    check(result, "%s", what);
 }
 
 //===----------------------------------------------------------------------===//
@@ -197,9 +203,8 @@ public:
     CUcontext context = primaryContexts[ordinal];
     if (!context) {
       CUdevice device;
-      char what[64];
-      snprintf(what, sizeof(what), "cuDeviceGet(%d)", int(ordinal));
-      if (check(driver.cuDeviceGet(&device, ordinal), what) &&
+      if (check(driver.cuDeviceGet(&device, ordinal), "cuDeviceGet(%d)",
+                int(ordinal)) &&
           check(driver.cuDevicePrimaryCtxRetain(&context, device),
                 "cuDevicePrimaryCtxRetain"))
         primaryContexts[ordinal] = context;
@@ -383,9 +388,8 @@ extern "C" void *mgpuModuleGetFunction(void *handle, const char *name) {
   if (!loaded)
     return nullptr;
   CUfunction function = nullptr;
-  char what[256];
-  snprintf(what, sizeof(what), "cuModuleGetFunction(\"%s\")", name);
-  check(driver.cuModuleGetFunction(&function, loaded, name), what);
+  check(driver.cuModuleGetFunction(&function, loaded, name),
+        "cuModuleGetFunction(\"%s\")", name);
   return function;
 }
 
@@ -395,14 +399,11 @@ static bool allowSharedMemory(CUfunction function, int32_t smem) {
   constexpr int32_t kDefaultLimit = 48 * 1024;
   if (smem <= kDefaultLimit)
     return true;
-  char what[128];
-  snprintf(what, sizeof(what),
-           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d)",
-           int(smem));
   return check(driver.cuFuncSetAttribute(
                    function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                    smem),
-               what);
+               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d)",
+               int(smem));
 }
 
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
@@ -419,16 +420,13 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
   auto *kernel = static_cast<CUfunction>(function);
   if (!allowSharedMemory(kernel, smem))
     return;
-  char what[256];
-  snprintf(what, sizeof(what),
-           "cuLaunchKernel(grid %ldx%ldx%ld, block %ldx%ldx%ld, %d bytes of "
-           "shared memory)",
-           long(gridX), long(gridY), long(gridZ), long(blockX), long(blockY),
-           long(blockZ), int(smem));
   check(driver.cuLaunchKernel(kernel, gridX, gridY, gridZ, blockX, blockY,
                               blockZ, smem, static_cast<CUstream>(stream),
                               params, extra),
-        what);
+        "cuLaunchKernel(grid %ldx%ldx%ld, block %ldx%ldx%ld, %d bytes of "
+        "shared memory)",
+        long(gridX), long(gridY), long(gridZ), long(blockX), long(blockY),
+        long(blockZ), int(smem));
 }
 
 extern "C" void mgpuLaunchClusterKernel(
@@ -576,24 +574,18 @@ extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
   if (!scope.ok)
     return nullptr;
   CUdeviceptr pointer = 0;
-  char what[96];
+  auto bytes = static_cast<unsigned long long>(sizeBytes);
   if (isHostShared) {
-    snprintf(what, sizeof(what), "cuMemAllocManaged(%llu bytes)",
-             static_cast<unsigned long long>(sizeBytes));
-    check(driver.cuMemAllocManaged(&pointer, sizeBytes,
-                                   CU_MEM_ATTACH_GLOBAL),
-          what);
+    check(driver.cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL),
+          "cuMemAllocManaged(%llu bytes)", bytes);
   } else if (hasMemoryPools()) {
     // Stream-ordered: no device-wide synchronization, unlike cuMemAlloc.
-    snprintf(what, sizeof(what), "cuMemAllocAsync(%llu bytes)",
-             static_cast<unsigned long long>(sizeBytes));
     check(driver.cuMemAllocAsync(&pointer, sizeBytes,
                                  static_cast<CUstream>(stream)),
-          what);
+          "cuMemAllocAsync(%llu bytes)", bytes);
   } else {
-    snprintf(what, sizeof(what), "cuMemAlloc(%llu bytes)",
-             static_cast<unsigned long long>(sizeBytes));
-    check(driver.cuMemAlloc(&pointer, sizeBytes), what);
+    check(driver.cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc(%llu bytes)",
+          bytes);
   }
   return reinterpret_cast<void *>(pointer);
 }
@@ -625,12 +617,10 @@ extern "C" void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
   if (!scope.ok)
     return;
   // Unified addressing: the driver tells host from device pointers.
-  char what[96];
-  snprintf(what, sizeof(what), "cuMemcpyAsync(%zu bytes)", sizeBytes);
   check(driver.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                              reinterpret_cast<CUdeviceptr>(src), sizeBytes,
                              static_cast<CUstream>(stream)),
-        what);
+        "cuMemcpyAsync(%zu bytes)", sizeBytes);
 }
 
 extern "C" void mgpuMemset16(void *dst, unsigned short value, size_t count,
