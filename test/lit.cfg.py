@@ -21,3 +21,12 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-run", "kiln-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The CUDA toolkit's ptxas, for the tests that assemble generated PTX; MLIR's
+# NVVM serializer finds libdevice through CUDA_HOME.
+import shutil
+ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.environment["CUDA_HOME"] = os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))

@@ -86,6 +86,9 @@ def ConvertKilnAttentionToGPUPass
     The forward lives in `lib/Conversion/KilnToGPU/AttentionForward.cpp`, the
     backward in `AttentionBackward.cpp`; see docs/GPUBackend.md.
   }];
+  let options = [
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true", "Use tensor-core mma for f16/bf16 attention">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",

@@ -1,11 +1,904 @@
-//===- AttentionForward.cpp - kiln attention forward pass on the GPU -----------===//
+//===- AttentionForward.cpp - kiln.attention as a GPU flash kernel --------===//
+//
+// kiln.attention on tensors becomes a gpu.launch between
+// bufferization.to_buffer of its operands and bufferization.to_tensor of a
+// fresh result buffer. The kernel is FlashAttention's forward: one block per
+// (batch, query head, tile of query rows); tiles of K and V are staged in
+// workgroup memory once per block; each query row keeps a running max m, a
+// running sum l and its output accumulator, rescaled whenever m grows, and
+// writes O = acc / l once (0 for an empty row). No [Sq, Sk] buffer exists.
+//
+// The visibility predicate and the dropout draw are the builders of the CPU
+// lowering (KilnToLinalg/Attention.h), called on memrefs, so the CPU and the
+// GPU share one definition of every mask form.
+//
+// See docs/GPUAttention.md.
+//
+//===----------------------------------------------------------------------===//
 
+#include "AttentionKernels.h"
 #include "PopulatePatterns.h"
 
+#include "../KilnToLinalg/Attention.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include "llvm/Support/Debug.h"
+
+#include <limits>
+
+#define DEBUG_TYPE "kiln-attention-to-gpu"
 
 using namespace mlir;
 using namespace mlir::kiln;
 
+namespace {
+
+/// The largest head dim the kernels keep in registers / workgroup memory.
+constexpr int64_t kMaxHeadDim = 256;
+/// Query rows per block of the SIMT kernel: one thread per row.
+constexpr int64_t kSimtRows = 64;
+/// Workgroup bytes the SIMT kernel's K and V tiles may take together.
+constexpr int64_t kSimtTileBytes = 32 * 1024;
+
+/// Everything the kernels read from one attention op: static sizes,
+/// attributes, and the buffers of its operands.
+struct ForwardConfig {
+  FloatType elementType;
+  /// f32 for f16/bf16/f32, f64 for f64.
+  FloatType computeType;
+  int64_t batch, numHeads, numQueries, numKeys, keyDim, valueDim, groupSize;
+  double scale;
+  std::optional<double> softcap;
+  double dropout;
+  /// The predicate's parameters, on memrefs.
+  AttentionVisibility visibility;
+  Value query, key, value, additiveMask, seed, out, lse;
+};
+
+/// Small IR helpers bound to one builder and location.
+struct KernelBuilder {
+  OpBuilder &b;
+  Location loc;
+  FloatType computeType;
+
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value fconst(double value) {
+    return arith::ConstantOp::create(b, loc,
+                                     b.getFloatAttr(computeType, value));
+  }
+  Value negInf() { return fconst(-std::numeric_limits<double>::infinity()); }
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y);
+  }
+  Value sub(Value x, Value y) {
+    return arith::SubIOp::create(b, loc, x, y);
+  }
+  Value mul(Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y);
+  }
+  Value min(Value x, Value y) {
+    return arith::MinSIOp::create(b, loc, x, y);
+  }
+  Value max(Value x, Value y) {
+    return arith::MaxSIOp::create(b, loc, x, y);
+  }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
+  }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value feq(Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  /// Extends (or truncates) the float `x` to `type`.
+  Value convert(Value x, Type type) {
+    unsigned from = cast<FloatType>(x.getType()).getWidth();
+    unsigned to = cast<FloatType>(type).getWidth();
+    if (x.getType() == type)
+      return x;
+    if (from < to)
+      return arith::ExtFOp::create(b, loc, type, x);
+    return arith::TruncFOp::create(b, loc, type, x);
+  }
+
+  /// scf.for lb..ub step `step` with `inits`; `body` returns the yielded
+  /// values.
+  scf::ForOp loop(Value lb, Value ub, Value step, ValueRange inits,
+                  function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    return scf::ForOp::create(
+        b, loc, lb, ub, step, inits,
+        [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          scf::YieldOp::create(b, loc, body(iv, args));
+        });
+  }
+  /// scf.if `cond` without results.
+  void ifThen(Value cond, function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    body();
+  }
+  /// scf.if `cond` yielding `then()` or `otherwise` (values defined above).
+  SmallVector<Value> ifElse(Value cond, ValueRange otherwise,
+                            function_ref<SmallVector<Value>()> then) {
+    auto ifOp = scf::IfOp::create(b, loc, otherwise.getTypes(), cond,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      scf::YieldOp::create(b, loc, then());
+      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      scf::YieldOp::create(b, loc, otherwise);
+    }
+    return SmallVector<Value>(ifOp.getResults());
+  }
+};
+
+/// Returns the workgroup (shared) memref type of `shape` x `type`.
+static MemRefType workgroupType(ArrayRef<int64_t> shape, Type type) {
+  MLIRContext *context = type.getContext();
+  return MemRefType::get(
+      shape, type, AffineMap(),
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
+}
+
+/// Returns the private (per-thread) memref type of `shape` x `type`.
+static MemRefType privateType(ArrayRef<int64_t> shape, Type type) {
+  MLIRContext *context = type.getContext();
+  return MemRefType::get(
+      shape, type, AffineMap(),
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Private));
+}
+
+/// The score t[i, j] of query row `i` and key `j` from the raw dot product:
+/// cap(scale * dot) + mask_add if visible, else -inf (the CPU lowering's
+/// order of operations).
+static Value buildLogit(KernelBuilder &kb, const ForwardConfig &c, Value dot,
+                        Value b, Value h, Value i, Value j) {
+  Value x = kb.fmul(dot, kb.fconst(c.scale));
+  if (c.softcap) {
+    Value cap = kb.fconst(*c.softcap);
+    x = kb.fmul(cap, math::TanhOp::create(
+                         kb.b, kb.loc, arith::DivFOp::create(kb.b, kb.loc, x,
+                                                             cap)));
+  }
+  if (c.additiveMask) {
+    Value bias = buildBroadcastRead(kb.b, kb.loc, c.additiveMask,
+                                    ValueRange{b, h, i, j});
+    x = kb.fadd(x, kb.convert(bias, c.computeType));
+  }
+  Value visible =
+      buildAttentionVisible(kb.b, kb.loc, c.visibility, b, h, i, j);
+  return kb.select(visible, x, kb.negInf());
+}
+
+/// Returns the block-uniform key range [lo, hi) that can hold a key visible
+/// to a query row in [rowBegin, rowEnd] (inclusive, rowEnd < Sq): the band's
+/// edges and the key length. The per-entry predicate still decides; this
+/// only skips key tiles that no row of the block sees (half of them under
+/// `causal`).
+static std::pair<Value, Value> buildKeyRange(KernelBuilder &kb,
+                                             const ForwardConfig &c,
+                                             Value batchIndex, Value rowBegin,
+                                             Value rowEnd) {
+  const AttentionVisibility &vis = c.visibility;
+  Value lo = kb.index(0);
+  Value hi = kb.index(c.numKeys);
+  // The same "bounded" rule as buildAttentionVisible: an edge of Sq + Sk or
+  // more excludes nothing.
+  int64_t unbounded = c.numQueries + c.numKeys;
+  int64_t offset = vis.alignment == AttentionAlignment::bottom_right
+                       ? c.numKeys - c.numQueries
+                       : 0;
+  if (vis.windowLeft && *vis.windowLeft < unbounded)
+    lo = kb.max(lo, kb.add(rowBegin, kb.index(offset - *vis.windowLeft)));
+  if (vis.windowRight && *vis.windowRight < unbounded)
+    hi = kb.min(hi, kb.add(rowEnd, kb.index(offset + *vis.windowRight + 1)));
+  if (vis.keyLengths)
+    hi = kb.min(hi, buildClampedLength(kb.b, kb.loc, vis.keyLengths,
+                                       batchIndex, c.numKeys));
+  return {lo, hi};
+}
+
+//===----------------------------------------------------------------------===//
+// The SIMT kernel: every dtype, every mask form
+//===----------------------------------------------------------------------===//
+
+/// Keys per K/V tile of the SIMT kernel: the largest power of two <= 64
+/// whose K and V tiles fit in kSimtTileBytes.
+static int64_t getSimtKeyTile(const ForwardConfig &c) {
+  FloatType element = c.elementType;
+  int64_t rowBytes = (c.keyDim + c.valueDim) * element.getWidth() / 8;
+  int64_t tile = 64;
+  while (tile > 1 && tile * rowBytes > kSimtTileBytes)
+    tile /= 2;
+  return tile;
+}
+
+/// One block of kSimtRows threads per (query tile, query head, batch); thread
+/// t owns query row i = tile * kSimtRows + t: its q row, its scores of the
+/// current key tile and its output accumulator in private memory, m and l in
+/// registers. All threads stage each K/V tile in workgroup memory.
+static void buildSimtKernel(OpBuilder &builder, Location loc,
+                            const ForwardConfig &c) {
+  int64_t rows = kSimtRows;
+  int64_t keyTile = getSimtKeyTile(c);
+  KernelBuilder kb{builder, loc, c.computeType};
+  Value one = kb.index(1);
+  Value numRowTiles = kb.index(llvm::divideCeil(c.numQueries, rows));
+  SmallVector<Type> workgroup = {
+      workgroupType({keyTile, c.keyDim}, c.elementType),
+      workgroupType({keyTile, c.valueDim}, c.elementType)};
+  SmallVector<Type> priv = {privateType({c.keyDim}, c.computeType),
+                            privateType({c.valueDim}, c.computeType),
+                            privateType({keyTile}, c.computeType)};
+  auto launch = gpu::LaunchOp::create(
+      builder, loc, numRowTiles, kb.index(c.numHeads), kb.index(c.batch),
+      kb.index(rows), one, one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup, priv);
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&launch.getBody().front());
+  Value keyTileSmem = launch.getWorkgroupAttributions()[0];
+  Value valueTileSmem = launch.getWorkgroupAttributions()[1];
+  Value qRow = launch.getPrivateAttributions()[0];
+  Value acc = launch.getPrivateAttributions()[1];
+  Value scores = launch.getPrivateAttributions()[2];
+
+  Value tileIndex = launch.getBlockIds().x;
+  Value h = launch.getBlockIds().y;
+  Value b = launch.getBlockIds().z;
+  Value tid = launch.getThreadIds().x;
+  Value zero = kb.index(0);
+  Value g = arith::DivUIOp::create(builder, loc, h, kb.index(c.groupSize));
+  Value rowBegin = kb.mul(tileIndex, kb.index(rows));
+  Value i = kb.add(rowBegin, tid);
+  Value rowValid = kb.lt(i, kb.index(c.numQueries));
+  Value rowEnd =
+      kb.min(kb.add(rowBegin, kb.index(rows - 1)), kb.index(c.numQueries - 1));
+  Value seed;
+  if (c.dropout > 0.0)
+    seed = memref::LoadOp::create(builder, loc, c.seed, ValueRange{});
+
+  // q row and accumulator.
+  kb.ifThen(rowValid, [&] {
+    kb.loop(zero, kb.index(c.keyDim), one, {}, [&](Value d, ValueRange) {
+      Value x = memref::LoadOp::create(builder, loc, c.query,
+                                       ValueRange{b, h, i, d});
+      memref::StoreOp::create(builder, loc, kb.convert(x, c.computeType),
+                              qRow, d);
+      return SmallVector<Value>{};
+    });
+    kb.loop(zero, kb.index(c.valueDim), one, {}, [&](Value d, ValueRange) {
+      memref::StoreOp::create(builder, loc, kb.fconst(0.0), acc, d);
+      return SmallVector<Value>{};
+    });
+  });
+
+  auto [keyBegin, keyEnd] = buildKeyRange(kb, c, b, rowBegin, rowEnd);
+  Value keyTileSize = kb.index(keyTile);
+  auto tiles = kb.loop(
+      keyBegin, keyEnd, keyTileSize, {kb.negInf(), kb.fconst(0.0)},
+      [&](Value kt, ValueRange state) -> SmallVector<Value> {
+        Value count = kb.min(keyTileSize, kb.sub(keyEnd, kt));
+        // Stage K[b, g, kt:kt+count] and V likewise, all threads
+        // cooperatively (consecutive threads read consecutive elements).
+        gpu::BarrierOp::create(builder, loc);
+        auto stage = [&](Value source, Value tile, int64_t dim) {
+          kb.loop(tid, kb.index(keyTile * dim), kb.index(rows), {},
+                  [&](Value e, ValueRange) {
+                    Value dimValue = kb.index(dim);
+                    Value r = arith::DivUIOp::create(builder, loc, e, dimValue);
+                    Value d = arith::RemUIOp::create(builder, loc, e, dimValue);
+                    kb.ifThen(kb.lt(r, count), [&] {
+                      Value x = memref::LoadOp::create(
+                          builder, loc, source,
+                          ValueRange{b, g, kb.add(kt, r), d});
+                      memref::StoreOp::create(builder, loc, x, tile,
+                                              ValueRange{r, d});
+                    });
+                    return SmallVector<Value>{};
+                  });
+        };
+        stage(c.key, keyTileSmem, c.keyDim);
+        stage(c.value, valueTileSmem, c.valueDim);
+        gpu::BarrierOp::create(builder, loc);
+
+        return kb.ifElse(rowValid, state, [&]() -> SmallVector<Value> {
+          Value m = state[0], l = state[1];
+          // t[r] for the keys of the tile, and their max.
+          Value tileMax =
+              kb.loop(zero, count, one, {kb.negInf()},
+                      [&](Value r, ValueRange mx) -> SmallVector<Value> {
+                        Value dot =
+                            kb.loop(zero, kb.index(c.keyDim), one,
+                                    {kb.fconst(0.0)},
+                                    [&](Value d, ValueRange sum)
+                                        -> SmallVector<Value> {
+                                      Value k = memref::LoadOp::create(
+                                          builder, loc, keyTileSmem,
+                                          ValueRange{r, d});
+                                      Value q = memref::LoadOp::create(
+                                          builder, loc, qRow, d);
+                                      return {kb.fadd(
+                                          sum[0],
+                                          kb.fmul(q, kb.convert(
+                                                         k, c.computeType)))};
+                                    })
+                                .getResult(0);
+                        Value t = buildLogit(kb, c, dot, b, h, i,
+                                             kb.add(kt, r));
+                        memref::StoreOp::create(builder, loc, t, scores, r);
+                        return {arith::MaximumFOp::create(builder, loc, mx[0],
+                                                          t)};
+                      })
+                  .getResult(0);
+          // Online softmax: rescale by exp(m - m'), where m' = max(m, tile
+          // max); nothing to rescale while the row has seen no visible key.
+          Value newMax = arith::MaximumFOp::create(builder, loc, m, tileMax);
+          Value stillEmpty = kb.feq(newMax, kb.negInf());
+          Value alpha = kb.select(stillEmpty, kb.fconst(1.0),
+                                  kb.exp(kb.fsub(m, newMax)));
+          kb.loop(zero, kb.index(c.valueDim), one, {},
+                  [&](Value d, ValueRange) {
+                    Value a = memref::LoadOp::create(builder, loc, acc, d);
+                    memref::StoreOp::create(builder, loc, kb.fmul(a, alpha),
+                                            acc, d);
+                    return SmallVector<Value>{};
+                  });
+          Value newSum =
+              kb.loop(
+                    zero, count, one, {kb.fmul(l, alpha)},
+                    [&](Value r, ValueRange sum) -> SmallVector<Value> {
+                      Value t = memref::LoadOp::create(builder, loc, scores, r);
+                      Value p = kb.select(kb.feq(t, kb.negInf()),
+                                          kb.fconst(0.0),
+                                          kb.exp(kb.fsub(t, newMax)));
+                      // l sums every p; the dropout keep bit only weighs
+                      // the contribution to O (P' = P * Z / (1 - p)).
+                      Value w = p;
+                      if (c.dropout > 0.0) {
+                        Value keep = buildAttentionDropoutKeep(
+                            builder, loc, seed, c.dropout,
+                            {c.batch, c.numHeads, c.numQueries, c.numKeys}, b,
+                            h, i, kb.add(kt, r));
+                        w = kb.select(keep,
+                                      kb.fmul(p, kb.fconst(1.0 /
+                                                           (1.0 - c.dropout))),
+                                      kb.fconst(0.0));
+                      }
+                      kb.loop(zero, kb.index(c.valueDim), one, {},
+                              [&](Value d, ValueRange) {
+                                Value v = memref::LoadOp::create(
+                                    builder, loc, valueTileSmem,
+                                    ValueRange{r, d});
+                                Value a = memref::LoadOp::create(builder, loc,
+                                                                 acc, d);
+                                memref::StoreOp::create(
+                                    builder, loc,
+                                    kb.fadd(a, kb.fmul(w, kb.convert(
+                                                              v, c.computeType))),
+                                    acc, d);
+                                return SmallVector<Value>{};
+                              });
+                      return {kb.fadd(sum[0], p)};
+                    })
+                  .getResult(0);
+          return {newMax, newSum};
+        });
+      });
+
+  // O = acc / l, exactly 0 for an empty row (l = 0); LSE = m + log l.
+  kb.ifThen(rowValid, [&] {
+    Value m = tiles.getResult(0), l = tiles.getResult(1);
+    Value empty = kb.feq(l, kb.fconst(0.0));
+    kb.loop(zero, kb.index(c.valueDim), one, {}, [&](Value d, ValueRange) {
+      Value a = memref::LoadOp::create(builder, loc, acc, d);
+      Value o = kb.select(empty, kb.fconst(0.0),
+                          arith::DivFOp::create(builder, loc, a, l));
+      memref::StoreOp::create(builder, loc, kb.convert(o, c.elementType),
+                              c.out, ValueRange{b, h, i, d});
+      return SmallVector<Value>{};
+    });
+    if (c.lse) {
+      Value lse = kb.select(
+          empty, kb.fconst(std::numeric_limits<double>::infinity()),
+          kb.fadd(m, math::LogOp::create(builder, loc, l)));
+      Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
+      memref::StoreOp::create(builder, loc, kb.convert(lse, lseType), c.lse,
+                              ValueRange{b, h, i});
+    }
+  });
+  gpu::TerminatorOp::create(builder, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// The tensor-core kernel: f16/bf16, head dims multiples of 16 up to 128
+//===----------------------------------------------------------------------===//
+
+/// Warps per block of the mma kernel; each owns 16 query rows.
+constexpr int64_t kMmaWarps = 4;
+constexpr int64_t kMmaRows = 16 * kMmaWarps;
+/// Keys per K/V tile of the mma kernel.
+constexpr int64_t kMmaKeys = 64;
+/// Extra elements per row of the K/V tiles, so that the fragment loads of
+/// the 8 rows a warp reads at once fall in distinct banks.
+constexpr int64_t kMmaPad = 8;
+constexpr int64_t kMaxMmaHeadDim = 128;
+
+/// Returns true if the tensor-core kernel computes `c`.
+static bool useMmaKernel(const ForwardConfig &c,
+                         const AttentionGPUOptions &options) {
+  return options.tensorCores &&
+         (c.elementType.isF16() || c.elementType.isBF16()) &&
+         c.keyDim % 16 == 0 && c.valueDim % 16 == 0 &&
+         c.keyDim <= kMaxMmaHeadDim && c.valueDim <= kMaxMmaHeadDim;
+}
+
+namespace {
+/// Builders of the m16n8k16 fragments (PTX ISA, "Matrix Fragments for
+/// mma.m16n8k16 with floating point type"). With g = lane / 4 and
+/// t = lane % 4:
+///   A (16x16, row): a{0,1} (g, 2t+{0,1}), a{2,3} (g+8, 2t+{0,1}),
+///                   a{4,5} (g, 2t+8+{0,1}), a{6,7} (g+8, 2t+8+{0,1});
+///   B (16x8, col):  b{0,1} (k = 2t+{0,1}, n = g), b{2,3} (k = 2t+8+{0,1});
+///   C (16x8, f32):  c{0,1} (g, 2t+{0,1}), c{2,3} (g+8, 2t+{0,1}).
+/// Each pair of halves travels in one 32-bit register, the first in the low
+/// half: a vector<2xf16> for f16, an i32 for bf16 (nvvm.mma.sync's operand
+/// types; nvgpu.mma.sync cannot lower bf16 in MLIR 22).
+struct MmaBuilder {
+  KernelBuilder &kb;
+  FloatType elementType;
+
+  /// Packs two compute-type (f32) or element-type values into a register.
+  Value pack(Value lo, Value hi) {
+    OpBuilder &b = kb.b;
+    Location loc = kb.loc;
+    auto pairType = VectorType::get({2}, elementType);
+    Value pair = vector::FromElementsOp::create(
+        b, loc, pairType,
+        ValueRange{kb.convert(lo, elementType), kb.convert(hi, elementType)});
+    if (elementType.isF16())
+      return pair;
+    Value word = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), pair);
+    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  }
+
+  /// C += A B with four A registers, two B registers and four f32.
+  SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bRegs,
+                         ArrayRef<Value> c) {
+    OpBuilder &b = kb.b;
+    Location loc = kb.loc;
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {f32, f32, f32, f32});
+    NVVM::MMATypes ptxType =
+        elementType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+    auto op = NVVM::MmaOp::create(
+        b, loc, resultType, a, bRegs, c, ArrayRef<int64_t>{16, 8, 16},
+        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+        std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> d;
+    for (int64_t e = 0; e < 4; ++e)
+      d.push_back(LLVM::ExtractValueOp::create(b, loc, op.getRes(), e));
+    return d;
+  }
+};
+} // namespace
+
+/// Reduces `x` (f32) over the four lanes of a quad (the lanes that hold
+/// one row of a C fragment).
+static Value buildQuadReduce(KernelBuilder &kb, Value x,
+                             function_ref<Value(Value, Value)> combine) {
+  for (int32_t offset : {1, 2}) {
+    auto shuffle = gpu::ShuffleOp::create(kb.b, kb.loc, x, offset,
+                                          /*width=*/32, gpu::ShuffleMode::XOR);
+    x = combine(x, shuffle.getShuffleResult());
+  }
+  return x;
+}
+
+/// One block of four warps per (tile of 64 query rows, query head, batch);
+/// warp w owns rows 16w..16w+15 of the tile. Q fragments stay in registers
+/// for the whole block; per tile of 64 keys, S = Q Kᵀ is 8 m16n8 tiles of
+/// mma, masked per element at its (row, col), and O += P V reuses S's C
+/// fragments as P's A fragments (FlashAttention-2's register layout).
+static void buildMmaKernel(OpBuilder &builder, Location loc,
+                           const ForwardConfig &c) {
+  KernelBuilder kb{builder, loc, c.computeType};
+  MmaBuilder mb{kb, c.elementType};
+  int64_t keySteps = c.keyDim / 16, valueTiles = c.valueDim / 8;
+  constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
+  Value one = kb.index(1);
+  SmallVector<Type> workgroup = {
+      workgroupType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType),
+      workgroupType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType)};
+  auto launch = gpu::LaunchOp::create(
+      builder, loc, kb.index(llvm::divideCeil(c.numQueries, kMmaRows)),
+      kb.index(c.numHeads), kb.index(c.batch), kb.index(32 * kMmaWarps), one,
+      one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, workgroup, /*privateAttributions=*/{});
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&launch.getBody().front());
+  Value keyTileSmem = launch.getWorkgroupAttributions()[0];
+  Value valueTileSmem = launch.getWorkgroupAttributions()[1];
+  Value tileIndex = launch.getBlockIds().x;
+  Value h = launch.getBlockIds().y;
+  Value b = launch.getBlockIds().z;
+  Value tid = launch.getThreadIds().x;
+  Value zero = kb.index(0);
+  Value g = arith::DivUIOp::create(builder, loc, h, kb.index(c.groupSize));
+  Value warp = arith::DivUIOp::create(builder, loc, tid, kb.index(32));
+  Value lane = arith::RemUIOp::create(builder, loc, tid, kb.index(32));
+  Value quad = arith::DivUIOp::create(builder, loc, lane, kb.index(4));
+  Value quadLane = arith::RemUIOp::create(builder, loc, lane, kb.index(4));
+  Value twiceQuadLane = kb.mul(quadLane, kb.index(2));
+  Value rowBegin = kb.mul(tileIndex, kb.index(kMmaRows));
+  Value lastRow = kb.index(c.numQueries - 1);
+  Value rowEnd = kb.min(kb.add(rowBegin, kb.index(kMmaRows - 1)), lastRow);
+  // This thread's two rows (g and g + 8 of its warp's 16), and the same
+  // clamped into [0, Sq) for reads: rows past Sq compute garbage that is
+  // never written, but must not read out of bounds.
+  Value row0 = kb.add(kb.add(rowBegin, kb.mul(warp, kb.index(16))), quad);
+  Value rows[2] = {row0, kb.add(row0, kb.index(8))};
+  Value readRows[2] = {kb.min(rows[0], lastRow), kb.min(rows[1], lastRow)};
+  Value seed;
+  if (c.dropout > 0.0)
+    seed = memref::LoadOp::create(builder, loc, c.seed, ValueRange{});
+
+  // Q's A fragments, for every 16-column step of Dk.
+  SmallVector<SmallVector<Value>> queryFrags;
+  for (int64_t ks = 0; ks < keySteps; ++ks) {
+    Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
+    auto pairAt = [&](Value row, Value column) {
+      Value x0 = memref::LoadOp::create(builder, loc, c.query,
+                                        ValueRange{b, h, row, column});
+      Value x1 = memref::LoadOp::create(
+          builder, loc, c.query, ValueRange{b, h, row, kb.add(column, one)});
+      return mb.pack(x0, x1);
+    };
+    Value col8 = kb.add(col, kb.index(8));
+    queryFrags.push_back({pairAt(readRows[0], col), pairAt(readRows[1], col),
+                          pairAt(readRows[0], col8),
+                          pairAt(readRows[1], col8)});
+  }
+
+  auto [keyBegin, keyEnd] = buildKeyRange(kb, c, b, rowBegin, rowEnd);
+  Value keyTileSize = kb.index(kMmaKeys);
+  Value f32Zero = arith::ConstantOp::create(builder, loc,
+                                            builder.getF32FloatAttr(0.0));
+  Value f32NegInf = kb.negInf();
+  // Loop state: m and l of rows 0 and 1 (l per thread: the quad's partial
+  // sums, reduced after the loop), then the O accumulator fragments.
+  SmallVector<Value> inits = {f32NegInf, f32NegInf, f32Zero, f32Zero};
+  inits.append(4 * valueTiles, f32Zero);
+  auto tiles = kb.loop(
+      keyBegin, keyEnd, keyTileSize, inits,
+      [&](Value kt, ValueRange state) -> SmallVector<Value> {
+        // Stage K and V rows kt..kt+63 (zeros past keyEnd: a garbage V row
+        // times a zero probability could still be NaN).
+        gpu::BarrierOp::create(builder, loc);
+        Value lastKey = kb.index(c.numKeys - 1);
+        auto stage = [&](Value source, Value tile, int64_t dim) {
+          kb.loop(tid, kb.index(kMmaKeys * dim), kb.index(32 * kMmaWarps), {},
+                  [&](Value e, ValueRange) {
+                    Value dimValue = kb.index(dim);
+                    Value r = arith::DivUIOp::create(builder, loc, e, dimValue);
+                    Value d = arith::RemUIOp::create(builder, loc, e, dimValue);
+                    Value j = kb.add(kt, r);
+                    Value x = memref::LoadOp::create(
+                        builder, loc, source,
+                        ValueRange{b, g, kb.min(j, lastKey), d});
+                    Value elementZero = arith::ConstantOp::create(
+                        builder, loc, builder.getFloatAttr(c.elementType, 0.0));
+                    x = kb.select(kb.lt(j, keyEnd), x, elementZero);
+                    memref::StoreOp::create(builder, loc, x, tile,
+                                            ValueRange{r, d});
+                    return SmallVector<Value>{};
+                  });
+        };
+        stage(c.key, keyTileSmem, c.keyDim);
+        stage(c.value, valueTileSmem, c.valueDim);
+        gpu::BarrierOp::create(builder, loc);
+
+        // S = Q Kᵀ: B[k = d][n = key] = K[key][d], so b{0,1} are the two
+        // adjacent d of key row g.
+        SmallVector<SmallVector<Value>> scores;
+        for (int64_t n = 0; n < keyTiles; ++n) {
+          SmallVector<Value> acc(4, f32Zero);
+          Value keyRow = kb.add(quad, kb.index(8 * n));
+          for (int64_t ks = 0; ks < keySteps; ++ks) {
+            Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
+            auto pairAt = [&](Value column) {
+              Value x0 = memref::LoadOp::create(builder, loc, keyTileSmem,
+                                                ValueRange{keyRow, column});
+              Value x1 = memref::LoadOp::create(
+                  builder, loc, keyTileSmem,
+                  ValueRange{keyRow, kb.add(column, one)});
+              return mb.pack(x0, x1);
+            };
+            Value bRegs[2] = {pairAt(col), pairAt(kb.add(col, kb.index(8)))};
+            acc = mb.mma(queryFrags[ks], bRegs, acc);
+          }
+          scores.push_back(acc);
+        }
+
+        // t per element, at row rows[e / 2] and key kt + 8n + 2t + e % 2.
+        Value tileMax[2] = {f32NegInf, f32NegInf};
+        for (int64_t n = 0; n < keyTiles; ++n) {
+          for (int64_t e = 0; e < 4; ++e) {
+            Value j = kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
+            Value t = buildLogit(kb, c, scores[n][e], b, h, readRows[e / 2],
+                                 kb.min(j, lastKey));
+            t = kb.select(kb.lt(j, keyEnd), t, f32NegInf);
+            scores[n][e] = t;
+            tileMax[e / 2] =
+                arith::MaximumFOp::create(builder, loc, tileMax[e / 2], t);
+          }
+        }
+        Value newMax[2], alpha[2], sums[2];
+        for (int64_t r = 0; r < 2; ++r) {
+          Value quadMax = buildQuadReduce(kb, tileMax[r], [&](Value x, Value y) {
+            return arith::MaximumFOp::create(builder, loc, x, y);
+          });
+          newMax[r] = arith::MaximumFOp::create(builder, loc, state[r], quadMax);
+          alpha[r] = kb.select(kb.feq(newMax[r], f32NegInf), kb.fconst(1.0),
+                               kb.exp(kb.fsub(state[r], newMax[r])));
+          sums[r] = kb.fmul(state[2 + r], alpha[r]);
+        }
+        // P (unnormalized, then dropped out for O only).
+        for (int64_t n = 0; n < keyTiles; ++n) {
+          for (int64_t e = 0; e < 4; ++e) {
+            Value t = scores[n][e];
+            Value p = kb.select(kb.feq(t, f32NegInf), f32Zero,
+                                kb.exp(kb.fsub(t, newMax[e / 2])));
+            sums[e / 2] = kb.fadd(sums[e / 2], p);
+            if (c.dropout > 0.0) {
+              Value j =
+                  kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
+              Value keep = buildAttentionDropoutKeep(
+                  builder, loc, seed, c.dropout,
+                  {c.batch, c.numHeads, c.numQueries, c.numKeys}, b, h,
+                  readRows[e / 2], kb.min(j, lastKey));
+              p = kb.select(keep,
+                            kb.fmul(p, kb.fconst(1.0 / (1.0 - c.dropout))),
+                            f32Zero);
+            }
+            scores[n][e] = p;
+          }
+        }
+        SmallVector<Value> next = {newMax[0], newMax[1], sums[0], sums[1]};
+        SmallVector<SmallVector<Value>> out;
+        for (int64_t dn = 0; dn < valueTiles; ++dn) {
+          SmallVector<Value> acc;
+          for (int64_t e = 0; e < 4; ++e)
+            acc.push_back(kb.fmul(state[4 + 4 * dn + e], alpha[e / 2]));
+          out.push_back(acc);
+        }
+        // O += P V: P's A fragment of keys 16kk..16kk+15 is the C fragments
+        // of S tiles 2kk and 2kk+1; B[k = key][n = d] = V[key][d], so
+        // b{0,1} are keys 2t, 2t+1 (+8) of column g.
+        for (int64_t kk = 0; kk < pvSteps; ++kk) {
+          ArrayRef<Value> lo = scores[2 * kk], hi = scores[2 * kk + 1];
+          Value aRegs[4] = {mb.pack(lo[0], lo[1]), mb.pack(lo[2], lo[3]),
+                            mb.pack(hi[0], hi[1]), mb.pack(hi[2], hi[3])};
+          Value key = kb.add(twiceQuadLane, kb.index(16 * kk));
+          for (int64_t dn = 0; dn < valueTiles; ++dn) {
+            Value col = kb.add(quad, kb.index(8 * dn));
+            auto pairAt = [&](Value keyRow) {
+              Value x0 = memref::LoadOp::create(builder, loc, valueTileSmem,
+                                                ValueRange{keyRow, col});
+              Value x1 = memref::LoadOp::create(
+                  builder, loc, valueTileSmem,
+                  ValueRange{kb.add(keyRow, one), col});
+              return mb.pack(x0, x1);
+            };
+            Value bRegs[2] = {pairAt(key), pairAt(kb.add(key, kb.index(8)))};
+            out[dn] = mb.mma(aRegs, bRegs, out[dn]);
+          }
+        }
+        for (ArrayRef<Value> acc : out)
+          next.append(acc.begin(), acc.end());
+        return next;
+      });
+
+  // O = acc / l (l summed over the quad), 0 for an empty row; LSE.
+  Value sums[2];
+  for (int64_t r = 0; r < 2; ++r)
+    sums[r] = buildQuadReduce(kb, tiles.getResult(2 + r),
+                              [&](Value x, Value y) { return kb.fadd(x, y); });
+  Value numQueries = kb.index(c.numQueries);
+  for (int64_t r = 0; r < 2; ++r) {
+    kb.ifThen(kb.lt(rows[r], numQueries), [&] {
+      Value empty = kb.feq(sums[r], f32Zero);
+      for (int64_t dn = 0; dn < valueTiles; ++dn) {
+        for (int64_t e = 2 * r; e < 2 * r + 2; ++e) {
+          Value a = tiles.getResult(4 + 4 * dn + e);
+          Value o = kb.select(empty, f32Zero,
+                              arith::DivFOp::create(builder, loc, a, sums[r]));
+          Value col = kb.add(twiceQuadLane, kb.index(8 * dn + e % 2));
+          memref::StoreOp::create(builder, loc, kb.convert(o, c.elementType),
+                                  c.out, ValueRange{b, h, rows[r], col});
+        }
+      }
+      if (c.lse) {
+        kb.ifThen(kb.lt(quadLane, one), [&] {
+          Value lse = kb.select(
+              empty, kb.fconst(std::numeric_limits<double>::infinity()),
+              kb.fadd(tiles.getResult(r),
+                      math::LogOp::create(builder, loc, sums[r])));
+          Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
+          memref::StoreOp::create(builder, loc, kb.convert(lse, lseType),
+                                  c.lse, ValueRange{b, h, rows[r]});
+        });
+      }
+    });
+  }
+  gpu::TerminatorOp::create(builder, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// The pattern
+//===----------------------------------------------------------------------===//
+
+/// kiln.attention on tensors -> to_buffer, gpu.launch, to_tensor.
+struct AttentionForwardToGPU : OpRewritePattern<AttentionOp> {
+  AttentionForwardToGPU(MLIRContext *context,
+                        const AttentionGPUOptions &options)
+      : OpRewritePattern(context), options(options) {}
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    std::string reason;
+    if (failed(canBuildAttentionForward(op, reason))) {
+      LLVM_DEBUG(llvm::dbgs() << "kiln.attention left to the generic path: "
+                              << reason << "\n");
+      return rewriter.notifyMatchFailure(op, reason);
+    }
+    Location loc = op.getLoc();
+    SmallVector<Value> memrefs;
+    for (Value operand : op->getOperands()) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      memrefs.push_back(bufferization::ToBufferOp::create(
+          rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          operand, /*read_only=*/true));
+    }
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto outType =
+        MemRefType::get(resultType.getShape(), resultType.getElementType());
+    Value out = memref::AllocOp::create(rewriter, loc, outType);
+    if (failed(buildAttentionForwardLaunch(rewriter, loc, op, memrefs, out,
+                                           /*lseMemref=*/nullptr, options)))
+      return failure();
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, resultType, out, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+
+  AttentionGPUOptions options;
+};
+
+} // namespace
+
+LogicalResult mlir::kiln::canBuildAttentionForward(AttentionOp op,
+                                                   std::string &reason) {
+  for (Value value : op->getOperands())
+    if (auto type = dyn_cast<RankedTensorType>(value.getType());
+        !type || !type.hasStaticShape()) {
+      reason = "expected statically shaped tensor operands";
+      return failure();
+    }
+  auto resultType = dyn_cast<RankedTensorType>(op.getType());
+  if (!resultType || !resultType.hasStaticShape() ||
+      resultType.getRank() != 4) {
+    reason = "expected a statically shaped rank-4 result";
+    return failure();
+  }
+  if (resultType.getNumElements() == 0) {
+    reason = "empty result: nothing to launch";
+    return failure();
+  }
+  Type element = resultType.getElementType();
+  if (!element.isF16() && !element.isBF16() && !element.isF32() &&
+      !element.isF64()) {
+    reason = "element type other than f16, bf16, f32, f64";
+    return failure();
+  }
+  auto keyType = cast<RankedTensorType>(op.getKey().getType());
+  int64_t keyDim = keyType.getDimSize(3);
+  int64_t valueDim = resultType.getDimSize(3);
+  if (keyDim < 1 || keyDim > kMaxHeadDim || valueDim > kMaxHeadDim) {
+    reason = "head dim outside [1, 256]";
+    return failure();
+  }
+  int64_t grid = llvm::divideCeil(resultType.getDimSize(2), kSimtRows);
+  if (grid > std::numeric_limits<int32_t>::max() ||
+      resultType.getDimSize(1) > 65535 || resultType.getDimSize(0) > 65535) {
+    reason = "grid too large";
+    return failure();
+  }
+  double dropout = op.getDropoutPAttr().getValueAsDouble();
+  if (!(dropout >= 0.0 && dropout < 1.0) || (dropout > 0.0 && !op.getSeed())) {
+    reason = "dropout without a seed or outside [0, 1)";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult mlir::kiln::buildAttentionForwardLaunch(
+    OpBuilder &b, Location loc, AttentionOp op, ValueRange operandMemrefs,
+    Value outMemref, Value lseMemref, const AttentionGPUOptions &options) {
+  std::string reason;
+  if (failed(canBuildAttentionForward(op, reason)) ||
+      operandMemrefs.size() != op->getNumOperands())
+    return failure();
+  auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+  auto keyType = cast<RankedTensorType>(op.getKey().getType());
+  auto valueType = cast<RankedTensorType>(op.getValue().getType());
+  ForwardConfig c;
+  c.elementType = cast<FloatType>(queryType.getElementType());
+  c.computeType = c.elementType.isF64() ? cast<FloatType>(b.getF64Type())
+                                        : cast<FloatType>(b.getF32Type());
+  c.batch = queryType.getDimSize(0);
+  c.numHeads = queryType.getDimSize(1);
+  c.numQueries = queryType.getDimSize(2);
+  c.numKeys = keyType.getDimSize(2);
+  c.keyDim = keyType.getDimSize(3);
+  c.valueDim = valueType.getDimSize(3);
+  c.groupSize = std::max<int64_t>(1, op.getGroupSize());
+  c.scale = op.getEffectiveScale();
+  if (FloatAttr cap = op.getSoftcapAttr())
+    c.softcap = cap.getValueAsDouble();
+  c.dropout = op.getDropoutPAttr().getValueAsDouble();
+  // Operands are matched by position, not by value: the same tensor may be
+  // passed as two operands (q = k).
+  auto operandBuffer = [&](unsigned odsIndex) -> Value {
+    auto [start, length] = op.getODSOperandIndexAndLength(odsIndex);
+    return length ? operandMemrefs[start] : Value();
+  };
+  c.query = operandBuffer(0);
+  c.key = operandBuffer(1);
+  c.value = operandBuffer(2);
+  Value mask = operandBuffer(3);
+  c.visibility = AttentionVisibility::get(op, mask, operandBuffer(4),
+                                          operandBuffer(5));
+  c.additiveMask = op.hasAdditiveMask() ? mask : Value();
+  c.seed = operandBuffer(6);
+  c.out = outMemref;
+  c.lse = lseMemref;
+  if (useMmaKernel(c, options))
+    buildMmaKernel(b, loc, c);
+  else
+    buildSimtKernel(b, loc, c);
+  return success();
+}
+
 void mlir::kiln::populateAttentionForwardToGPUPatterns(
-    RewritePatternSet &patterns) {}
+    RewritePatternSet &patterns, const AttentionGPUOptions &options) {
+  patterns.add<AttentionForwardToGPU>(patterns.getContext(), options);
+}

@@ -1,5 +1,6 @@
 //===- KilnAttentionToGPU.cpp - convert-kiln-attention-to-gpu -------------===//
 
+#include "AttentionKernels.h"
 #include "PopulatePatterns.h"
 
 #include "kiln/Conversion/Passes.h"
@@ -25,7 +26,9 @@ struct ConvertKilnAttentionToGPUPass
 
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet owningPatterns(context);
-    populateAttentionForwardToGPUPatterns(owningPatterns);
+    AttentionGPUOptions options;
+    options.tensorCores = tensorCores;
+    populateAttentionForwardToGPUPatterns(owningPatterns, options);
     populateAttentionBackwardToGPUPatterns(owningPatterns);
     patterns = FrozenRewritePatternSet(std::move(owningPatterns));
     return success();

@@ -14,8 +14,11 @@ class RewritePatternSet;
 
 namespace mlir::kiln {
 
+struct AttentionGPUOptions;
+
 /// AttentionForward.cpp: kiln.attention -> gpu.launch (flash forward).
-void populateAttentionForwardToGPUPatterns(RewritePatternSet &patterns);
+void populateAttentionForwardToGPUPatterns(RewritePatternSet &patterns,
+                                           const AttentionGPUOptions &options);
 /// AttentionBackward.cpp: kiln.attention_grad -> gpu.launch (flash backward).
 void populateAttentionBackwardToGPUPatterns(RewritePatternSet &patterns);
 

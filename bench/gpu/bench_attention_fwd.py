@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Times kiln.attention's GPU forward against PyTorch's flash attention.
+
+Runs on the GPU machine. For each bench case of
+bench/gpu/artifacts/attention_fwd/cases.json (B=4, 16 query heads over 16
+or 4 kv heads, S in 1024..8192, D in 64 and 128, causal and not, bf16) it
+times the AOT library's `kiln_attn` and
+`torch.nn.functional.scaled_dot_product_attention` under
+`sdpa_kernel(SDPBackend.FLASH_ATTENTION)` on the same inputs with CUDA
+events (the kiln call is synchronous, so the events bracket all of its
+work), after one warm-up call, for up to --iters calls or --budget seconds
+per case. It prints per case the mean times, TFLOP/s with FlashAttention's
+count (4 * B * Hq * S * S * D, halved when causal) and Kiln's TFLOP/s over
+torch's.
+
+Usage: bench_attention_fwd.py [--artifacts DIR] [--iters N] [--budget S]
+                              [--filter SUBSTRING]
+"""
+import argparse
+import ctypes
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def time_calls(fn, iters, budget):
+    """Mean milliseconds of fn() over up to `iters` calls after a warm-up,
+    stopping early once `budget` seconds are spent."""
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    total, count, deadline = 0.0, 0, time.monotonic() + budget
+    while count < iters:
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        total += start.elapsed_time(end)
+        count += 1
+        if time.monotonic() > deadline:
+            break
+    return total / count
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--artifacts", default=os.path.join(
+        ROOT, "bench", "gpu", "artifacts", "attention_fwd"))
+    parser.add_argument("--iters", type=int, default=10)
+    parser.add_argument("--budget", type=float, default=1.0)
+    parser.add_argument("--filter", default="")
+    args = parser.parse_args()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with open(os.path.join(args.artifacts, "cases.json")) as f:
+        cases = [c for c in json.load(f)["bench"] if args.filter in c["name"]]
+    print(f"{'case':40s} {'kiln ms':>9s} {'torch ms':>9s} {'kiln TF/s':>9s} "
+          f"{'torch TF/s':>10s} {'ratio':>6s}", flush=True)
+    for case in cases:
+        B, Hq, Hkv, S, D = (case[n] for n in ("B", "Hq", "Hkv", "Sq", "Dk"))
+        causal = bool(case.get("causal"))
+        gen = torch.Generator(device="cuda").manual_seed(case["input_seed"])
+        q = torch.randn(B, Hq, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(B, Hkv, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn(B, Hkv, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
+        out = torch.empty(B, Hq, S, D, device="cuda", dtype=torch.bfloat16)
+        flops = 4.0 * B * Hq * S * S * D / (2.0 if causal else 1.0)
+
+        kiln_ms = float("nan")
+        lib_path = os.path.join(args.artifacts, case["name"] + ".so")
+        if os.path.exists(lib_path):
+            fn = ctypes.CDLL(lib_path).kiln_attn
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+            fn.restype = ctypes.c_int
+            ins = (ctypes.c_void_p * 3)(q.data_ptr(), k.data_ptr(), v.data_ptr())
+            outs = (ctypes.c_void_p * 1)(out.data_ptr())
+
+            def kiln():
+                if fn(ins, outs) != 0:
+                    raise RuntimeError("kiln_attn failed")
+            try:
+                kiln_ms = time_calls(kiln, args.iters, args.budget)
+            except RuntimeError as e:
+                print(f"{case['name']}: {e}", flush=True)
+
+        # Grouped K/V: enable_gqa where this torch has it, else repeated K/V
+        # (the repeat outside the timed call).
+        kt, vt, extra = k, v, {}
+        if Hkv != Hq:
+            try:
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)
+                extra = {"enable_gqa": True}
+            except (RuntimeError, TypeError):
+                kt = k.repeat_interleave(Hq // Hkv, dim=1)
+                vt = v.repeat_interleave(Hq // Hkv, dim=1)
+
+        def ref():
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                return F.scaled_dot_product_attention(q, kt, vt, is_causal=causal, **extra)
+        torch_ms = time_calls(ref, args.iters, args.budget)
+        kiln_tf = flops / (kiln_ms * 1e-3) / 1e12
+        torch_tf = flops / (torch_ms * 1e-3) / 1e12
+        print(f"{case['name']:40s} {kiln_ms:9.3f} {torch_ms:9.3f} {kiln_tf:9.1f} "
+              f"{torch_tf:10.1f} {kiln_tf / torch_tf:6.2f}", flush=True)
+        del q, k, v, out, kt, vt
+
+
+if __name__ == "__main__":
+    main()

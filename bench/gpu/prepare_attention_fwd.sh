@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the artifacts of the GPU attention forward check and benchmark:
+# writes the case modules (gen_attention_fwd_cases.py) and compiles each with
+# `kiln-compile --target=cuda` into bench/gpu/artifacts/attention_fwd/.
+# Runs here (LLVM/MLIR, the Kiln build, the CUDA toolkit's ptxas); the GPU
+# machine then needs only the artifacts, the driver and torch:
+#
+#   bench/gpu/prepare_attention_fwd.sh            # here
+#   python3 bench/gpu/check_attention_fwd.py      # there
+#   python3 bench/gpu/bench_attention_fwd.py      # there
+#
+# Environment: KILN_BUILD_DIR (default build), JOBS (parallel compiles,
+# default 2), KILN_COMPILE_FLAGS (extra kiln-compile flags), ONLY=check|bench
+# (compile only one group). A module that fails to compile is reported and
+# skipped (its case then FAILs on the GPU machine); the exit code is
+# non-zero if any did.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${KILN_BUILD_DIR:-$root/build}
+out=$root/bench/gpu/artifacts/attention_fwd
+compile=$build/bin/kiln-compile
+[ -x "$compile" ] || { echo "no $compile: build Kiln first" >&2; exit 1; }
+
+rm -rf "$out"
+/usr/bin/python3 "$root/bench/gpu/gen_attention_fwd_cases.py" "$out" || exit 1
+case ${ONLY:-} in
+  check) select=(-name '*.mlir' -not -name 'bench_*') ;;
+  bench) select=(-name 'bench_*.mlir') ;;
+  *) select=(-name '*.mlir') ;;
+esac
+export compile KILN_COMPILE_FLAGS="${KILN_COMPILE_FLAGS:-}"
+find "$out" "${select[@]}" | sort | xargs -P "${JOBS:-2}" -I{} sh -c '
+  f={}; so=${f%.mlir}.so
+  if "$compile" --target=cuda $KILN_COMPILE_FLAGS "$f" -o "$so" 2>"${f%.mlir}.log"; then
+    rm -f "${f%.mlir}.log"
+  else
+    echo "FAILED to compile $(basename "$f") (see ${f%.mlir}.log)"; exit 1
+  fi'
+status=$?
+echo "$(ls "$out"/*.so 2>/dev/null | wc -l) libraries in $out"
+exit $status

@@ -1,0 +1,50 @@
+//===- AttentionKernels.h - kiln attention GPU kernel builders --*- C++ -*-===//
+//
+// Private to the KilnToGPU library: the kernel builders of the forward and
+// the backward attention patterns, so that one may launch the other's kernel
+// (the backward recomputes the forward's row log-sum-exp when it is not
+// given). See docs/GPUAttention.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONKERNELS_H
+#define KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONKERNELS_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::kiln {
+
+/// Options of the attention kernels (the pass options of
+/// convert-kiln-attention-to-gpu).
+struct AttentionGPUOptions {
+  /// Use the tensor-core (nvgpu.mma.sync) kernel for f16/bf16 where it
+  /// applies; the SIMT kernel otherwise.
+  bool tensorCores = true;
+};
+
+/// Returns success if buildAttentionForwardLaunch supports `op` (static
+/// shapes, a float element type of at most 64 bits, 1 <= Dk, Dv <= 256, a
+/// non-empty result); otherwise failure, with the reason in `reason`.
+LogicalResult canBuildAttentionForward(AttentionOp op, std::string &reason);
+
+/// Builds, at the insertion point of `b`, the flash forward kernel of `op`
+/// as a `gpu.launch`. `operandMemrefs[n]` is the buffer of `op`'s operand n
+/// (the same count and order as `op->getOperands()`), `outMemref` the
+/// [B, Hq, Sq, Dv] result buffer of the op's element type. With a non-null
+/// `lseMemref` ([B, Hq, Sq], f32 for f16/bf16/f32, f32 or f64 for f64) the
+/// kernel also writes the row log-sum-exp, +inf for an empty row. The op
+/// itself is only read. Fails (creating nothing) when
+/// canBuildAttentionForward does.
+LogicalResult buildAttentionForwardLaunch(OpBuilder &b, Location loc,
+                                          AttentionOp op,
+                                          ValueRange operandMemrefs,
+                                          Value outMemref, Value lseMemref,
+                                          const AttentionGPUOptions &options);
+
+} // namespace mlir::kiln
+
+#endif // KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONKERNELS_H

@@ -1,0 +1,119 @@
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="tensor-cores=false" --split-input-file | FileCheck %s --check-prefix=SIMT
+
+// f32 takes the SIMT kernel: blocks (ceil(Sq / 64), Hq, B) of 64 threads,
+// K and V tiles of 32 keys (64 x 2 x 128 x 4 bytes would exceed 32 KiB) in
+// workgroup memory, the q row, the accumulator and the tile's scores in
+// private memory. One loop over key tiles, each staged between two
+// barriers; the causal band ends the loop at the block's last visible key.
+// CHECK-LABEL: func.func @simt_f32
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x100x128xf32>, %[[K:.*]]: tensor<2x2x90x128xf32>, %[[V:.*]]: tensor<2x2x90x128xf32>)
+// CHECK-DAG: %[[QB:.*]] = bufferization.to_buffer %[[Q]] read_only : tensor<2x4x100x128xf32> to memref<2x4x100x128xf32>
+// CHECK-DAG: %[[KB:.*]] = bufferization.to_buffer %[[K]] read_only
+// CHECK-DAG: %[[VB:.*]] = bufferization.to_buffer %[[V]] read_only
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x4x100x128xf32>
+// CHECK: gpu.launch blocks(%{{[^,]*}}, %[[H:[^,]*]], %[[B:[^)]*]]) in (%{{[^ ]*}} = %c2, %{{[^ ]*}} = %c4, %{{[^ ]*}} = %c2) threads({{[^)]*}}) in (%{{[^ ]*}} = %c64, %{{[^ ]*}} = %c1, %{{[^ ]*}} = %c1)
+// CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<32x128xf32, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<32x128xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: private(%{{[^ ]*}} : memref<128xf32, #gpu.address_space<private>>, %{{[^ ]*}} : memref<128xf32, #gpu.address_space<private>>, %{{[^ ]*}} : memref<32xf32, #gpu.address_space<private>>)
+// GQA: kv head h / 2.
+// CHECK: %[[G:.*]] = arith.divui %[[H]], %c2 : index
+// CHECK: %{{.*}}:2 = scf.for %[[KT0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[KB]][%[[B]], %[[G]], %{{.*}}, %{{.*}}] : memref<2x2x90x128xf32>
+// CHECK: memref.store %{{.*}}, %[[KT]]
+// CHECK: memref.load %[[VB]][%[[B]], %[[G]], %{{.*}}, %{{.*}}] : memref<2x2x90x128xf32>
+// CHECK: memref.store %{{.*}}, %[[VT]]
+// CHECK: gpu.barrier
+// CHECK: math.exp
+// CHECK: gpu.terminator
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x4x100x128xf32> to tensor<2x4x100x128xf32>
+// CHECK: return %[[R]]
+// CHECK-NOT: nvvm.mma.sync
+func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v: tensor<2x2x90x128xf32>) -> tensor<2x4x100x128xf32> {
+  %o = kiln.attention %q, %k, %v {causal} : tensor<2x4x100x128xf32>, tensor<2x2x90x128xf32>, tensor<2x2x90x128xf32> -> tensor<2x4x100x128xf32>
+  return %o : tensor<2x4x100x128xf32>
+}
+
+// -----
+
+// f16 with head dims multiples of 16 takes the tensor-core kernel: 4 warps
+// (128 threads) of 16 query rows each, K and V tiles of 64 keys with rows
+// padded by 8 elements, S = Q Kᵀ as 8 n-tiles x Dk/16 = 4 m16n8k16 mmas and
+// P V as 4 key steps x Dv/8 = 2 n-tiles, so 40 nvvm.mma.sync per key tile,
+// then the quad reductions. No private memory.
+// CHECK-LABEL: func.func @mma_f16
+// CHECK: gpu.launch blocks({{[^)]*}}) in ({{[^)]*}}) threads({{[^)]*}}) in (%{{[^ ]*}} = %c128, {{[^)]*}})
+// CHECK-SAME: workgroup(%{{[^ ]*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64x24xf16, #gpu.address_space<workgroup>>) {
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK-COUNT-40: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: scf.yield
+// CHECK: gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: gpu.terminator
+// SIMT-LABEL: func.func @mma_f16
+// SIMT-NOT: nvvm.mma.sync
+// SIMT: private(
+// SIMT-NOT: nvvm.mma.sync
+func.func @mma_f16(%q: tensor<1x2x70x64xf16>, %k: tensor<1x2x80x64xf16>, %v: tensor<1x2x80x16xf16>) -> tensor<1x2x70x16xf16> {
+  %o = kiln.attention %q, %k, %v : tensor<1x2x70x64xf16>, tensor<1x2x80x64xf16>, tensor<1x2x80x16xf16> -> tensor<1x2x70x16xf16>
+  return %o : tensor<1x2x70x16xf16>
+}
+
+// -----
+
+// bf16 operands travel as i32 pairs.
+// CHECK-LABEL: func.func @mma_bf16
+// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+func.func @mma_bf16(%q: tensor<1x2x70x16xbf16>, %k: tensor<1x2x80x16xbf16>, %v: tensor<1x2x80x16xbf16>) -> tensor<1x2x70x16xbf16> {
+  %o = kiln.attention %q, %k, %v : tensor<1x2x70x16xbf16>, tensor<1x2x80x16xbf16>, tensor<1x2x80x16xbf16> -> tensor<1x2x70x16xbf16>
+  return %o : tensor<1x2x70x16xbf16>
+}
+
+// -----
+
+// A head dim that is not a multiple of 16 falls back to the SIMT kernel,
+// which loads halves and computes in f32.
+// CHECK-LABEL: func.func @simt_f16_odd_dim
+// CHECK: private(%{{.*}} : memref<40xf32, #gpu.address_space<private>>
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-NOT: nvvm.mma.sync
+func.func @simt_f16_odd_dim(%q: tensor<1x2x7x40xf16>, %k: tensor<1x2x8x40xf16>, %v: tensor<1x2x8x24xf16>) -> tensor<1x2x7x24xf16> {
+  %o = kiln.attention %q, %k, %v : tensor<1x2x7x40xf16>, tensor<1x2x8x40xf16>, tensor<1x2x8x24xf16> -> tensor<1x2x7x24xf16>
+  return %o : tensor<1x2x7x24xf16>
+}
+
+// -----
+
+// Every mask form reads its operand inside the kernel: the boolean mask
+// broadcast ([Sq, Sk] at [i, j]), the clamped key lengths, and the dropout
+// seed (Philox's multiplications on i64).
+// CHECK-LABEL: func.func @masks
+// CHECK-DAG: %[[MB:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<7x8xi1> to memref<7x8xi1>
+// CHECK-DAG: %[[LB:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<1xi32> to memref<1xi32>
+// CHECK-DAG: %[[SB:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<i64> to memref<i64>
+// CHECK: gpu.launch
+// CHECK: memref.load %[[SB]][] : memref<i64>
+// CHECK: memref.load %[[LB]][%{{.*}}] : memref<1xi32>
+// CHECK: memref.load %[[MB]][%{{.*}}, %{{.*}}] : memref<7x8xi1>
+// CHECK: arith.muli %{{.*}}, %{{.*}} : i64
+func.func @masks(%q: tensor<1x2x7x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %m: tensor<7x8xi1>, %kl: tensor<1xi32>, %seed: tensor<i64>) -> tensor<1x2x7x16xf32> {
+  %o = kiln.attention %q, %k, %v mask(%m : tensor<7x8xi1>) key_lengths(%kl : tensor<1xi32>) seed(%seed : tensor<i64>) {dropout_p = 0.25 : f64} : tensor<1x2x7x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x7x16xf32>
+  return %o : tensor<1x2x7x16xf32>
+}
+
+// -----
+
+// Head dims above 256 and empty results are left to the generic path.
+// CHECK-LABEL: func.func @left_alone
+// CHECK: kiln.attention
+// CHECK: kiln.attention
+// CHECK-NOT: gpu.launch
+func.func @left_alone(%q: tensor<1x1x4x512xf32>, %k: tensor<1x1x4x512xf32>, %v: tensor<1x1x4x512xf32>, %e: tensor<1x1x0x8xf32>, %ek: tensor<1x1x4x8xf32>) -> (tensor<1x1x4x512xf32>, tensor<1x1x0x8xf32>) {
+  %o = kiln.attention %q, %k, %v : tensor<1x1x4x512xf32>, tensor<1x1x4x512xf32>, tensor<1x1x4x512xf32> -> tensor<1x1x4x512xf32>
+  %z = kiln.attention %e, %ek, %ek : tensor<1x1x0x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x1x0x8xf32>
+  return %o, %z : tensor<1x1x4x512xf32>, tensor<1x1x0x8xf32>
+}
