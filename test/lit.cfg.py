@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -21,3 +22,11 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-run", "kiln-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# GPU tests that serialize kernels to cubins need the CUDA toolkit's ptxas;
+# MLIR's NVPTX serializer finds ptxas and libdevice through CUDA_HOME.
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.environment["CUDA_HOME"] = os.environ.get(
+        "CUDA_HOME", os.path.dirname(os.path.dirname(os.path.realpath(ptxas))))
