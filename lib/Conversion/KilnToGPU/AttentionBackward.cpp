@@ -240,6 +240,27 @@ static MemRefType getBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
                          gpu::AddressSpaceAttr::get(context, space));
 }
 
+/// The band of the visibility predicate: key j is visible from query row i
+/// only if p(i) - L <= j <= p(i) + R with p(i) = i + offset. An edge of
+/// Sq + Sk or more excludes no key (as in buildAttentionVisible).
+struct Band {
+  int64_t offset = 0;
+  std::optional<int64_t> left, right;
+};
+
+static Band getBand(const BackwardProblem &p) {
+  const AttentionVisibility &v = p.visibility;
+  Band band;
+  if (v.alignment == AttentionAlignment::bottom_right)
+    band.offset = v.numKeys - v.numQueries;
+  auto bounded = [&](std::optional<int64_t> edge) {
+    return edge && *edge < v.numQueries + v.numKeys ? edge : std::nullopt;
+  };
+  band.left = bounded(v.windowLeft);
+  band.right = bounded(v.windowRight);
+  return band;
+}
+
 /// Recomputes the forward's logit of entry (b, h, i, j) from the score
 /// s = Q_i . K_j.
 static Logit buildLogit(KernelBuilder &kb, const BackwardProblem &problem,
@@ -312,8 +333,20 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                        kb.store(kb.load(p.dout, {b, h, i, d}), doutRow, d);
                      });
           double negInf = -std::numeric_limits<double>::infinity();
+          // Only the keys of the band can be visible from row i.
+          Band band = getBand(p);
+          Value position = kb.add(i, kb.index(band.offset));
+          Value firstKey = zero, endKey = kb.index(p.numKeys);
+          if (band.left)
+            firstKey = arith::MaxSIOp::create(
+                kb.b, kb.loc, zero,
+                arith::SubIOp::create(kb.b, kb.loc, position,
+                                      kb.index(*band.left)));
+          if (band.right)
+            endKey = kb.min(endKey,
+                            kb.add(position, kb.index(*band.right + 1)));
           ValueRange stats = kb.loop(
-              zero, kb.index(p.numKeys), one,
+              firstKey, endKey, one,
               {kb.f32(negInf), kb.f32(0.0), kb.f32(0.0)},
               [&](KernelBuilder &kb, Value j,
                   ValueRange args) -> SmallVector<Value> {
@@ -442,14 +475,39 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
           kb.store(kb.f32(0.0), dvRow, d);
         });
 
+        // The query tiles that can see a key of the block: row i sees key j
+        // only if j - offset - R <= i <= j + L - offset, so the tiles before
+        // the one of row j0 - offset - R and after the one of row
+        // jLast + L - offset see none (the bounds are uniform in the block,
+        // as the barriers need).
+        int64_t numTiles = ceilDiv(p.numQueries, rows);
+        Band band = getBand(p);
+        Value firstTile = zero, endTile = kb.index(numTiles);
+        if (band.right) {
+          Value row = arith::SubIOp::create(
+              kb.b, kb.loc, j0, kb.index(band.offset + *band.right));
+          row = arith::MaxSIOp::create(kb.b, kb.loc, zero, row);
+          firstTile = kb.div(row, kb.index(rows));
+        }
+        if (band.left) {
+          Value lastKey = kb.min(kb.add(j0, kb.index(kKeysPerBlock - 1)),
+                                 kb.index(p.numKeys - 1));
+          Value row = kb.add(lastKey, kb.index(*band.left - band.offset));
+          Value tiles = kb.add(
+              kb.div(arith::MaxSIOp::create(kb.b, kb.loc, zero, row),
+                     kb.index(rows)),
+              one);
+          endTile = kb.select(kb.lt(row, zero), zero,
+                              kb.min(endTile, tiles));
+        }
+
         // The R query heads of kv head g, then the query tiles.
         kb.forEach(zero, kb.index(p.groupSize), one, [&](KernelBuilder &kb,
                                                          Value r) {
           Value h = kb.add(kb.mul(g, kb.index(p.groupSize)), r);
           Value rowBase =
               kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h), numQueries);
-          int64_t numTiles = ceilDiv(p.numQueries, rows);
-          kb.forEach(zero, kb.index(numTiles), one, [&](KernelBuilder &kb,
+          kb.forEach(firstTile, endTile, one, [&](KernelBuilder &kb,
                                                         Value tile) {
             Value i0 = kb.mul(tile, kb.index(rows));
             // Stage Q, dO, LSE and D of rows i0 .. i0 + Br (zeros and

@@ -18,9 +18,13 @@
 // CHECK: memref.store %{{.*}}, %[[DQACC]]
 // CHECK: gpu.terminator
 // Preprocess: grid (ceil(Sq / 128), Hq, B), the row's Q and dO in private
-// memory, one pass over the 80 keys with the running max, sum and D.
+// memory, one pass over the keys of the causal band (j <= i + 80 - 48) with
+// the running max, sum and D.
 // CHECK: gpu.launch {{.*}} in ({{.*}} = %c1, {{.*}} = %c4, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) private(%{{.*}} : memref<8xf32, #gpu.address_space<private>>, %{{.*}} : memref<16xf32, #gpu.address_space<private>>)
-// CHECK: scf.for {{.*}} = %c0 to %c80 step %c1 iter_args({{.*}}) -> (f32, f32, f32)
+// CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %c32 : index
+// CHECK: %[[POS1:.*]] = arith.addi %[[POS]], %c1 : index
+// CHECK: %[[END:.*]] = arith.minsi %c80, %[[POS1]] : index
+// CHECK: scf.for {{.*}} = %c0 to %[[END]] step %c1 iter_args({{.*}}) -> (f32, f32, f32)
 // CHECK: arith.maximumf
 // CHECK: math.exp
 // CHECK: math.log
@@ -31,10 +35,14 @@
 // tiles of 64 rows in shared memory; K_j, V_j, dK_j, dV_j in private memory.
 // CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%[[QT:.*]] : memref<64x8xf32, #gpu.address_space<workgroup>>, %[[DOT:.*]] : memref<64x16xf32, #gpu.address_space<workgroup>>, %[[DST:.*]] : memref<64x64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>) private(%{{.*}} : memref<8xf32, #gpu.address_space<private>>, %{{.*}} : memref<16xf32, #gpu.address_space<private>>, %[[DKROW:.*]] : memref<8xf32, #gpu.address_space<private>>, %[[DVROW:.*]] : memref<16xf32, #gpu.address_space<private>>)
 // K and V are read once per kv head, before the loop over its R = 2 query
-// heads and the one query tile.
+// heads and the query tiles from the first one that sees key j0 (causal:
+// row j0 - 32).
 // CHECK: memref.load %[[K]]
+// CHECK: %[[ROW:.*]] = arith.subi %{{.*}}, %c32 : index
+// CHECK: %[[ROW0:.*]] = arith.maxsi %c0, %[[ROW]] : index
+// CHECK: %[[FIRST:.*]] = arith.divui %[[ROW0]], %c64 : index
 // CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
-// CHECK: scf.for %{{.*}} = %c0 to %c1 step %c1 {
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to %c1 step %c1 {
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[QT]]
 // CHECK: memref.store %{{.*}}, %[[DOT]]
@@ -123,11 +131,24 @@ func.func @additive_mask(%q: tensor<2x4x48x8xf32>, %k: tensor<2x4x80x8xf32>, %v:
 // CHECK: gpu.launch
 // CHECK: gpu.launch
 // CHECK: memref.load %[[SEED]][] : memref<i64>
+// The preprocess visits keys max(0, p(i) - 2) .. min(80, p(i) + 2) only.
+// CHECK: %[[P:.*]] = arith.addi %{{.*}}, %c32 : index
+// CHECK: %[[LO:.*]] = arith.subi %[[P]], %c2 : index
+// CHECK: %[[FIRST:.*]] = arith.maxsi %c0, %[[LO]] : index
+// CHECK: %[[HI:.*]] = arith.addi %[[P]], %c2 : index
+// CHECK: %[[END:.*]] = arith.minsi %c80, %[[HI]] : index
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to %[[END]] step %c1
 // CHECK: memref.load %[[KL]][%{{.*}}] : memref<2xi32>
 // CHECK: arith.muli %{{.*}}, %c3528531795_i64 : i64
 // CHECK: gpu.launch
 // CHECK: memref.load %[[SEED]][] : memref<i64>
+// The query tiles end after the one of row min(j0 + 63, 79) + 2 - 32.
+// CHECK: %[[LAST:.*]] = arith.minsi %{{.*}}, %c79 : index
+// CHECK: %[[ROW:.*]] = arith.addi %[[LAST]], %c-30 : index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[ROW]], %c0 : index
+// CHECK: %[[TILEEND:.*]] = arith.select %[[NEG]], %c0, %{{.*}} : index
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[TILEEND]] step %c1 {
 // CHECK: memref.load %[[KL]][%{{.*}}] : memref<2xi32>
 // CHECK: memref.load %[[QL]][%{{.*}}] : memref<2xi64>
 // CHECK: memref.load %[[MASK]][%c0, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x4x48x80xi1>
