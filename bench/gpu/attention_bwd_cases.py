@@ -7,10 +7,12 @@ the compiled shapes and the checked shapes cannot drift apart.
 
     python3 attention_bwd_cases.py --out DIR [--only check|bench]
 
-writes DIR/<case>.mlir, one library per case: `@attention_bwd` (the
-kiln.attention_grad alone) for the checks, and for the benchmark
-`<config>_bwd.mlir` and `<config>_fwd.mlir` (`@attention_fwd`, kiln.attention
-alone, so that a forward that does not compile never hides the backward).
+writes DIR/<case>.mlir, one library per check case (`@attention_bwd`, the
+kiln.attention_grad alone, so that a case that fails to compile fails
+alone), and for the benchmark DIR/bench_bwd.mlir with `@bwd_<config>` and
+DIR/bench_fwd.mlir with `@fwd_<config>` (kiln.attention alone) for every
+configuration: two libraries, so that a forward that does not compile never
+hides the backward.
 """
 import argparse
 import pathlib
@@ -124,9 +126,11 @@ def _attributes(case):
     return "{" + ", ".join(attrs) + "}" if attrs else ""
 
 
-def mlir_function(case, forward=False):
+def mlir_function(case, forward=False, name=None):
     """The kiln function of `case`: @attention_bwd(q, k, v, dout, optional
-    operands) -> (dq, dk, dv[, d_mask]), or @attention_fwd(q, k, v, ...)."""
+    operands) -> (dq, dk, dv[, d_mask]), or @attention_fwd(q, k, v, ...)
+    (or @`name`)."""
+    name = name or ("attention_fwd" if forward else "attention_bwd")
     s = shapes(case)
     dt = case["dtype"]
     types = {n: tensor_type(s[n], dt) for n in ("q", "k", "v", "dout")}
@@ -140,7 +144,7 @@ def mlir_function(case, forward=False):
     in_types = ", ".join(types[n] for n in names)
     if forward:
         result = tensor_type(s["dout"], dt)
-        return (f"func.func @attention_fwd({', '.join(args)}) -> {result} {{\n"
+        return (f"func.func @{name}({', '.join(args)}) -> {result} {{\n"
                 f"  %o = kiln.attention {head} {operand_text} {attrs}\n"
                 f"      : {in_types} -> {result}\n"
                 f"  return %o : {result}\n}}\n")
@@ -149,7 +153,7 @@ def mlir_function(case, forward=False):
     if case.get("mask") == "additive":
         results.append(tensor_type(case["mask_shape"], dt))
         values.append("%dmask")
-    return (f"func.func @attention_bwd({', '.join(args)})\n"
+    return (f"func.func @{name}({', '.join(args)})\n"
             f"    -> ({', '.join(results)}) {{\n"
             f"  {', '.join(values)} = kiln.attention_grad {head} {operand_text} "
             f"{attrs}\n"
@@ -167,9 +171,12 @@ def main():
     if args.only != "bench":
         files += [(c["lib"], mlir_function(c)) for c in check_cases()]
     if args.only != "check":
-        for c in bench_configs():
-            files.append((c["lib"] + "_bwd", mlir_function(c)))
-            files.append((c["lib"] + "_fwd", mlir_function(c, forward=True)))
+        configs = bench_configs()
+        files.append(("bench_bwd", "\n".join(
+            mlir_function(c, name="bwd_" + c["name"]) for c in configs)))
+        files.append(("bench_fwd", "\n".join(
+            mlir_function(c, forward=True, name="fwd_" + c["name"])
+            for c in configs)))
     for name, text in files:
         path = args.out / f"{name}.mlir"
         # Rewritten only when changed, so that the prepare script's

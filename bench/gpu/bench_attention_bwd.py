@@ -3,18 +3,18 @@
 against torch SDPA's flash backend.
 
     python3 bench/gpu/bench_attention_bwd.py [--artifacts DIR] [--budget S]
-                                             [NAME_FILTER]
+                                             [--quick] [NAME_FILTER]
 
 The configurations are attention_bwd_cases.bench_configs(): bf16, B=4,
 H=16 (and 16 query heads over 4 kv heads), S in 1024..8192, D in {64, 128},
 causal and not, in order of increasing cost; once --budget seconds (default
-80) are spent, the rest are printed as SKIP.
+80) are spent, the rest are printed as SKIP. --quick: S <= 2048 only.
 
 FLOP counts are FlashAttention's: the forward F = 4 * B * Hq * S^2 * D
 (two matmuls), halved when causal; the backward 2.5 F (five matmuls, the
 recomputation of P counted once); forward + backward 3.5 F. TFLOP/s are
 these counts over the measured times. kiln's forward + backward is the sum of
-the `_fwd` and `_bwd` libraries (the backward recomputes its statistics
+`fwd_<config>` (bench_fwd.so) and `bwd_<config>` (bench_bwd.so) (the backward recomputes its statistics
 itself, so running them in sequence is what a training step does);
 torch's is one `scaled_dot_product_attention` forward and `backward` under
 `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`. ratio = torch time / kiln time
@@ -72,6 +72,8 @@ def main():
     parser.add_argument("--artifacts", type=pathlib.Path,
                         default=HERE / "artifacts" / "attention_bwd")
     parser.add_argument("--budget", type=float, default=80.0)
+    parser.add_argument("--quick", action="store_true",
+                        help="S <= 2048 only")
     parser.add_argument("filter", nargs="?", default="")
     args = parser.parse_args()
     torch.manual_seed(0)
@@ -84,7 +86,7 @@ def main():
           "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd")
     for cfg in attention_bwd_cases.bench_configs():
         name = cfg["name"]
-        if args.filter not in name:
+        if args.filter not in name or (args.quick and cfg["Sq"] > 2048):
             continue
         if time.perf_counter() - began > args.budget:
             print(f"SKIP {name} (budget)")
@@ -100,18 +102,18 @@ def main():
         out = torch.empty_like(q)
 
         row = [name]
-        bwd_lib = args.artifacts / f"{cfg['lib']}_bwd.so"
-        fwd_lib = args.artifacts / f"{cfg['lib']}_fwd.so"
+        bwd_lib = args.artifacts / "bench_bwd.so"
+        fwd_lib = args.artifacts / "bench_fwd.so"
         t_bwd = t_fwd = None
         try:
-            t_bwd = measure(kiln_call(bwd_lib, "kiln_attention_bwd",
+            t_bwd = measure(kiln_call(bwd_lib, f"kiln_bwd_{name}",
                                       [q, k, v, dout], [dq, dk, dv]))
-        except (OSError, RuntimeError) as error:
+        except (OSError, AttributeError, RuntimeError) as error:
             print(f"# {name} bwd: {error}")
         try:
-            t_fwd = measure(kiln_call(fwd_lib, "kiln_attention_fwd",
+            t_fwd = measure(kiln_call(fwd_lib, f"kiln_fwd_{name}",
                                       [q, k, v], [out]))
-        except (OSError, RuntimeError) as error:
+        except (OSError, AttributeError, RuntimeError) as error:
             print(f"# {name} fwd: {error}")
 
         qr, kr, vr = (x.clone().requires_grad_() for x in (q, k, v))

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Checks kiln.attention_grad's GPU kernels on the GPU machine.
 
-    python3 bench/gpu/check_attention_bwd.py [--artifacts DIR] [NAME_FILTER]
+    python3 bench/gpu/check_attention_bwd.py [--artifacts DIR] [--quick]
+                                             [NAME_FILTER]
 
 Loads the libraries that bench/gpu/prepare_attention_bwd.sh built (one per
 case of attention_bwd_cases.py: every mask form of the contract in f32, f16
 and bf16), runs each on the GPU with device pointers, and compares dQ, dK,
 dV (and d_mask) with torch autograd through scripts/fixtures/attention_ref.py
 (the one Python reference of the contract, dropout's Philox mask included)
-in float64 on the same rounded inputs. Prints one line per result,
+in float64 on the same rounded inputs (--quick: bf16 only, for a first
+smoke run of bench/gpu/run.sh). Prints one line per result,
 `PASS|FAIL name max_abs_err tol`, and exits non-zero on any FAIL.
 
 Tolerances are relative to max(1, max |reference|):
@@ -152,6 +154,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifacts", type=pathlib.Path,
                         default=HERE / "artifacts" / "attention_bwd")
+    parser.add_argument("--quick", action="store_true",
+                        help="the bf16 cases only")
     parser.add_argument("filter", nargs="?", default="")
     args = parser.parse_args()
     torch.cuda.init()
@@ -165,7 +169,7 @@ def main():
 
     for case in attention_bwd_cases.check_cases():
         name = case["lib"]
-        if args.filter not in name:
+        if args.filter not in name or (args.quick and case["dtype"] != "bf16"):
             continue
         path = args.artifacts / f"{name}.so"
         if not path.exists():
