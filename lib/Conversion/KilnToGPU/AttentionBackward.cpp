@@ -115,6 +115,12 @@ struct KernelBuilder {
       value = arith::TruncFOp::create(b, loc, type, value);
     memref::StoreOp::create(b, loc, value, memref, indices);
   }
+  /// lhs[lhsIndices] * rhs[rhsIndices] in f32, loading lhs first.
+  Value loadProduct(Value lhs, ValueRange lhsIndices, Value rhs,
+                    ValueRange rhsIndices) {
+    Value x = load(lhs, lhsIndices);
+    return mulf(x, load(rhs, rhsIndices));
+  }
   void atomicAdd(Value value, Value memref, ValueRange indices) {
     memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
                                 memref, indices);
@@ -353,17 +359,16 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                 Value m = args[0], l = args[1], acc = args[2];
                 Value s = kb.sum(kb.index(p.keyDim),
                                  [&](KernelBuilder &kb, Value d) {
-                                   return kb.mulf(kb.load(qRow, d),
-                                                  kb.load(p.key, {b, g, j, d}));
+                                   return kb.loadProduct(qRow, d, p.key,
+                                                         {b, g, j, d});
                                  });
                 Value t = buildLogit(kb, p, s, b, h, i, j).logit;
                 Value visible = buildAttentionVisible(kb.b, kb.loc,
                                                       p.visibility, b, h, i, j);
                 Value dp = kb.sum(kb.index(p.valueDim),
                                   [&](KernelBuilder &kb, Value d) {
-                                    return kb.mulf(
-                                        kb.load(doutRow, d),
-                                        kb.load(p.value, {b, g, j, d}));
+                                    return kb.loadProduct(doutRow, d, p.value,
+                                                          {b, g, j, d});
                                   });
                 if (Value z = buildDropoutScale(kb, p, seed, b, h, i, j))
                   dp = kb.mulf(dp, z);
@@ -375,7 +380,8 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                 Value alpha = kb.exp(kb.subf(m, mSafe));
                 Value e = kb.exp(kb.subf(t, mSafe));
                 Value lNew = kb.addf(kb.mulf(l, alpha), e);
-                Value accNew = kb.addf(kb.mulf(acc, alpha), kb.mulf(e, dp));
+                Value scaled = kb.mulf(acc, alpha);
+                Value accNew = kb.addf(scaled, kb.mulf(e, dp));
                 return {kb.select(visible, mNew, m),
                         kb.select(visible, lNew, l),
                         kb.select(visible, accNew, acc)};
@@ -395,11 +401,11 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
 }
 
 /// The rows of a query tile: the largest power of two up to 64 (and up to
-/// Sq rounded up) whose Q, dO and dS tiles fit the shared memory budget.
+/// Sq rounded up) whose Q, dO, P' and dS tiles fit the shared memory budget.
 static int64_t getQueryTileRows(const BackwardProblem &p) {
   int64_t rows = 64;
   auto bytes = [&](int64_t r) {
-    return 4 * r * (p.keyDim + p.valueDim + kKeysPerBlock + 2);
+    return 4 * r * (p.keyDim + p.valueDim + 2 * kKeysPerBlock + 2);
   };
   while (rows > 1 && (bytes(rows) > kSharedMemoryBudget ||
                       rows / 2 >= p.numQueries))
@@ -421,6 +427,7 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
   Type workgroup[] = {getBufferType(context, {rows, p.keyDim}, shared),
                       getBufferType(context, {rows, p.valueDim}, shared),
                       getBufferType(context, {rows, kKeysPerBlock}, shared),
+                      getBufferType(context, {rows, kKeysPerBlock}, shared),
                       getBufferType(context, {rows}, shared),
                       getBufferType(context, {rows}, shared)};
   Type privates[] = {getBufferType(context, {p.keyDim}, local),
@@ -436,8 +443,9 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
         Value qTile = op.getWorkgroupAttributions()[0];
         Value doutTile = op.getWorkgroupAttributions()[1];
         Value dsTile = op.getWorkgroupAttributions()[2];
-        Value lseTile = op.getWorkgroupAttributions()[3];
-        Value deltaTile = op.getWorkgroupAttributions()[4];
+        Value probTile = op.getWorkgroupAttributions()[3];
+        Value lseTile = op.getWorkgroupAttributions()[4];
+        Value deltaTile = op.getWorkgroupAttributions()[5];
         Value keyRow = op.getPrivateAttributions()[0];
         Value valueRow = op.getPrivateAttributions()[1];
         Value dkRow = op.getPrivateAttributions()[2];
@@ -497,8 +505,8 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
               kb.div(arith::MaxSIOp::create(kb.b, kb.loc, zero, row),
                      kb.index(rows)),
               one);
-          endTile = kb.select(kb.lt(row, zero), zero,
-                              kb.min(endTile, tiles));
+          Value before = kb.lt(row, zero);
+          endTile = kb.select(before, zero, kb.min(endTile, tiles));
         }
 
         // The R query heads of kv head g, then the query tiles.
@@ -551,32 +559,25 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
               Value validQuery = kb.lt(i, numQueries);
               Value ic = kb.min(i, kb.index(p.numQueries - 1));
               Value s = kb.sum(keyDim, [&](KernelBuilder &kb, Value d) {
-                return kb.mulf(kb.load(qTile, {ii, d}), kb.load(keyRow, d));
+                return kb.loadProduct(qTile, {ii, d}, keyRow, d);
               });
               Logit logit = buildLogit(kb, p, s, b, h, ic, jc);
+              Value inRange = kb.andI(validQuery, validKey);
               Value visible = kb.andI(
-                  kb.andI(validQuery, validKey),
-                  buildAttentionVisible(kb.b, kb.loc, p.visibility, b, h, ic,
-                                        jc));
+                  inRange, buildAttentionVisible(kb.b, kb.loc, p.visibility,
+                                                 b, h, ic, jc));
               Value prob = kb.select(
                   visible,
                   kb.exp(kb.subf(logit.logit, kb.load(lseTile, ii))),
                   kb.f32(0.0));
               Value dp = kb.sum(valueDim, [&](KernelBuilder &kb, Value d) {
-                return kb.mulf(kb.load(doutTile, {ii, d}),
-                               kb.load(valueRow, d));
+                return kb.loadProduct(doutTile, {ii, d}, valueRow, d);
               });
               Value droppedProb = prob;
               if (Value z = buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
                 droppedProb = kb.mulf(prob, z);
                 dp = kb.mulf(dp, z);
               }
-              kb.forEach(zero, valueDim, one, [&](KernelBuilder &kb, Value d) {
-                kb.store(kb.addf(kb.load(dvRow, d),
-                                 kb.mulf(droppedProb,
-                                         kb.load(doutTile, {ii, d}))),
-                         dvRow, d);
-              });
               Value dt =
                   kb.mulf(prob, kb.subf(dp, kb.load(deltaTile, ii)));
               if (dmaskAcc) {
@@ -597,13 +598,25 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
               Value ds = kb.mulf(dt, kb.f32(p.scale));
               if (logit.capFactor)
                 ds = kb.mulf(ds, logit.capFactor);
-              kb.forEach(zero, keyDim, one, [&](KernelBuilder &kb, Value d) {
-                kb.store(kb.addf(kb.load(dkRow, d),
-                                 kb.mulf(ds, kb.load(qTile, {ii, d}))),
-                         dkRow, d);
-              });
+              kb.store(droppedProb, probTile, {ii, tx});
               kb.store(ds, dsTile, {ii, tx});
             });
+
+            // dV_j += sum_i P'_ij dO_i and dK_j += sum_i dS_ij Q_i over the
+            // tile, each element of the private rows read and written once
+            // per tile. Column tx of the P' and dS tiles is this thread's own.
+            auto accumulate = [&](Value row, Value weights, Value tile,
+                                  Value dim) {
+              kb.forEach(zero, dim, one, [&](KernelBuilder &kb, Value d) {
+                Value sum =
+                    kb.sum(kb.index(rows), [&](KernelBuilder &kb, Value ii) {
+                      return kb.loadProduct(weights, {ii, tx}, tile, {ii, d});
+                    });
+                kb.store(kb.addf(kb.load(row, d), sum), row, d);
+              });
+            };
+            accumulate(dvRow, probTile, doutTile, valueDim);
+            accumulate(dkRow, dsTile, qTile, keyDim);
             kb.barrier();
 
             // dQ_i += sum_j dS_ij K_j over the block's keys, one atomic add
@@ -616,9 +629,9 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
                   kb.ifThen(kb.lt(i, numQueries), [&](KernelBuilder &kb) {
                     Value sum =
                         kb.sum(keysHere, [&](KernelBuilder &kb, Value jj) {
-                          return kb.mulf(
-                              kb.load(dsTile, {ii, jj}),
-                              kb.load(p.key, {b, g, kb.add(j0, jj), d}));
+                          Value key = kb.add(j0, jj);
+                          return kb.loadProduct(dsTile, {ii, jj}, p.key,
+                                                {b, g, key, d});
                         });
                     Value flat = kb.add(kb.mul(kb.add(rowBase, i), keyDim), d);
                     kb.atomicAdd(sum, dqAcc, flat);

@@ -31,9 +31,9 @@
 // CHECK: memref.store %{{.*}}, %[[LSE]]
 // CHECK: memref.store %{{.*}}, %[[DELTA]]
 // CHECK: gpu.terminator
-// Main: grid (ceil(Sk / 64), Hkv, B) x 64 threads; Q, dO, dS, LSE and D
+// Main: grid (ceil(Sk / 64), Hkv, B) x 64 threads; Q, dO, dS, P', LSE and D
 // tiles of 64 rows in shared memory; K_j, V_j, dK_j, dV_j in private memory.
-// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%[[QT:.*]] : memref<64x8xf32, #gpu.address_space<workgroup>>, %[[DOT:.*]] : memref<64x16xf32, #gpu.address_space<workgroup>>, %[[DST:.*]] : memref<64x64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>) private(%{{.*}} : memref<8xf32, #gpu.address_space<private>>, %{{.*}} : memref<16xf32, #gpu.address_space<private>>, %[[DKROW:.*]] : memref<8xf32, #gpu.address_space<private>>, %[[DVROW:.*]] : memref<16xf32, #gpu.address_space<private>>)
+// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%[[QT:[a-z0-9]+]] : memref<64x8xf32, #gpu.address_space<workgroup>>, %[[DOT:[a-z0-9]+]] : memref<64x16xf32, #gpu.address_space<workgroup>>, %[[DST:[a-z0-9]+]] : memref<64x64xf32, #gpu.address_space<workgroup>>, %[[PT:[a-z0-9]+]] : memref<64x64xf32, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<64xf32, #gpu.address_space<workgroup>>) private(%{{[a-z0-9]+}} : memref<8xf32, #gpu.address_space<private>>, %{{[a-z0-9]+}} : memref<16xf32, #gpu.address_space<private>>, %[[DKROW:[a-z0-9]+]] : memref<8xf32, #gpu.address_space<private>>, %[[DVROW:[a-z0-9]+]] : memref<16xf32, #gpu.address_space<private>>)
 // K and V are read once per kv head, before the loop over its R = 2 query
 // heads and the query tiles from the first one that sees key j0 (causal:
 // row j0 - 32).
@@ -47,10 +47,17 @@
 // CHECK: memref.store %{{.*}}, %[[QT]]
 // CHECK: memref.store %{{.*}}, %[[DOT]]
 // CHECK: gpu.barrier
+// Thread j against each row i of the tile: P' and dS into its column.
 // CHECK: math.exp
+// CHECK: memref.store %{{.*}}, %[[PT]][%{{.*}}, %arg7]
+// CHECK: memref.store %{{.*}}, %[[DST]][%{{.*}}, %arg7]
+// Then dV_j and dK_j, one read and write of the private rows per tile.
+// CHECK: memref.load %[[PT]][%{{.*}}, %arg7]
+// CHECK: memref.load %[[DOT]]
 // CHECK: memref.store %{{.*}}, %[[DVROW]]
+// CHECK: memref.load %[[DST]][%{{.*}}, %arg7]
+// CHECK: memref.load %[[QT]]
 // CHECK: memref.store %{{.*}}, %[[DKROW]]
-// CHECK: memref.store %{{.*}}, %[[DST]]
 // CHECK: gpu.barrier
 // dQ: the block's sum over its keys, one atomic add per element.
 // CHECK: memref.load %[[DST]]
@@ -167,9 +174,9 @@ func.func @masked_dropout(%q: tensor<2x4x48x8xbf16>, %k: tensor<2x1x80x8xbf16>, 
 // -----
 
 // The query tile shrinks to fit 40 KiB of shared memory: Dk = Dv = 128 gives
-// 16 rows (Q and dO tiles 16 x 128, dS 16 x 64).
+// 16 rows (Q and dO tiles 16 x 128, dS and P' 16 x 64).
 // CHECK-LABEL: func.func @head_dim_128
-// CHECK: workgroup(%{{.*}} : memref<16x128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK: workgroup(%{{.*}} : memref<16x128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>
 func.func @head_dim_128(%q: tensor<1x2x40x128xf32>, %k: tensor<1x2x40x128xf32>, %v: tensor<1x2x40x128xf32>, %do: tensor<1x2x40x128xf32>)
     -> (tensor<1x2x40x128xf32>, tensor<1x2x40x128xf32>, tensor<1x2x40x128xf32>) {
   %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do
