@@ -38,8 +38,6 @@ struct AttentionVisibility {
   /// edge is the effective one (0 for `causal`).
   std::optional<int64_t> windowLeft;
   std::optional<int64_t> windowRight;
-  /// The operands below are tensors, or memrefs where a GPU kernel reads
-  /// them from buffers.
   /// An i1 tensor of rank <= 4 broadcastable to [B, Hq, Sq, Sk], or null.
   /// (An additive mask is not part of visibility: see buildBroadcastRead.)
   Value booleanMask;
@@ -68,7 +66,7 @@ Value buildAttentionVisible(OpBuilder &builder, Location loc,
                             const AttentionVisibility &visibility, Value b,
                             Value h, Value i, Value j);
 
-/// Reads `tensor` (a tensor or a memref, rank <= indices.size()) broadcast to the iteration space
+/// Reads `tensor` (rank <= indices.size()) broadcast to the iteration space
 /// of `indices` (index values), NumPy-style: its dims align with the
 /// trailing indices and a size-1 dim is read at 0.
 Value buildBroadcastRead(OpBuilder &builder, Location loc, Value tensor,
