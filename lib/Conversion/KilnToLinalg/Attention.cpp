@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -60,22 +61,32 @@ static Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
 }
 
+/// Reads `source[indices]` from a ranked tensor (tensor.extract) or a memref
+/// (memref.load), so that the builders below serve both the linalg
+/// lowerings and the GPU kernels (lib/Conversion/KilnToGPU).
+static Value buildRead(OpBuilder &builder, Location loc, Value source,
+                       ValueRange indices) {
+  if (isa<MemRefType>(source.getType()))
+    return memref::LoadOp::create(builder, loc, source, indices);
+  return tensor::ExtractOp::create(builder, loc, source, indices);
+}
+
 Value mlir::kiln::buildBroadcastRead(OpBuilder &builder, Location loc,
                                      Value tensor, ValueRange indices) {
-  auto type = cast<RankedTensorType>(tensor.getType());
+  auto type = cast<ShapedType>(tensor.getType());
   unsigned leading = indices.size() - type.getRank();
   SmallVector<Value> reads;
   for (auto [dim, size] : llvm::enumerate(type.getShape()))
     reads.push_back(size == 1 ? constIndex(builder, loc, 0)
                               : indices[leading + dim]);
-  return tensor::ExtractOp::create(builder, loc, tensor, reads);
+  return buildRead(builder, loc, tensor, reads);
 }
 
 /// Returns clamp(lengths[b], 0, bound) as an index.
-static Value buildClampedLength(OpBuilder &builder, Location loc,
+Value mlir::kiln::buildClampedLength(OpBuilder &builder, Location loc,
                                 Value lengths, Value b, int64_t bound) {
   Type i64 = builder.getI64Type();
-  Value length = tensor::ExtractOp::create(builder, loc, lengths, b);
+  Value length = buildRead(builder, loc, lengths, b);
   if (!length.getType().isInteger(64))
     length = arith::ExtSIOp::create(builder, loc, i64, length);
   length = arith::MaxSIOp::create(

@@ -28,7 +28,8 @@ class RewritePatternSet;
 namespace mlir::kiln {
 
 /// Everything the visibility predicate of one attention op reads: static
-/// sizes and attributes, and the tensor operands (null when absent).
+/// sizes and attributes, and the operands (null when absent): tensors in
+/// the linalg lowerings, memrefs in the GPU kernels.
 struct AttentionVisibility {
   /// Sq and Sk.
   int64_t numQueries = 0;
@@ -38,10 +39,10 @@ struct AttentionVisibility {
   /// edge is the effective one (0 for `causal`).
   std::optional<int64_t> windowLeft;
   std::optional<int64_t> windowRight;
-  /// An i1 tensor of rank <= 4 broadcastable to [B, Hq, Sq, Sk], or null.
+  /// An i1 tensor (or memref) of rank <= 4 broadcastable to [B, Hq, Sq, Sk], or null.
   /// (An additive mask is not part of visibility: see buildBroadcastRead.)
   Value booleanMask;
-  /// [B] tensors of i32 or i64, or null.
+  /// [B] tensors (or memrefs) of i32 or i64, or null.
   Value keyLengths;
   Value queryLengths;
 
@@ -52,6 +53,11 @@ struct AttentionVisibility {
   static AttentionVisibility get(AttentionOp op, Value mask, Value keyLengths,
                                  Value queryLengths);
 };
+
+/// Returns clamp(lengths[b], 0, bound) as an index; `lengths` is a [B]
+/// tensor or memref of i32 or i64.
+Value buildClampedLength(OpBuilder &builder, Location loc, Value lengths,
+                         Value b, int64_t bound);
 
 /// Builds `visible[b, h, i, j]` (an i1) from index values:
 ///
@@ -66,7 +72,7 @@ Value buildAttentionVisible(OpBuilder &builder, Location loc,
                             const AttentionVisibility &visibility, Value b,
                             Value h, Value i, Value j);
 
-/// Reads `tensor` (rank <= indices.size()) broadcast to the iteration space
+/// Reads `tensor` (a ranked tensor or a memref, rank <= indices.size()) broadcast to the iteration space
 /// of `indices` (index values), NumPy-style: its dims align with the
 /// trailing indices and a size-1 dim is read at 0.
 Value buildBroadcastRead(OpBuilder &builder, Location loc, Value tensor,
