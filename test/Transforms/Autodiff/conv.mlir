@@ -58,33 +58,57 @@ func.func @f(%x: tensor<1x2x3xf32>, %w: tensor<2x3x3xf32>) -> tensor<f32> {
 
 // -----
 
-// max_pool2d with a 2x1 window: per tap, the strided slice of the (-inf)
-// padded input equal to the result; the second tap only wins where the
-// first did not (ties go to the first maximum); each share is spread by the
-// stride and padded to its offset.
+// max_pool2d with overlapping 2x1 windows (stride 1, no padding, so no
+// -inf pad): per tap, the slice of the input equal to the result; the
+// second tap only wins where the first did not (ties go to the first
+// maximum); each share is padded to its offset and the shares add up.
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<1x1x4x4xf32>)
 // CHECK: %[[Y:.*]] = kiln.max_pool2d %[[X]]
-// CHECK: %[[G:.*]] = kiln.broadcast_to %{{.*}} -> tensor<1x1x2x4xf32>
-// CHECK: %[[XP:.*]] = kiln.pad %[[X]] {{.*}}value = 0xFFF0000000000000 : f64}
-// CHECK: %[[T0:.*]] = kiln.slice %[[XP]] {starts = array<i64: 0, 0, 0, 0>, stops = array<i64: 1, 1, 3, 4>, strides = array<i64: 1, 1, 2, 1>}
+// CHECK: %[[G:.*]] = kiln.broadcast_to %{{.*}} -> tensor<1x1x3x4xf32>
+// CHECK-NOT: kiln.pad %[[X]]
+// CHECK: %[[T0:.*]] = kiln.slice %[[X]] {starts = array<i64: 0, 0, 0, 0>, stops = array<i64: 1, 1, 3, 4>, strides = array<i64: 1, 1, 1, 1>}
 // CHECK: %[[E0:.*]] = kiln.eq %[[T0]], %[[Y]]
-// CHECK: %[[M0:.*]] = kiln.convert %[[E0]] : tensor<1x1x2x4xi1> to tensor<1x1x2x4xf32>
-// CHECK: kiln.mul %[[G]], %[[M0]]
-// CHECK: %[[P0:.*]] = kiln.pad %{{.*}} {high = array<i64: 0, 0, 1, 0>, low = array<i64: 0, 0, 0, 0>} : tensor<1x1x3x4xf32> -> tensor<1x1x4x4xf32>
-// CHECK: %[[T1:.*]] = kiln.slice %[[XP]] {starts = array<i64: 0, 0, 1, 0>, stops = array<i64: 1, 1, 4, 4>, strides = array<i64: 1, 1, 2, 1>}
+// CHECK: %[[M0:.*]] = kiln.convert %[[E0]] : tensor<1x1x3x4xi1> to tensor<1x1x3x4xf32>
+// CHECK: %[[S0:.*]] = kiln.mul %[[G]], %[[M0]]
+// CHECK: %[[T1:.*]] = kiln.slice %[[X]] {starts = array<i64: 0, 0, 1, 0>, stops = array<i64: 1, 1, 4, 4>, strides = array<i64: 1, 1, 1, 1>}
 // CHECK: %[[E1:.*]] = kiln.eq %[[T1]], %[[Y]]
 // CHECK: %[[M1:.*]] = kiln.convert %[[E1]]
 // CHECK: %[[ONE:.*]] = kiln.constant dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[FREE:.*]] = kiln.sub %[[ONE]], %[[M0]]
 // CHECK: %[[WIN1:.*]] = kiln.mul %[[M1]], %[[FREE]]
-// CHECK: kiln.mul %[[G]], %[[WIN1]]
-// CHECK: %[[P1:.*]] = kiln.pad %{{.*}} {high = array<i64: 0, 0, 0, 0>, low = array<i64: 0, 0, 1, 0>} : tensor<1x1x3x4xf32> -> tensor<1x1x4x4xf32>
+// CHECK: %[[S1:.*]] = kiln.mul %[[G]], %[[WIN1]]
+// CHECK: %[[P0:.*]] = kiln.pad %[[S0]] {high = array<i64: 0, 0, 1, 0>, low = array<i64: 0, 0, 0, 0>} : tensor<1x1x3x4xf32> -> tensor<1x1x4x4xf32>
+// CHECK: %[[P1:.*]] = kiln.pad %[[S1]] {high = array<i64: 0, 0, 0, 0>, low = array<i64: 0, 0, 1, 0>} : tensor<1x1x3x4xf32> -> tensor<1x1x4x4xf32>
 // CHECK: %[[DX:.*]] = kiln.add %[[P0]], %[[P1]]
 // CHECK: return %{{.*}}, %[[DX]]
 func.func @f(%x: tensor<1x1x4x4xf32>) -> tensor<f32> {
-  %y = kiln.max_pool2d %x {kernel_size = array<i64: 2, 1>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x4xf32>
-  %l = kiln.sum %y {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x2x4xf32> -> tensor<f32>
+  %y = kiln.max_pool2d %x {kernel_size = array<i64: 2, 1>, stride = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x3x4xf32>
+  %l = kiln.sum %y {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x3x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// max_pool2d with 2x2 windows tiling the -inf padded input (stride = kernel):
+// the four shares interleave through concats into [N, C, Ho, 2, Wo, 2], one
+// reshape, and a crop of the padding row.
+// CHECK-LABEL: func.func @f_value_and_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x3x4xf32>)
+// CHECK: %[[XP:.*]] = kiln.pad %[[X]] {high = array<i64: 0, 0, 1, 0>, low = array<i64: 0, 0, 1, 0>, value = 0xFFF0000000000000 : f64} : tensor<1x1x3x4xf32> -> tensor<1x1x5x4xf32>
+// CHECK-COUNT-4: kiln.slice %[[XP]]
+// CHECK-NOT: kiln.add
+// CHECK: %[[R0:.*]] = kiln.concat %{{.*}}, %{{.*}} {axis = 4 : i64} : (tensor<1x1x2x2x1xf32>, tensor<1x1x2x2x1xf32>) -> tensor<1x1x2x2x2xf32>
+// CHECK: %[[U0:.*]] = kiln.unsqueeze %[[R0]] {dim = 3 : i64}
+// CHECK: %[[R1:.*]] = kiln.concat %{{.*}}, %{{.*}} {axis = 4 : i64}
+// CHECK: %[[U1:.*]] = kiln.unsqueeze %[[R1]] {dim = 3 : i64}
+// CHECK: %[[ALL:.*]] = kiln.concat %[[U0]], %[[U1]] {axis = 3 : i64} : (tensor<1x1x2x1x2x2xf32>, tensor<1x1x2x1x2x2xf32>) -> tensor<1x1x2x2x2x2xf32>
+// CHECK: %[[M:.*]] = kiln.reshape %[[ALL]] : tensor<1x1x2x2x2x2xf32> -> tensor<1x1x4x4xf32>
+// CHECK: %[[DX:.*]] = kiln.slice %[[M]] {starts = array<i64: 0, 0, 1, 0>, stops = array<i64: 1, 1, 4, 4>, strides = array<i64: 1, 1, 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x3x4xf32>
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @f(%x: tensor<1x1x3x4xf32>) -> tensor<f32> {
+  %y = kiln.max_pool2d %x {kernel_size = array<i64: 2, 2>, padding = array<i64: 1, 0>} : (tensor<1x1x3x4xf32>) -> tensor<1x1x2x2xf32>
+  %l = kiln.sum %y {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x2x2xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 

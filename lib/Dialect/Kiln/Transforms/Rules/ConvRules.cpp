@@ -19,7 +19,8 @@
 //   convNd input adjoint with a kernel of ones (one channel, N x C batch).
 // - max_pool2d: one slice of the -inf padded input per window tap; a tap
 //   takes the cotangent where it equals the window's maximum and no earlier
-//   tap (row-major) did, as PyTorch routes it to the first maximum.
+//   tap (row-major) did, as PyTorch routes it to the first maximum. Shares
+//   interleave back when the windows tile the input (stride == kernel).
 // - upsample2d: linear in its input, y = A_H x A_W^T per image with
 //   constant interpolation matrices from KilnConvTables.h, so the adjoint is
 //   A_H^T g A_W (two matmuls).
@@ -375,12 +376,51 @@ static LogicalResult avgPool2dRule(AvgPool2dOp op, RuleContext &c) {
   return success();
 }
 
+/// Places the per-tap shares of a max_pool2d adjoint, `shares[kh * KW + kw]`
+/// of shape [N, C, Ho, Wo], into the input's shape when the windows tile the
+/// padded input (stride == kernel, dilation 1): padded row o * KH + kh of
+/// the result is row o of tap kh's shares, so the taps interleave through
+/// concats and one reshape, then the padding is cropped (and rows no window
+/// reads are padded with zeros).
+static Value interleaveTaps(OpBuilder &b, Location loc, ArrayRef<Value> shares,
+                            ArrayRef<int64_t> kernel, ArrayRef<int64_t> padding,
+                            ArrayRef<int64_t> inputShape) {
+  SmallVector<int64_t> outShape(getShape(shares.front()));
+  SmallVector<Value> rows;
+  for (int64_t kh = 0; kh < kernel[0]; ++kh) {
+    SmallVector<Value> columns;
+    for (int64_t kw = 0; kw < kernel[1]; ++kw)
+      columns.push_back(UnsqueezeOp::create(b, loc, shares[kh * kernel[1] + kw],
+                                            uint64_t(4)));
+    Value row = columns.size() == 1
+                    ? columns.front()
+                    : Value(ConcatOp::create(b, loc, columns, uint64_t(4)));
+    rows.push_back(UnsqueezeOp::create(b, loc, row, uint64_t(3)));
+  }
+  // [N, C, Ho, KH, Wo, KW] -> [N, C, Ho * KH, Wo * KW]
+  Value all = rows.size() == 1 ? rows.front()
+                               : Value(ConcatOp::create(b, loc, rows,
+                                                        uint64_t(3)));
+  Value merged =
+      reshapeTo(b, loc, all,
+                {outShape[0], outShape[1], outShape[2] * kernel[0],
+                 outShape[3] * kernel[1]});
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  for (int64_t i = 0; i < 2; ++i) {
+    low[2 + i] = -padding[i];
+    high[2 + i] = inputShape[2 + i] + padding[i] - outShape[2 + i] * kernel[i];
+  }
+  return padOrCrop(b, loc, merged, low, high);
+}
+
 static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
   // For each tap (kh, kw) in row-major order, the strided slice of the -inf
   // padded input that the tap reads in every window; the tap takes the
   // cotangent where it equals the window maximum (the forward result) and
-  // no earlier tap has, so ties go to the first maximum as in PyTorch. Each
-  // tap's share is spread back `stride` apart and padded into place.
+  // no earlier tap has, so ties go to the first maximum as in PyTorch. The
+  // shares go back to their inputs by interleaving when the windows tile
+  // the input, and otherwise each is spread `stride` apart and padded into
+  // place.
   Value input = op.getInput(), result = op.getResult(), g = c.grad();
   if (hasNoElements(input) || hasNoElements(g)) {
     setZeroAdjoints(op, c);
@@ -402,11 +442,15 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
     high[2 + i] = std::max(padding[i], readEnd - shape[2 + i] - padding[i]);
     paddedShape[2 + i] += low[2 + i] + high[2 + i];
   }
-  Value padded = PadOp::create(
-      c.b, c.loc, input, low, high,
-      llvm::APFloat::getInf(llvm::APFloat::IEEEdouble(), /*Negative=*/true));
+  Value padded = input;
+  if (llvm::any_of(high, [](int64_t v) { return v != 0; }))
+    padded = PadOp::create(
+        c.b, c.loc, input, low, high,
+        llvm::APFloat::getInf(llvm::APFloat::IEEEdouble(), /*Negative=*/true));
   SmallVector<int64_t> dims = {2, 3};
-  Value taken, sum;
+  Value taken;
+  SmallVector<Value> shares;
+  SmallVector<SmallVector<int64_t>> offsets;
   for (int64_t kh = 0; kh < kernel[0]; ++kh) {
     for (int64_t kw = 0; kw < kernel[1]; ++kw) {
       SmallVector<int64_t> offset = {kh * dilation[0], kw * dilation[1]};
@@ -426,16 +470,27 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
       } else {
         taken = isMax;
       }
-      Value share = spread(c.b, c.loc, mul(c.b, c.loc, g, wins), dims, stride);
-      SmallVector<int64_t> placeLow(4, 0), placeHigh(4, 0);
-      ArrayRef<int64_t> shareShape = getShape(share);
-      for (int64_t i = 0; i < 2; ++i) {
-        placeLow[2 + i] = offset[i];
-        placeHigh[2 + i] = paddedShape[2 + i] - offset[i] - shareShape[2 + i];
-      }
-      Value placed = padOrCrop(c.b, c.loc, share, placeLow, placeHigh);
-      sum = sum ? add(c.b, c.loc, sum, placed) : placed;
+      shares.push_back(mul(c.b, c.loc, g, wins));
+      offsets.push_back(offset);
     }
+  }
+  if (stride == kernel && llvm::all_of(dilation, [](int64_t d) {
+        return d == 1;
+      })) {
+    c.set(0, interleaveTaps(c.b, c.loc, shares, kernel, padding, shape));
+    return success();
+  }
+  Value sum;
+  for (auto [share, offset] : llvm::zip_equal(shares, offsets)) {
+    Value spreadShare = spread(c.b, c.loc, share, dims, stride);
+    SmallVector<int64_t> placeLow(4, 0), placeHigh(4, 0);
+    ArrayRef<int64_t> shareShape = getShape(spreadShare);
+    for (int64_t i = 0; i < 2; ++i) {
+      placeLow[2 + i] = offset[i];
+      placeHigh[2 + i] = paddedShape[2 + i] - offset[i] - shareShape[2 + i];
+    }
+    Value placed = padOrCrop(c.b, c.loc, spreadShare, placeLow, placeHigh);
+    sum = sum ? add(c.b, c.loc, sum, placed) : placed;
   }
   SmallVector<int64_t> cropLow(4, 0), cropHigh(4, 0);
   for (int64_t i = 0; i < 2; ++i) {
