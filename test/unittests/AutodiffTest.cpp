@@ -704,10 +704,9 @@ std::vector<Case> convCases() {
       "{ceil_mode = true, count_include_pad = false, kernel_size = array<i64: "
       "3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}",
       {1, 2, 3, 3}));
-  cases.push_back(convFamilyCase("avg_pool2d_default_stride", "avg_pool2d",
-                                 {{2, 1, 4, 6}},
-                                 "{kernel_size = array<i64: 2, 3>}",
-                                 {2, 1, 2, 2}));
+  cases.push_back(
+      convFamilyCase("avg_pool2d_default_stride", "avg_pool2d", {{2, 1, 4, 6}},
+                     "{kernel_size = array<i64: 2, 3>}", {2, 1, 2, 2}));
   cases.push_back(convFamilyCase(
       "max_pool2d_padded_dilated", "max_pool2d", {{1, 2, 5, 5}},
       "{dilation = array<i64: 1, 2>, kernel_size = array<i64: 3, 2>, padding "
@@ -719,8 +718,8 @@ std::vector<Case> convCases() {
                                  "2, 2>}",
                                  {1, 1, 3, 4}));
   cases.push_back(convFamilyCase("upsample2d_nearest_fractional", "upsample2d",
-                                 {{1, 2, 3, 4}},
-                                 "{size = array<i64: 5, 7>}", {1, 2, 5, 7}));
+                                 {{1, 2, 3, 4}}, "{size = array<i64: 5, 7>}",
+                                 {1, 2, 5, 7}));
   cases.push_back(convFamilyCase("upsample2d_nearest_double_shrink",
                                  "upsample2d", {{1, 1, 3, 5}},
                                  "{size = array<i64: 6, 3>}", {1, 1, 6, 3}));
@@ -1055,7 +1054,9 @@ TEST_P(ConvSecondOrderTest, HessianVectorProduct) {
 /// conv2d (input and weight), max_pool2d (ceil_mode), avg_pool2d (padded),
 /// bilinear upsample2d and unfold in one graph; conv_transpose1d alone.
 std::vector<Case> convSecondOrderCases() {
-  Case image{"conv2d_pools_upsample_unfold", R"mlir(
+  Case image;
+  image.name = "conv2d_pools_upsample_unfold";
+  image.source = R"mlir(
 func.func @f(%x: tensor<1x2x5x5xf64>) -> tensor<f64> {
   %w = kiln.slice %x {starts = array<i64: 0, 0, 0, 0>, stops = array<i64: 1, 2, 3, 3>, strides = array<i64: 1, 1, 1, 1>} : tensor<1x2x5x5xf64> -> tensor<1x2x3x3xf64>
   %c = kiln.conv2d %x, %w {padding = array<i64: 1, 1>, stride = array<i64: 2, 1>} : (tensor<1x2x5x5xf64>, tensor<1x2x3x3xf64>) -> tensor<1x1x3x5xf64>
@@ -1069,8 +1070,10 @@ func.func @f(%x: tensor<1x2x5x5xf64>) -> tensor<f64> {
   %l = kiln.sum %s {axes = array<i64: 0, 1, 2, 3, 4>} : tensor<1x1x4x2x3xf64> -> tensor<f64>
   return %l : tensor<f64>
 }
-)mlir", {}, {}};
-  Case transposed{"conv_transpose1d", R"mlir(
+)mlir";
+  Case transposed;
+  transposed.name = "conv_transpose1d";
+  transposed.source = R"mlir(
 func.func @f(%x: tensor<1x2x4xf64>) -> tensor<f64> {
   %s = kiln.slice %x {starts = array<i64: 0, 0, 0>, stops = array<i64: 1, 2, 3>, strides = array<i64: 1, 1, 1>} : tensor<1x2x4xf64> -> tensor<1x2x3xf64>
   %w = kiln.reshape %s : tensor<1x2x3xf64> -> tensor<2x1x3xf64>
@@ -1080,7 +1083,7 @@ func.func @f(%x: tensor<1x2x4xf64>) -> tensor<f64> {
   %l = kiln.sum %z {axes = array<i64: 0, 1, 2>} : tensor<1x1x7xf64> -> tensor<f64>
   return %l : tensor<f64>
 }
-)mlir", {}, {}};
+)mlir";
   return {image, transposed};
 }
 
@@ -1091,8 +1094,7 @@ std::string caseName(const ::testing::TestParamInfo<Case> &info) {
 INSTANTIATE_TEST_SUITE_P(Rules, AutodiffTest, ::testing::ValuesIn(allCases()),
                          caseName);
 INSTANTIATE_TEST_SUITE_P(Conv, ConvSecondOrderTest,
-                         ::testing::ValuesIn(convSecondOrderCases()),
-                         caseName);
+                         ::testing::ValuesIn(convSecondOrderCases()), caseName);
 
 } // namespace
 
@@ -1111,10 +1113,10 @@ TEST(AutodiffInterfaceTest, ExternalModelsAttach) {
         RegisteredOperationName::lookup(name, &context);
     return op && op->hasInterface<AutodiffOpInterface>();
   };
-  for (StringRef name : {"kiln.add", "kiln.matmul", "kiln.gather",
-                         "kiln.cross_entropy", "kiln.layer_norm", "kiln.eq",
-                         "kiln.iota", "kiln.argmax", "kiln.constant",
-                         "kiln.conv2d", "kiln.unfold"})
+  for (StringRef name :
+       {"kiln.add", "kiln.matmul", "kiln.gather", "kiln.cross_entropy",
+        "kiln.layer_norm", "kiln.eq", "kiln.iota", "kiln.argmax",
+        "kiln.constant", "kiln.conv2d", "kiln.unfold"})
     EXPECT_TRUE(has(name)) << name.str();
   EXPECT_FALSE(has("kiln.value_and_grad"));
 

@@ -1,8 +1,8 @@
 //===- CoverageTest.cpp - The coverage-matrix generator -------------------===//
 
+#include "kiln/Support/Coverage.h"
 #include "kiln/Dialect/Kiln/IR/KilnInterfaces.h"
 #include "kiln/InitAll.h"
-#include "kiln/Support/Coverage.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"

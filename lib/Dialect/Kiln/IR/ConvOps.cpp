@@ -512,8 +512,8 @@ static LinearTaps getLinearTapsIn(int64_t in, int64_t out, bool alignCorners) {
   return taps;
 }
 
-LinearTaps mlir::kiln::getLinearTaps(int64_t in, int64_t out,
-                                     bool alignCorners, bool inDouble) {
+LinearTaps mlir::kiln::getLinearTaps(int64_t in, int64_t out, bool alignCorners,
+                                     bool inDouble) {
   return inDouble ? getLinearTapsIn<double>(in, out, alignCorners)
                   : getLinearTapsIn<float>(in, out, alignCorners);
 }

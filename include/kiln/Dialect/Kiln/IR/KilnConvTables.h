@@ -1,4 +1,4 @@
-//===- KilnConvTables.h - Per-index tables of pooling and resizing -*- C++ -*-===//
+//===- KilnConvTables.h - Tables of pooling and resizing -------*- C++ -*-===//
 //
 // The per-dim constant tables that define kiln.avg_pool2d's divisors and
 // kiln.upsample2d's source indices and weights. They are computed once here
@@ -21,9 +21,9 @@ namespace mlir::kiln {
 /// The divisor of each of the `out` windows of an average pool along one
 /// spatial dim of size `in`, as in PyTorch's avg_pool2d: the window clipped
 /// to the padded input, or, with `countIncludePad` false, to the input.
-SmallVector<int64_t> getAvgPoolDivisors(int64_t in, int64_t out,
-                                        int64_t kernel, int64_t stride,
-                                        int64_t padding, bool countIncludePad);
+SmallVector<int64_t> getAvgPoolDivisors(int64_t in, int64_t out, int64_t kernel,
+                                        int64_t stride, int64_t padding,
+                                        bool countIncludePad);
 
 /// The source indices and weights of bilinear interpolation along one dim:
 /// output `dst` is `lambda0[dst] * in[index0[dst]] + lambda1[dst] *

@@ -265,8 +265,7 @@ static void setZeroAdjoints(Operation *op, RuleContext &c) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-template <typename OpT>
-static LogicalResult convRule(OpT op, RuleContext &c) {
+template <typename OpT> static LogicalResult convRule(OpT op, RuleContext &c) {
   Value input = op.getInput(), weight = op.getWeight(), g = c.grad();
   if (hasNoElements(input) || hasNoElements(g)) {
     setZeroAdjoints(op, c);
@@ -276,8 +275,8 @@ static LogicalResult convRule(OpT op, RuleContext &c) {
   if (c.needs(0)) {
     Value kernel = swapAndFlipKernel(c.b, c.loc, weight, groups);
     c.set(0, convInputAdjoint(c.b, c.loc, g, kernel, getShape(input),
-                              op.getStride(), op.getPadding(),
-                              op.getDilation(), groups));
+                              op.getStride(), op.getPadding(), op.getDilation(),
+                              groups));
   }
   if (c.needs(1))
     c.set(1, convWeightAdjoint(c.b, c.loc, input, g,
@@ -351,8 +350,8 @@ static LogicalResult avgPool2dRule(AvgPool2dOp op, RuleContext &c) {
   SmallVector<int64_t> divisors[2];
   for (int64_t i = 0; i < 2; ++i)
     divisors[i] =
-        getAvgPoolDivisors(shape[2 + i], gradShape[2 + i], kernel[i],
-                           stride[i], padding[i], op.getCountIncludePad());
+        getAvgPoolDivisors(shape[2 + i], gradShape[2 + i], kernel[i], stride[i],
+                           padding[i], op.getCountIncludePad());
   SmallVector<double> table;
   for (int64_t h : divisors[0])
     for (int64_t w : divisors[1])
@@ -364,8 +363,8 @@ static LogicalResult avgPool2dRule(AvgPool2dOp op, RuleContext &c) {
   // Every channel of every image pooled alike: the input adjoint of a
   // one-channel convolution with a kernel of ones over N x C images.
   int64_t images = shape[0] * shape[1];
-  Value flat = reshapeTo(c.b, c.loc, scaled,
-                         {images, 1, gradShape[2], gradShape[3]});
+  Value flat =
+      reshapeTo(c.b, c.loc, scaled, {images, 1, gradShape[2], gradShape[3]});
   Value ones = createSplat(
       c.b, c.loc, RankedTensorType::get({1, 1, kernel[0], kernel[1]}, et), 1.0);
   SmallVector<int64_t> flatShape = {images, 1, shape[2], shape[3]};
@@ -398,13 +397,12 @@ static Value interleaveTaps(OpBuilder &b, Location loc, ArrayRef<Value> shares,
     rows.push_back(UnsqueezeOp::create(b, loc, row, uint64_t(3)));
   }
   // [N, C, Ho, KH, Wo, KW] -> [N, C, Ho * KH, Wo * KW]
-  Value all = rows.size() == 1 ? rows.front()
-                               : Value(ConcatOp::create(b, loc, rows,
-                                                        uint64_t(3)));
-  Value merged =
-      reshapeTo(b, loc, all,
-                {outShape[0], outShape[1], outShape[2] * kernel[0],
-                 outShape[3] * kernel[1]});
+  Value all = rows.size() == 1
+                  ? rows.front()
+                  : Value(ConcatOp::create(b, loc, rows, uint64_t(3)));
+  Value merged = reshapeTo(b, loc, all,
+                           {outShape[0], outShape[1], outShape[2] * kernel[0],
+                            outShape[3] * kernel[1]});
   SmallVector<int64_t> low(4, 0), high(4, 0);
   for (int64_t i = 0; i < 2; ++i) {
     low[2 + i] = -padding[i];
@@ -455,13 +453,13 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
     for (int64_t kw = 0; kw < kernel[1]; ++kw) {
       SmallVector<int64_t> offset = {kh * dilation[0], kw * dilation[1]};
       SmallVector<int64_t> starts = {0, 0, offset[0], offset[1]};
-      SmallVector<int64_t> stops(outShape), steps = {1, 1, stride[0],
-                                                     stride[1]};
+      SmallVector<int64_t> stops(outShape),
+          steps = {1, 1, stride[0], stride[1]};
       for (int64_t i = 0; i < 2; ++i)
         stops[2 + i] = offset[i] + (outShape[2 + i] - 1) * stride[i] + 1;
       Value tap = SliceOp::create(c.b, c.loc, padded, starts, stops, steps);
-      Value isMax = boolToFloat(c.b, c.loc,
-                                EqOp::create(c.b, c.loc, tap, result), et);
+      Value isMax =
+          boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, tap, result), et);
       Value wins = isMax;
       if (taken) {
         Value free = sub(c.b, c.loc, c.scalar(et, 1.0), taken);
@@ -474,9 +472,8 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
       offsets.push_back(offset);
     }
   }
-  if (stride == kernel && llvm::all_of(dilation, [](int64_t d) {
-        return d == 1;
-      })) {
+  if (stride == kernel &&
+      llvm::all_of(dilation, [](int64_t d) { return d == 1; })) {
     c.set(0, interleaveTaps(c.b, c.loc, shares, kernel, padding, shape));
     return success();
   }
@@ -538,9 +535,9 @@ static LogicalResult upsample2dRule(Upsample2dOp op, RuleContext &c) {
       for (int64_t dst = 0; dst < out; ++dst)
         at(dst, indices[dst]) = 1.0;
     }
-    SmallVector<int64_t> matrixShape =
-        transposed ? SmallVector<int64_t>{in, out} : SmallVector<int64_t>{out,
-                                                                          in};
+    SmallVector<int64_t> matrixShape = transposed
+                                           ? SmallVector<int64_t>{in, out}
+                                           : SmallVector<int64_t>{out, in};
     return createFloatConstant(c.b, c.loc,
                                RankedTensorType::get(matrixShape, et), values);
   };
