@@ -19,7 +19,6 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include <limits>
 
@@ -385,18 +384,21 @@ void mlir::kiln::populateDecomposeAttentionPatterns(
 }
 
 LogicalResult mlir::kiln::decomposeAttentionOps(Operation *root) {
-  // The patterns always apply and create no attention op, so one walk
-  // rewrites them all; no fixed point is needed.
-  RewritePatternSet patterns(root->getContext());
-  populateDecomposeAttentionPatterns(patterns);
-  walkAndApplyPatterns(root, FrozenRewritePatternSet(std::move(patterns)));
-  // The walk skips unreachable blocks.
-  WalkResult left = root->walk([&](Operation *op) {
-    if (op == root || !isa<AttentionOp, AttentionGradOp>(op))
-      return WalkResult::advance();
-    op->emitError("'") << op->getName()
-                       << "' was not decomposed (in an unreachable block)";
-    return WalkResult::interrupt();
+  // A plain walk rather than a pattern driver: the rewrites always apply and
+  // create no attention op, and unreachable blocks are expanded too.
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (op != root && isa<AttentionOp, AttentionGradOp>(op))
+      ops.push_back(op);
   });
-  return failure(left.wasInterrupted());
+  IRRewriter rewriter(root->getContext());
+  for (Operation *op : ops) {
+    rewriter.setInsertionPoint(op);
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      rewriter.replaceOp(op, buildAttentionDecomposition(rewriter, attention));
+    else
+      rewriter.replaceOp(op, buildAttentionGradDecomposition(
+                                 rewriter, cast<AttentionGradOp>(op)));
+  }
+  return success();
 }
