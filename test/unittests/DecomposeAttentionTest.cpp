@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
@@ -399,5 +400,34 @@ std::string gradCaseName(const ::testing::TestParamInfo<GradCase> &info) {
 
 INSTANTIATE_TEST_SUITE_P(SecondOrder, AttentionGradRuleTest,
                          ::testing::ValuesIn(gradCases()), gradCaseName);
+
+/// populateDecomposeAttentionPatterns under the greedy driver expands both
+/// ops, as the pass does.
+TEST(DecomposeAttentionPatternsTest, GreedyDriverExpandsBothOps) {
+  MLIRContext context;
+  context.loadDialect<func::FuncDialect, KilnDialect>();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+func.func @f(%q: tensor<1x4x3x2xf32>, %k: tensor<1x2x5x2xf32>, %v: tensor<1x2x5x2xf32>, %do: tensor<1x4x3x2xf32>)
+    -> (tensor<1x4x3x2xf32>, tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32>) {
+  %o = kiln.attention %q, %k, %v {causal} : tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32> -> tensor<1x4x3x2xf32>
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do {causal} : tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32>, tensor<1x4x3x2xf32>
+      -> tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32>
+  return %o, %dq, %dk, %dv : tensor<1x4x3x2xf32>, tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32>
+}
+)mlir",
+                                                               &context);
+  ASSERT_TRUE(module);
+  RewritePatternSet patterns(&context);
+  populateDecomposeAttentionPatterns(patterns);
+  ASSERT_TRUE(succeeded(applyPatternsGreedily(*module, std::move(patterns))));
+  int attention = 0, softmax = 0;
+  module->walk([&](Operation *op) {
+    attention += isa<AttentionOp, AttentionGradOp>(op);
+    softmax += isa<SoftmaxOp>(op);
+  });
+  EXPECT_EQ(attention, 0);
+  // One forward each: the grad recomputes P.
+  EXPECT_EQ(softmax, 2);
+}
 
 } // namespace
