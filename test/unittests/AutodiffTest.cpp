@@ -839,10 +839,7 @@ TEST_P(AutodiffTest, MatchesFiniteDifferences) {
 
   // Closure: the backward graph only uses ops that have rules themselves.
   module->walk([&](Operation *op) {
-    // kiln.attention_grad, attention's composite adjoint, has no rule yet:
-    // attention cannot be differentiated twice.
-    if (op->getDialect() && op->getDialect()->getNamespace() == "kiln" &&
-        !isa<AttentionGradOp>(op)) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "kiln") {
       EXPECT_TRUE(isa<AutodiffOpInterface>(op))
           << op->getName().getStringRef().str() << " has no backward rule";
     }

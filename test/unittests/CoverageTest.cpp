@@ -83,9 +83,6 @@ TEST(CoverageTest, MarkdownCountsColumns) {
 /// shrinks.
 TEST(CoverageTest, EveryDifferentiableOpHasABackwardRule) {
   const llvm::StringSet<> withoutRule = {
-      // attention's composite adjoint: second order through attention is
-      // not supported yet (docs/Autodiff.md).
-      "kiln.attention_grad",
       // a gradient inside a differentiated function: kiln-autodiff rejects
       // it; inline the generated gradient first.
       "kiln.value_and_grad",
