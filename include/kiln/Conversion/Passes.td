@@ -86,6 +86,11 @@ def ConvertKilnAttentionToGPUPass
     The forward lives in `lib/Conversion/KilnToGPU/AttentionForward.cpp`, the
     backward in `AttentionBackward.cpp`; see docs/GPUBackend.md.
   }];
+  let options = [
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Use tensor-core mma instructions for f16/bf16 attention "
+           "(false: the same kernels with scalar f32 FMAs)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
