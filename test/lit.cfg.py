@@ -21,3 +21,12 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-run", "kiln-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# `REQUIRES: ptxas`: tests that assemble generated PTX with the CUDA
+# toolkit's ptxas (skipped, not failed, without the toolkit).
+import shutil
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
