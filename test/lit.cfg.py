@@ -1,6 +1,5 @@
 # -*- Python -*-
 import os
-import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -23,10 +22,11 @@ tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-run", "kiln-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
-# GPU tests that serialize kernels to cubins need the CUDA toolkit's ptxas;
-# MLIR's NVPTX serializer finds ptxas and libdevice through CUDA_HOME.
-ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-if os.path.exists(ptxas):
+# The CUDA toolkit's ptxas, for the tests that assemble generated PTX; MLIR's
+# NVVM serializer finds libdevice through CUDA_HOME.
+import shutil
+ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
+if ptxas:
     config.available_features.add("ptxas")
-    config.environment["CUDA_HOME"] = os.environ.get(
-        "CUDA_HOME", os.path.dirname(os.path.dirname(os.path.realpath(ptxas))))
+    config.substitutions.append(("%ptxas", ptxas))
+    config.environment["CUDA_HOME"] = os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))
