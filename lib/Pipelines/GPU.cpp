@@ -102,7 +102,9 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Not upstream's ownership-based deallocation: it rejects the attention
+  // kernels' gpu.launch bodies (see kiln-gpu-deallocate-temporaries).
+  pm.addNestedPass<func::FuncOp>(createKilnGPUDeallocateTemporariesPass());
 
   // Buffers to the device, linalg to kernels: each linalg op becomes one
   // flat grid of threads, one per point of its parallel dims (reductions

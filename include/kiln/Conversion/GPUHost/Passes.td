@@ -105,4 +105,32 @@ def KilnGPUCheckHostCodePass : Pass<"kiln-gpu-check-host-code", "ModuleOp"> {
   }];
 }
 
+def KilnGPUDeallocateTemporariesPass
+    : Pass<"kiln-gpu-deallocate-temporaries", "::mlir::func::FuncOp"> {
+  let summary = "Free each host-allocated temporary at the end of its block";
+  let description = [{
+    The GPU pipeline's replacement for upstream's ownership-based buffer
+    deallocation, which rejects the hand-written attention kernels
+    (`gpu.launch` bodies hold ops such as `gpu.barrier` that declare no
+    memory effects). After one-shot bufferization and
+    buffer-results-to-out-params, host code of a kiln graph is straight-line
+    per block: a `memref.alloc` that does not escape its block (through a
+    terminator, directly or through a view of it) is dead once the block's
+    ops have run, so the pass inserts its `memref.dealloc` just before the
+    block's terminator. `kiln-gpu-host-to-device` then turns both into
+    `gpu.alloc`/`gpu.dealloc`, which `gpu-async-region` orders on the
+    function's stream after the last launch that reads the buffer. An
+    allocation that escapes its block is left alone (none does in the graphs
+    the kiln lowerings produce).
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    ... uses of %a ...
+    memref.dealloc %a : memref<4xf32>   // inserted
+    return
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // KILN_CONVERSION_GPUHOST_PASSES_TD
