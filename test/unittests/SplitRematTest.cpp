@@ -123,9 +123,9 @@ std::vector<Generated> checkGraph(const Graph &graph) {
   if (!module)
     return {};
   auto f = module->lookupSymbol<func::FuncOp>(graph.function);
-  bool hasAttention =
-      f.walk([](AttentionOp) { return WalkResult::interrupt(); })
-          .wasInterrupted();
+  bool hasAttention = f.walk([](AttentionOp) {
+                         return WalkResult::interrupt();
+                       }).wasInterrupted();
 
   std::vector<Generated> generated;
   for (RematPolicy policy :
@@ -142,7 +142,8 @@ std::vector<Generated> checkGraph(const Graph &graph) {
     EXPECT_TRUE(succeeded(combined) && succeeded(split)) << policyName(policy);
     if (failed(combined) || failed(split))
       return {};
-    Generated g{policy, combined->getSymName().str(),
+    Generated g{policy,
+                combined->getSymName().str(),
                 split->forward.getSymName().str(),
                 split->backward.getSymName().str(),
                 {}};
@@ -333,29 +334,22 @@ std::string replaceAll(std::string text, const std::string &from,
 }
 
 TEST(SplitRematTest, TransformerBlock) {
-  auto buffer = llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR
-                                            "/transformer_block.mlir");
+  auto buffer =
+      llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR "/transformer_block.mlir");
   ASSERT_TRUE(bool(buffer)) << "cannot read transformer_block.mlir";
   Graph g;
   g.name = "transformer_block";
   g.source = replaceAll((*buffer)->getBuffer().str(), "f32", "f64");
   g.function = "loss";
-  std::vector<double> tokens = {3,  17, 5, 17, 0, 31, 9, 2,
+  std::vector<double> tokens = {3,  17, 5, 17, 0, 31, 9,  2,
                                 12, 4,  4, 28, 7, 1,  19, 30};
-  g.args = {{DType::I64, {2, 8}, tokens},
-            {DType::I64, {2}, {1, 4}},
-            {DType::F64, {32, 16}},
-            {DType::F64, {16}},
-            {DType::F64, {16, 16}},
-            {DType::F64, {16, 8}},
-            {DType::F64, {16, 8}},
-            {DType::F64, {16, 16}},
-            {DType::F64, {16}},
-            {DType::F64, {16, 32}},
-            {DType::F64, {16, 32}},
-            {DType::F64, {32, 16}},
-            {DType::F64, {16}},
-            {DType::F64, {16, 5}}};
+  g.args = {{DType::I64, {2, 8}, tokens}, {DType::I64, {2}, {1, 4}},
+            {DType::F64, {32, 16}},       {DType::F64, {16}},
+            {DType::F64, {16, 16}},       {DType::F64, {16, 8}},
+            {DType::F64, {16, 8}},        {DType::F64, {16, 16}},
+            {DType::F64, {16}},           {DType::F64, {16, 32}},
+            {DType::F64, {16, 32}},       {DType::F64, {32, 16}},
+            {DType::F64, {16}},           {DType::F64, {16, 5}}};
   g.wrt = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
   std::vector<Generated> generated = checkGraph(g);
   ASSERT_EQ(generated.size(), 2u);
@@ -413,20 +407,19 @@ func.func @h(%x: tensor<2x3xf64>, %w: tensor<3x3xf64>, %cy: tensor<2x3xf64>, %cs
   for (Operation &op : g.getBody().front().without_terminator())
     b.clone(op, mapping);
   auto ret = cast<func::ReturnOp>(g.getBody().front().getTerminator());
-  call.replaceAllUsesWith(
-      llvm::map_to_vector(ret.getOperands(), [&](Value v) {
-        return mapping.lookup(v);
-      }));
+  call.replaceAllUsesWith(llvm::map_to_vector(
+      ret.getOperands(), [&](Value v) { return mapping.lookup(v); }));
   call.erase();
   ASSERT_TRUE(succeeded(generateValueAndGrad(*module, h, {0, 1})));
 
   auto compiled = session().compile(*module);
   ASSERT_TRUE(succeeded(compiled));
   JitModule &jit = **compiled;
-  SmallVector<HostTensor> inputs = makeInputs(
-      {{DType::F64, {2, 3}}, {DType::F64, {3, 3}}, {DType::F64, {2, 3}},
-       {DType::F64, {}}},
-      11);
+  SmallVector<HostTensor> inputs = makeInputs({{DType::F64, {2, 3}},
+                                               {DType::F64, {3, 3}},
+                                               {DType::F64, {2, 3}},
+                                               {DType::F64, {}}},
+                                              11);
   auto combined = jit.invoke("h_value_and_grad", inputs);
   ASSERT_TRUE(succeeded(combined));
   auto forward = jit.invoke("g_forward", {inputs[0], inputs[1]});

@@ -130,8 +130,8 @@ public:
   /// Builds the adjoints at the builder's insertion point, seeding each
   /// active output with `getSeed(index)`. Returns the adjoint of each wrt
   /// argument, null for zero.
-  FailureOr<SmallVector<Value>>
-  run(OpBuilder &builder, function_ref<Value(unsigned)> getSeed);
+  FailureOr<SmallVector<Value>> run(OpBuilder &builder,
+                                    function_ref<Value(unsigned)> getSeed);
 
 private:
   void analyzeActivity();
@@ -272,8 +272,7 @@ struct GradientGraph {
   /// Returns true for an op of the backward part.
   bool isBackwardOp(Operation *op) const {
     Operation *top = body->findAncestorOpInBlock(*op);
-    return top && !forwardSet.contains(top) &&
-           top != body->getTerminator();
+    return top && !forwardSet.contains(top) && top != body->getTerminator();
   }
   /// Calls `fn` on every value the backward part reads: the operands of its
   /// ops (nested ones included) and the gradients.
@@ -310,8 +309,7 @@ struct GradientGraph {
 
 /// Returns true when `function` holds a `kiln.attention`.
 static bool hasAttention(func::FuncOp function) {
-  return function
-      .walk([](AttentionOp) { return WalkResult::interrupt(); })
+  return function.walk([](AttentionOp) { return WalkResult::interrupt(); })
       .wasInterrupted();
 }
 
@@ -499,9 +497,9 @@ mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
   OpBuilder builder(terminator);
   func::ReturnOp::create(builder, terminator->getLoc(), results);
   terminator->erase();
-  gradFunction.setType(
-      FunctionType::get(module.getContext(), function.getArgumentTypes(),
-                        ValueRange(results).getTypes()));
+  gradFunction.setType(FunctionType::get(module.getContext(),
+                                         function.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
 
   // Appended to the module, so generated functions appear in the order they
   // were asked for; the symbol table makes the name unique if it is taken.
@@ -511,8 +509,7 @@ mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
 }
 
 FailureOr<SplitForwardBackward>
-mlir::kiln::generateSplitForwardBackward(ModuleOp module,
-                                         func::FuncOp function,
+mlir::kiln::generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
                                          ArrayRef<int64_t> wrt,
                                          const AutodiffOptions &options) {
   FailureOr<GradientGraph> graph =
@@ -592,8 +589,7 @@ mlir::kiln::generateSplitForwardBackward(ModuleOp module,
     for (size_t i = 0; i < residuals.size(); ++i)
       backward.setArgAttr(i, "kiln.residual", indexAttr(i));
     for (size_t i = 0; i < outputTypes.size(); ++i)
-      backward.setArgAttr(residuals.size() + i, "kiln.cotangent",
-                          indexAttr(i));
+      backward.setArgAttr(residuals.size() + i, "kiln.cotangent", indexAttr(i));
     for (auto [i, index] : llvm::enumerate(wrt))
       backward.setResultAttr(i, "kiln.gradient", indexAttr(index));
   }
@@ -656,10 +652,9 @@ struct KilnAutodiffPass
              llvm::enumerate(callee.getFunctionType().getInputs()))
           if (isDifferentiableType(type))
             wrtArgs.push_back(i);
-      if (mode == AutodiffMode::Split
-              ? failed(generateSplitForwardBackward(module, callee, wrtArgs,
-                                                    options))
-              : failed(getOrGenerate(callee, wrtArgs)))
+      if (mode == AutodiffMode::Split ? failed(generateSplitForwardBackward(
+                                            module, callee, wrtArgs, options))
+                                      : failed(getOrGenerate(callee, wrtArgs)))
         return signalPassFailure();
     }
 

@@ -108,8 +108,8 @@ Value autodiff::boolToFloat(OpBuilder &b, Location loc, Value cond,
 bool autodiff::isCheapToRecompute(Operation *op) {
   return isa<
       // Binary arithmetic, comparisons and select.
-      AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, LtOp, LeOp,
-      GtOp, GeOp, EqOp, NeOp, SelectOp,
+      AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, LtOp, LeOp, GtOp,
+      GeOp, EqOp, NeOp, SelectOp,
       // Unary functions and casts.
       ExpOp, Expm1Op, LogOp, Log2Op, Log10Op, Log1pOp, SqrtOp, RsqrtOp, SinOp,
       CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp, SiluOp, LeakyReluOp, EluOp,

@@ -63,10 +63,10 @@ struct AutodiffOptions {
 /// arguments of `function` and returns its value followed by its gradient
 /// with respect to each argument in `wrt`. Errors are emitted at the op or
 /// function they concern; on failure nothing is added to the module.
-FailureOr<func::FuncOp> generateValueAndGrad(ModuleOp module,
-                                             func::FuncOp function,
-                                             ArrayRef<int64_t> wrt,
-                                             const AutodiffOptions &options = {});
+FailureOr<func::FuncOp>
+generateValueAndGrad(ModuleOp module, func::FuncOp function,
+                     ArrayRef<int64_t> wrt,
+                     const AutodiffOptions &options = {});
 
 /// The two functions of the split form.
 struct SplitForwardBackward {
