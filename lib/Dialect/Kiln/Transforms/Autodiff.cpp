@@ -1,15 +1,18 @@
 //===- Autodiff.cpp - The kiln-autodiff pass ------------------------------===//
 //
-// Reverse-mode automatic differentiation in combined mode: the generated
-// function clones the forward ops, then walks them in reverse program order
-// and asks each active op's AutodiffOpInterface for its operands' adjoints.
-// See docs/Autodiff.md.
+// Reverse-mode automatic differentiation: a working function clones the
+// forward ops, then walks them in reverse program order and asks each active
+// op's AutodiffOpInterface for its operands' adjoints; the remat policy then
+// chooses what the backward recomputes. Combined mode returns that function
+// as @f_value_and_grad, split mode cuts it into @f_forward and @f_backward at
+// the residuals. See docs/Autodiff.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "Rules/Rules.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/DecomposeAttention.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +21,7 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
 #include <map>
@@ -50,9 +54,10 @@ static bool isNonDifferentiable(Operation *op) {
 }
 
 /// Checks that `function` is something the pass can differentiate with
-/// respect to `wrt`, emitting an error where it is not.
+/// respect to `wrt` in `mode`, emitting an error where it is not.
 static LogicalResult checkDifferentiable(func::FuncOp function,
-                                         ArrayRef<int64_t> wrt) {
+                                         ArrayRef<int64_t> wrt,
+                                         AutodiffMode mode) {
   if (function.isExternal())
     return function.emitError("cannot differentiate the external function '")
            << function.getSymName() << "'";
@@ -61,10 +66,22 @@ static LogicalResult checkDifferentiable(func::FuncOp function,
            << function.getSymName()
            << "': functions with more than one block are not supported";
   FunctionType type = function.getFunctionType();
-  if (type.getNumResults() != 1 || !isScalarFloatTensor(type.getResult(0)))
+  if (mode == AutodiffMode::Combined &&
+      (type.getNumResults() != 1 || !isScalarFloatTensor(type.getResult(0))))
     return function.emitError("cannot differentiate '")
            << function.getSymName()
            << "': it must return exactly one rank-0 floating-point tensor";
+  // Split mode takes one cotangent per output, of any float tensor type.
+  if (mode == AutodiffMode::Split) {
+    if (type.getNumResults() == 0)
+      return function.emitError("cannot split '")
+             << function.getSymName() << "': it returns nothing";
+    for (auto [i, resultType] : llvm::enumerate(type.getResults()))
+      if (!isDifferentiableType(resultType))
+        return function.emitError("cannot split '")
+               << function.getSymName() << "': result " << i << " of type "
+               << resultType << " is not a floating-point tensor";
+  }
   if (wrt.empty())
     return function.emitError("cannot differentiate '")
            << function.getSymName()
@@ -104,15 +121,18 @@ void mlir::kiln::registerAutodiffExternalModels(DialectRegistry &registry) {
 }
 
 namespace {
-/// The reverse sweep over one cloned function body.
+/// The reverse sweep over the cloned forward ops of one function.
 class ReverseSweep {
 public:
-  ReverseSweep(Block &body, Value loss, ArrayRef<BlockArgument> wrtArgs)
-      : body(body), loss(loss), wrtArgs(wrtArgs) {}
+  ReverseSweep(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
+               ArrayRef<BlockArgument> wrtArgs)
+      : ops(ops), outputs(outputs), wrtArgs(wrtArgs) {}
 
-  /// Builds the adjoints at the end of the body (before its terminator is
-  /// created). Returns the adjoint of each wrt argument, null for zero.
-  FailureOr<SmallVector<Value>> run(OpBuilder &builder);
+  /// Builds the adjoints at the builder's insertion point, seeding each
+  /// active output with `getSeed(index)`. Returns the adjoint of each wrt
+  /// argument, null for zero.
+  FailureOr<SmallVector<Value>> run(OpBuilder &builder,
+                                    function_ref<Value(unsigned)> getSeed);
 
 private:
   void analyzeActivity();
@@ -120,12 +140,11 @@ private:
     return varied.contains(value) && useful.contains(value);
   }
 
-  Block &body;
-  Value loss;
-  ArrayRef<BlockArgument> wrtArgs;
   /// The forward ops in program order.
-  SmallVector<Operation *> ops;
-  /// Values that depend on a wrt argument, and values that reach the loss.
+  ArrayRef<Operation *> ops;
+  ArrayRef<Value> outputs;
+  ArrayRef<BlockArgument> wrtArgs;
+  /// Values that depend on a wrt argument, and values that reach an output.
   /// Only used for membership tests, never iterated.
   llvm::DenseSet<Value> varied, useful;
   /// One adjoint slot per value; a missing slot is a symbolic zero.
@@ -134,8 +153,6 @@ private:
 } // namespace
 
 void ReverseSweep::analyzeActivity() {
-  for (Operation &op : body)
-    ops.push_back(&op);
   // Forward: what depends on a wrt argument. The block is in dominance
   // order, so one pass in program order suffices (no recursion).
   for (BlockArgument arg : wrtArgs)
@@ -150,8 +167,9 @@ void ReverseSweep::analyzeActivity() {
       if (isDifferentiableType(result.getType()))
         varied.insert(result);
   }
-  // Backward: what reaches the loss.
-  useful.insert(loss);
+  // Backward: what reaches an output.
+  for (Value output : outputs)
+    useful.insert(output);
   for (Operation *op : llvm::reverse(ops)) {
     if (llvm::none_of(op->getResults(),
                       [&](Value v) { return useful.contains(v); }))
@@ -162,12 +180,16 @@ void ReverseSweep::analyzeActivity() {
   }
 }
 
-FailureOr<SmallVector<Value>> ReverseSweep::run(OpBuilder &builder) {
+FailureOr<SmallVector<Value>>
+ReverseSweep::run(OpBuilder &builder, function_ref<Value(unsigned)> getSeed) {
   analyzeActivity();
-  if (isActive(loss)) {
-    Value seed =
-        autodiff::createSplat(builder, loss.getLoc(), loss.getType(), 1.0);
-    adjoints[loss] = seed;
+  for (auto [i, output] : llvm::enumerate(outputs)) {
+    if (!isActive(output))
+      continue;
+    Value seed = getSeed(i);
+    Value &slot = adjoints[output];
+    // An output returned twice gets both cotangents.
+    slot = slot ? AddOp::create(builder, output.getLoc(), slot, seed) : seed;
   }
   for (Operation *op : llvm::reverse(ops)) {
     SmallVector<Value> resultAdjoints;
@@ -216,62 +238,371 @@ FailureOr<SmallVector<Value>> ReverseSweep::run(OpBuilder &builder) {
   return result;
 }
 
-FailureOr<func::FuncOp>
-mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
-                                 ArrayRef<int64_t> wrt) {
-  if (failed(checkDifferentiable(function, wrt)))
+namespace {
+/// A function under differentiation: a detached working function whose one
+/// block holds a clone of the forward ops, then the backward ops (the
+/// reverse sweep and what the remat policy recomputes), then a return of
+/// the forward outputs. Its arguments are those of the differentiated
+/// function followed, in split mode, by one cotangent per output. Combined
+/// mode turns it into @f_value_and_grad; split mode cuts it in two.
+struct GradientGraph {
+  func::FuncOp function;
+  Block *body = nullptr;
+  /// The arguments of the differentiated function come first.
+  unsigned numInputs = 0;
+  /// The forward ops in program order, and the same as a set.
+  SmallVector<Operation *> forwardOps;
+  llvm::DenseSet<Operation *> forwardSet;
+  /// The forward outputs, and the gradient of each wrt argument.
+  SmallVector<Value> outputs, gradients;
+
+  /// Returns true for an argument of the differentiated function or a
+  /// result of a forward op.
+  bool isForwardValue(Value value) const {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return arg.getOwner() == body && arg.getArgNumber() < numInputs;
+    return forwardSet.contains(value.getDefiningOp());
+  }
+  /// Returns true for a forward constant: the backward gets its own copy,
+  /// it is never a residual.
+  bool isForwardConstant(Value value) const {
+    Operation *op = value.getDefiningOp();
+    return op && forwardSet.contains(op) &&
+           op->hasTrait<OpTrait::ConstantLike>();
+  }
+  /// Returns true for an op of the backward part.
+  bool isBackwardOp(Operation *op) const {
+    Operation *top = body->findAncestorOpInBlock(*op);
+    return top && !forwardSet.contains(top) && top != body->getTerminator();
+  }
+  /// Calls `fn` on every value the backward part reads: the operands of its
+  /// ops (nested ones included) and the gradients.
+  void forEachBackwardRead(function_ref<void(Value)> fn) const {
+    for (Operation &op : body->without_terminator())
+      if (!forwardSet.contains(&op))
+        op.walk([&](Operation *nested) {
+          for (Value operand : nested->getOperands())
+            fn(operand);
+        });
+    for (Value gradient : gradients)
+      fn(gradient);
+  }
+  /// The residuals: the forward values the backward reads, constants
+  /// excluded, in forward program order (arguments first, by index).
+  SmallVector<Value> getResiduals() const {
+    llvm::DenseSet<Value> read;
+    forEachBackwardRead([&](Value value) {
+      if (isForwardValue(value) && !isForwardConstant(value))
+        read.insert(value);
+    });
+    SmallVector<Value> residuals;
+    for (BlockArgument arg : body->getArguments().take_front(numInputs))
+      if (read.contains(arg))
+        residuals.push_back(arg);
+    for (Operation *op : forwardOps)
+      for (Value result : op->getResults())
+        if (read.contains(result))
+          residuals.push_back(result);
+    return residuals;
+  }
+};
+} // namespace
+
+/// Returns true when `function` holds a `kiln.attention`.
+static bool hasAttention(func::FuncOp function) {
+  return function.walk([](AttentionOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+/// `remat=recompute-elementwise`: walks the forward ops in reverse program
+/// order and clones each cheap op (isCheapToRecompute) whose result is a
+/// residual into the start of the backward part, when the residual bytes
+/// strictly shrink: the bytes of its operands that are not residuals yet
+/// (constants are free) must be less than its result's. The backward then
+/// reads the clone. Reverse order lets chains of cheap ops be recomputed
+/// from the first saved value on, each clone placed before the clones that
+/// use it; every step lowers the total, so the walk ends with no more
+/// bytes than it started with.
+static void recomputeCheapOps(GradientGraph &graph) {
+  auto firstBackward =
+      llvm::find_if(graph.body->without_terminator(), [&](Operation &op) {
+        return !graph.forwardSet.contains(&op);
+      });
+  if (firstBackward == graph.body->without_terminator().end())
+    return;
+  Operation *insertBefore = &*firstBackward;
+  SmallVector<Value> residualList = graph.getResiduals();
+  llvm::DenseSet<Value> residuals(residualList.begin(), residualList.end());
+  auto isNewResidual = [&](Value value) {
+    return graph.isForwardValue(value) && !graph.isForwardConstant(value) &&
+           !residuals.contains(value);
+  };
+  OpBuilder builder(insertBefore);
+  for (Operation *op : llvm::reverse(graph.forwardOps)) {
+    if (op->getNumResults() != 1 || !autodiff::isCheapToRecompute(op))
+      continue;
+    Value result = op->getResult(0);
+    if (!residuals.contains(result))
+      continue;
+    int64_t added = 0;
+    llvm::SmallDenseSet<Value, 4> counted;
+    for (Value operand : op->getOperands())
+      if (isNewResidual(operand) && counted.insert(operand).second)
+        added += autodiff::getSizeInBytes(operand.getType());
+    if (added >= autodiff::getSizeInBytes(result.getType()))
+      continue;
+    builder.setInsertionPoint(insertBefore);
+    Operation *clone = builder.clone(*op);
+    insertBefore = clone;
+    result.replaceUsesWithIf(clone->getResult(0), [&](OpOperand &use) {
+      return graph.isBackwardOp(use.getOwner());
+    });
+    for (Value &gradient : graph.gradients)
+      if (gradient == result)
+        gradient = clone->getResult(0);
+    residuals.erase(result);
+    for (Value operand : op->getOperands())
+      if (isNewResidual(operand))
+        residuals.insert(operand);
+  }
+}
+
+/// Emits the `print-residuals` remarks of `function`'s residuals: one per
+/// residual at the op or argument defining it, then the total at
+/// `function`.
+static void printResidualRemarks(func::FuncOp function,
+                                 ArrayRef<Value> residuals) {
+  int64_t total = 0;
+  for (auto [i, residual] : llvm::enumerate(residuals)) {
+    int64_t bytes = autodiff::getSizeInBytes(residual.getType());
+    total += bytes;
+    // The type unquoted, as in the IR.
+    std::string type;
+    llvm::raw_string_ostream(type) << residual.getType();
+    if (auto arg = dyn_cast<BlockArgument>(residual)) {
+      unsigned index = arg.getArgNumber();
+      emitRemark(function.getArgument(index).getLoc())
+          << "residual " << i << ": " << type << " (" << bytes
+          << " bytes), argument " << index;
+      continue;
+    }
+    Operation *op = residual.getDefiningOp();
+    InFlightDiagnostic remark = emitRemark(op->getLoc());
+    remark << "residual " << i << ": " << type << " (" << bytes
+           << " bytes), from " << op->getName();
+    if (op->getNumResults() > 1)
+      remark << " result " << cast<OpResult>(residual).getResultNumber();
+  }
+  emitRemark(function.getLoc())
+      << "'" << function.getSymName() << "' saves " << residuals.size()
+      << " residuals, " << total << " bytes";
+}
+
+/// Builds the gradient graph of `function` with respect to `wrt` in a new
+/// detached function named `name`. On failure nothing is left behind.
+static FailureOr<GradientGraph>
+buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
+                   AutodiffMode mode, const AutodiffOptions &options,
+                   StringRef name) {
+  if (failed(checkDifferentiable(function, wrt, mode)))
     return failure();
-  MLIRContext *context = module.getContext();
-  // The generated function is built of kiln ops even when @f holds none.
+  MLIRContext *context = function.getContext();
+  // The generated code is built of kiln ops even when @f holds none.
   context->getOrLoadDialect<KilnDialect>();
   FunctionType type = function.getFunctionType();
-  SmallVector<Type> resultTypes{type.getResult(0)};
-  for (int64_t index : wrt)
-    resultTypes.push_back(type.getInput(index));
-  auto gradType = FunctionType::get(context, type.getInputs(), resultTypes);
-  auto gradFunction = func::FuncOp::create(
-      function.getLoc(), (function.getSymName() + "_value_and_grad").str(),
-      gradType);
-  gradFunction.setVisibility(function.getVisibility());
-  Block *entry = gradFunction.addEntryBlock();
+  SmallVector<Type> inputTypes(type.getInputs());
+  // Split mode: one cotangent argument per output.
+  if (mode == AutodiffMode::Split)
+    llvm::append_range(inputTypes, type.getResults());
 
-  // Forward: a clone of the body.
+  GradientGraph graph;
+  graph.numInputs = type.getNumInputs();
+  graph.function = func::FuncOp::create(
+      function.getLoc(), name,
+      FunctionType::get(context, inputTypes, type.getResults()));
+  graph.function.setVisibility(function.getVisibility());
+  graph.body = graph.function.addEntryBlock();
+  auto cleanup = [&] { graph.function.erase(); };
+
+  // Forward: a clone of the body, return included.
   IRMapping mapping;
   Block &source = function.getBody().front();
-  mapping.map(source.getArguments(), entry->getArguments());
+  mapping.map(source.getArguments(),
+              graph.body->getArguments().take_front(graph.numInputs));
   OpBuilder builder(context);
-  builder.setInsertionPointToEnd(entry);
-  auto sourceReturn = cast<func::ReturnOp>(source.getTerminator());
-  for (Operation &op : source.without_terminator())
+  builder.setInsertionPointToEnd(graph.body);
+  for (Operation &op : source)
     builder.clone(op, mapping);
-  Value loss = mapping.lookupOrDefault(sourceReturn.getOperand(0));
 
-  // Reverse.
-  SmallVector<BlockArgument> wrtArgs;
-  for (int64_t index : wrt)
-    wrtArgs.push_back(entry->getArgument(index));
-  ReverseSweep sweep(*entry, loss, wrtArgs);
-  FailureOr<SmallVector<Value>> gradients = sweep.run(builder);
-  if (failed(gradients)) {
-    gradFunction.erase();
+  // save-all: attention is expanded, so its probabilities are forward
+  // values like any other.
+  if (options.remat == RematPolicy::SaveAll && hasAttention(graph.function) &&
+      failed(decomposeAttentionOps(graph.function))) {
+    cleanup();
     return failure();
   }
-  SmallVector<Value> results;
-  results.push_back(loss);
+
+  for (Operation &op : graph.body->without_terminator())
+    graph.forwardOps.push_back(&op);
+  graph.forwardSet.insert(graph.forwardOps.begin(), graph.forwardOps.end());
+  Operation *terminator = graph.body->getTerminator();
+  graph.outputs.assign(terminator->operand_begin(), terminator->operand_end());
+
+  // Reverse: seeded with 1 (combined) or the cotangent arguments (split).
+  SmallVector<BlockArgument> wrtArgs;
+  for (int64_t index : wrt)
+    wrtArgs.push_back(graph.body->getArgument(index));
+  builder.setInsertionPoint(terminator);
+  auto getSeed = [&](unsigned output) -> Value {
+    if (mode == AutodiffMode::Split)
+      return graph.body->getArgument(graph.numInputs + output);
+    Value loss = graph.outputs[output];
+    return autodiff::createSplat(builder, loss.getLoc(), loss.getType(), 1.0);
+  };
+  ReverseSweep sweep(graph.forwardOps, graph.outputs, wrtArgs);
+  FailureOr<SmallVector<Value>> gradients = sweep.run(builder, getSeed);
+  if (failed(gradients)) {
+    cleanup();
+    return failure();
+  }
   for (auto [i, arg] : llvm::enumerate(wrtArgs)) {
     Value gradient = (*gradients)[i];
     if (!gradient)
       gradient =
           autodiff::createSplat(builder, function.getLoc(), arg.getType(), 0.0);
-    results.push_back(gradient);
+    graph.gradients.push_back(gradient);
   }
-  func::ReturnOp::create(builder, sourceReturn.getLoc(), results);
+
+  if (options.remat == RematPolicy::RecomputeElementwise)
+    recomputeCheapOps(graph);
+  return graph;
+}
+
+FailureOr<func::FuncOp>
+mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
+                                 ArrayRef<int64_t> wrt,
+                                 const AutodiffOptions &options) {
+  FailureOr<GradientGraph> graph =
+      buildGradientGraph(function, wrt, AutodiffMode::Combined, options,
+                         (function.getSymName() + "_value_and_grad").str());
+  if (failed(graph))
+    return failure();
+  if (options.printResiduals)
+    printResidualRemarks(function, graph->getResiduals());
+
+  // The forward return becomes the return of the value and the gradients.
+  func::FuncOp gradFunction = graph->function;
+  Operation *terminator = graph->body->getTerminator();
+  SmallVector<Value> results{graph->outputs.front()};
+  llvm::append_range(results, graph->gradients);
+  OpBuilder builder(terminator);
+  func::ReturnOp::create(builder, terminator->getLoc(), results);
+  terminator->erase();
+  gradFunction.setType(FunctionType::get(module.getContext(),
+                                         function.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
 
   // Appended to the module, so generated functions appear in the order they
   // were asked for; the symbol table makes the name unique if it is taken.
   SymbolTable symbols(module);
   symbols.insert(gradFunction);
   return gradFunction;
+}
+
+FailureOr<SplitForwardBackward>
+mlir::kiln::generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
+                                         ArrayRef<int64_t> wrt,
+                                         const AutodiffOptions &options) {
+  FailureOr<GradientGraph> graph =
+      buildGradientGraph(function, wrt, AutodiffMode::Split, options,
+                         (function.getSymName() + "_gradient_graph").str());
+  if (failed(graph))
+    return failure();
+  SmallVector<Value> residuals = graph->getResiduals();
+  if (options.printResiduals)
+    printResidualRemarks(function, residuals);
+
+  MLIRContext *context = module.getContext();
+  Location loc = function.getLoc();
+  Builder b(context);
+  auto indexAttr = [&](int64_t index) { return b.getI64IntegerAttr(index); };
+  TypeRange outputTypes = function.getResultTypes();
+  TypeRange residualTypes = ValueRange(residuals).getTypes();
+  TypeRange gradientTypes = ValueRange(graph->gradients).getTypes();
+
+  // @f_forward(args) -> (outputs..., residuals...): the forward ops.
+  SmallVector<Type> forwardResults = llvm::to_vector(outputTypes);
+  llvm::append_range(forwardResults, residualTypes);
+  auto forward = func::FuncOp::create(
+      loc, (function.getSymName() + "_forward").str(),
+      FunctionType::get(context, function.getArgumentTypes(), forwardResults));
+  forward.setVisibility(function.getVisibility());
+  {
+    Block *entry = forward.addEntryBlock();
+    IRMapping mapping;
+    mapping.map(graph->body->getArguments().take_front(graph->numInputs),
+                entry->getArguments());
+    OpBuilder builder = OpBuilder::atBlockEnd(entry);
+    for (Operation *op : graph->forwardOps)
+      builder.clone(*op, mapping);
+    SmallVector<Value> results;
+    for (Value value : llvm::concat<Value>(graph->outputs, residuals))
+      results.push_back(mapping.lookup(value));
+    func::ReturnOp::create(builder, loc, results);
+    for (size_t i = 0; i < outputTypes.size(); ++i)
+      forward.setResultAttr(i, "kiln.output", indexAttr(i));
+    for (size_t i = 0; i < residuals.size(); ++i)
+      forward.setResultAttr(outputTypes.size() + i, "kiln.residual",
+                            indexAttr(i));
+  }
+
+  // @f_backward(residuals..., cotangents...) -> (gradients...): the
+  // backward ops, reading the residuals and their own copy of the forward
+  // constants.
+  SmallVector<Type> backwardInputs = llvm::to_vector(residualTypes);
+  llvm::append_range(backwardInputs, outputTypes);
+  auto backward = func::FuncOp::create(
+      loc, (function.getSymName() + "_backward").str(),
+      FunctionType::get(context, backwardInputs, gradientTypes));
+  backward.setVisibility(function.getVisibility());
+  {
+    Block *entry = backward.addEntryBlock();
+    IRMapping mapping;
+    mapping.map(residuals, entry->getArguments().take_front(residuals.size()));
+    mapping.map(graph->body->getArguments().drop_front(graph->numInputs),
+                entry->getArguments().drop_front(residuals.size()));
+    OpBuilder builder = OpBuilder::atBlockEnd(entry);
+    llvm::DenseSet<Operation *> constants;
+    graph->forEachBackwardRead([&](Value value) {
+      if (graph->isForwardConstant(value))
+        constants.insert(value.getDefiningOp());
+    });
+    for (Operation *op : graph->forwardOps)
+      if (constants.contains(op))
+        builder.clone(*op, mapping);
+    for (Operation &op : graph->body->without_terminator())
+      if (!graph->forwardSet.contains(&op))
+        builder.clone(op, mapping);
+    SmallVector<Value> results;
+    for (Value gradient : graph->gradients)
+      results.push_back(mapping.lookup(gradient));
+    func::ReturnOp::create(builder, loc, results);
+    for (size_t i = 0; i < residuals.size(); ++i)
+      backward.setArgAttr(i, "kiln.residual", indexAttr(i));
+    for (size_t i = 0; i < outputTypes.size(); ++i)
+      backward.setArgAttr(residuals.size() + i, "kiln.cotangent", indexAttr(i));
+    for (auto [i, index] : llvm::enumerate(wrt))
+      backward.setResultAttr(i, "kiln.gradient", indexAttr(index));
+  }
+  graph->function.erase();
+
+  SymbolTable symbols(module);
+  symbols.insert(forward);
+  symbols.insert(backward);
+  // Each names its partner, whatever name the symbol table gave it.
+  forward->setAttr("kiln.backward", FlatSymbolRefAttr::get(backward));
+  backward->setAttr("kiln.forward", FlatSymbolRefAttr::get(forward));
+  return SplitForwardBackward{forward, backward};
 }
 
 namespace {
@@ -282,6 +613,9 @@ struct KilnAutodiffPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    AutodiffOptions options;
+    options.remat = remat;
+    options.printResiduals = printResiduals;
     // (function name, wrt) -> generated function, so that value_and_grad
     // ops asking for the same gradient share one function.
     std::map<std::pair<std::string, std::vector<int64_t>>, func::FuncOp>
@@ -296,12 +630,16 @@ struct KilnAutodiffPass
       if (it != generated.end())
         return it->second;
       FailureOr<func::FuncOp> result =
-          generateValueAndGrad(module, callee, wrtArgs);
+          generateValueAndGrad(module, callee, wrtArgs, options);
       if (succeeded(result))
         generated.emplace(key, *result);
       return result;
     };
 
+    if (mode == AutodiffMode::Split && function.empty()) {
+      module.emitError("kiln-autodiff: mode=split needs function=<name>");
+      return signalPassFailure();
+    }
     if (!function.empty()) {
       auto callee = symbols.lookup<func::FuncOp>(function);
       if (!callee) {
@@ -315,7 +653,9 @@ struct KilnAutodiffPass
              llvm::enumerate(callee.getFunctionType().getInputs()))
           if (isDifferentiableType(type))
             wrtArgs.push_back(i);
-      if (failed(getOrGenerate(callee, wrtArgs)))
+      if (mode == AutodiffMode::Split ? failed(generateSplitForwardBackward(
+                                            module, callee, wrtArgs, options))
+                                      : failed(getOrGenerate(callee, wrtArgs)))
         return signalPassFailure();
     }
 

@@ -104,3 +104,23 @@ Value autodiff::boolToFloat(OpBuilder &b, Location loc, Value cond,
                             Type elementType) {
   return ConvertOp::create(b, loc, cond, elementType);
 }
+
+bool autodiff::isCheapToRecompute(Operation *op) {
+  return isa<
+      // Binary arithmetic, comparisons and select.
+      AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, LtOp, LeOp, GtOp,
+      GeOp, EqOp, NeOp, SelectOp,
+      // Unary functions and casts.
+      ExpOp, Expm1Op, LogOp, Log2Op, Log10Op, Log1pOp, SqrtOp, RsqrtOp, SinOp,
+      CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp, SiluOp, LeakyReluOp, EluOp,
+      GeluOp, ClampOp, NegOp, AbsOp, SignOp, ConvertOp,
+      // Layout: broadcasts, reshapes and transposes.
+      BroadcastToOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp,
+      PermuteOp>(op);
+}
+
+int64_t autodiff::getSizeInBytes(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  int64_t elementBytes = (tensor.getElementTypeBitWidth() + 7) / 8;
+  return tensor.getNumElements() * elementBytes;
+}

@@ -26,14 +26,69 @@ namespace mlir::kiln {
 /// Attaches the backward rules of every kiln op family that has them.
 void registerAutodiffExternalModels(DialectRegistry &registry);
 
+/// The form of the generated gradient code (`kiln-autodiff`'s `mode`).
+enum class AutodiffMode {
+  /// One function returning the value and the gradients.
+  Combined,
+  /// A forward function returning the outputs and the residuals, and a
+  /// backward function taking the residuals and the output cotangents.
+  Split,
+};
+
+/// What the backward reads from the forward and what it recomputes
+/// (`kiln-autodiff`'s `remat`). See docs/Autodiff.md, "Rematerialization".
+enum class RematPolicy {
+  /// Nothing is recomputed: every `kiln.attention` is first expanded into
+  /// primitive ops (decomposeAttentionOps), so its probabilities are saved.
+  SaveAll,
+  /// Attention stays fused; `kiln.attention_grad` recomputes the
+  /// probabilities from Q, K and V.
+  RecomputeAttention,
+  /// As RecomputeAttention, and the ops isCheapToRecompute accepts are
+  /// recomputed in the backward where that shrinks the residual bytes.
+  RecomputeElementwise,
+};
+
+/// Options shared by the combined and the split form.
+struct AutodiffOptions {
+  RematPolicy remat = RematPolicy::RecomputeAttention;
+  /// Emits one remark per residual at the op (or argument) that defines it,
+  /// with its type and byte size, and a remark with the total at the
+  /// differentiated function.
+  bool printResiduals = false;
+};
+
 /// Generates, at the end of `module`, a function
 /// `@<function>_value_and_grad` (made unique if taken) that takes the
 /// arguments of `function` and returns its value followed by its gradient
 /// with respect to each argument in `wrt`. Errors are emitted at the op or
 /// function they concern; on failure nothing is added to the module.
-FailureOr<func::FuncOp> generateValueAndGrad(ModuleOp module,
-                                             func::FuncOp function,
-                                             ArrayRef<int64_t> wrt);
+FailureOr<func::FuncOp>
+generateValueAndGrad(ModuleOp module, func::FuncOp function,
+                     ArrayRef<int64_t> wrt,
+                     const AutodiffOptions &options = {});
+
+/// The two functions of the split form.
+struct SplitForwardBackward {
+  /// `@<function>_forward(args...) -> (outputs..., residuals...)`.
+  func::FuncOp forward;
+  /// `@<function>_backward(residuals..., output cotangents...) ->
+  /// (gradients...)`, one gradient per `wrt` entry.
+  func::FuncOp backward;
+};
+
+/// Generates, at the end of `module`, the split form of the gradient of
+/// `function` with respect to the arguments `wrt`: the residuals are exactly
+/// the forward values (arguments included) the backward reads, so the
+/// backward is self-contained. `function` may return several floating-point
+/// tensors of any rank; each gets a cotangent argument. The results and
+/// arguments carry `kiln.output`, `kiln.residual`, `kiln.cotangent` and
+/// `kiln.gradient` attributes (the index of the output, residual, output and
+/// argument of `function` they stand for). On failure nothing is added.
+FailureOr<SplitForwardBackward>
+generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
+                             ArrayRef<int64_t> wrt,
+                             const AutodiffOptions &options = {});
 
 namespace autodiff {
 
@@ -75,6 +130,19 @@ Value boolToFloat(OpBuilder &b, Location loc, Value cond, Type elementType);
 
 /// The element type of a ranked tensor value.
 Type getElementType(Value value);
+
+/// Returns true for the ops `remat=recompute-elementwise` may recompute in
+/// the backward instead of saving their result: the single-result
+/// elementwise ops (arithmetic, comparisons, select, unary functions,
+/// convert) and the layout ops (broadcast_to, reshape, flatten, squeeze,
+/// unsqueeze, transpose, permute). All are pure and cost one pass over
+/// their data, less than storing and reloading it.
+bool isCheapToRecompute(Operation *op);
+
+/// The bytes a value of `type`, a statically shaped tensor, occupies: its
+/// element count times its element size rounded up to whole bytes (i1 takes
+/// one byte, as in the CPU backend's buffers).
+int64_t getSizeInBytes(Type type);
 
 } // namespace autodiff
 } // namespace mlir::kiln

@@ -3,6 +3,8 @@
 #ifndef KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 #define KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

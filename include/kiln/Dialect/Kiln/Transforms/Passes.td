@@ -44,6 +44,14 @@ def KilnAutodiffPass : Pass<"kiln-autodiff", "ModuleOp"> {
     (`AutodiffOpInterface`); the rules only build kiln ops that have rules
     themselves, so the pass can run again on its output. The differentiated
     function must be a single block of ops without regions or calls.
+
+    With `mode=split` (and `function=f`) it generates instead
+    `@f_forward(args) -> (outputs..., residuals...)` and
+    `@f_backward(residuals..., output cotangents...) -> (gradients...)`:
+    the residuals are the forward values, arguments included, that the
+    backward reads. `remat` chooses what the backward recomputes instead of
+    reading (in both modes); `print-residuals` emits a remark per residual
+    with its byte size, and the total.
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"\"",
@@ -51,6 +59,34 @@ def KilnAutodiffPass : Pass<"kiln-autodiff", "ModuleOp"> {
     ListOption<"wrt", "wrt", "int64_t",
                "With `function`: the arguments to differentiate with respect "
                "to (default: every floating-point argument)">,
+    Option<"mode", "mode", "::mlir::kiln::AutodiffMode",
+           /*default=*/"::mlir::kiln::AutodiffMode::Combined",
+           "The form generated for `function`",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::kiln::AutodiffMode::Combined, "combined",
+                        "one @f_value_and_grad returning the value and the "
+                        "gradients"),
+             clEnumValN(::mlir::kiln::AutodiffMode::Split, "split",
+                        "@f_forward returning the outputs and the residuals, "
+                        "@f_backward taking the residuals and the output "
+                        "cotangents"))}]>,
+    Option<"remat", "remat", "::mlir::kiln::RematPolicy",
+           /*default=*/"::mlir::kiln::RematPolicy::RecomputeAttention",
+           "What the backward recomputes instead of reading from the forward",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::kiln::RematPolicy::SaveAll, "save-all",
+                        "recompute nothing: attention is decomposed first, "
+                        "so its probabilities are saved"),
+             clEnumValN(::mlir::kiln::RematPolicy::RecomputeAttention,
+                        "recompute-attention",
+                        "attention_grad recomputes the probabilities"),
+             clEnumValN(::mlir::kiln::RematPolicy::RecomputeElementwise,
+                        "recompute-elementwise",
+                        "also recompute cheap elementwise and layout ops "
+                        "where that shrinks the residual bytes"))}]>,
+    Option<"printResiduals", "print-residuals", "bool", /*default=*/"false",
+           "Emit a remark per residual (type, bytes, defining op) and the "
+           "total">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::kiln::KilnDialect"];

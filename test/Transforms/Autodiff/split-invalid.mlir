@@ -1,0 +1,31 @@
+// RUN: kiln-opt %s --split-input-file --kiln-autodiff="function=f mode=split" --verify-diagnostics
+// RUN: not kiln-opt %s --split-input-file --kiln-autodiff="function=f mode=both" 2>&1 | FileCheck %s --check-prefix=MODE
+// RUN: not kiln-opt %s --split-input-file --kiln-autodiff="function=f remat=everything" 2>&1 | FileCheck %s --check-prefix=REMAT
+// RUN: not kiln-opt %s --split-input-file --kiln-autodiff="mode=split" 2>&1 | FileCheck %s --check-prefix=NOFUNC
+
+// MODE: for the --mode option: Cannot find option named 'both'!
+// REMAT: for the --remat option: Cannot find option named 'everything'!
+// NOFUNC: kiln-autodiff: mode=split needs function=<name>
+
+// Every output needs a cotangent, so each must be a float tensor.
+// expected-error @+1 {{cannot split 'f': result 1 of type 'tensor<3xi64>' is not a floating-point tensor}}
+func.func @f(%x: tensor<3xf32>, %i: tensor<3xi64>) -> (tensor<3xf32>, tensor<3xi64>) {
+  return %x, %i : tensor<3xf32>, tensor<3xi64>
+}
+
+// -----
+
+// expected-error @+1 {{cannot split 'f': it returns nothing}}
+func.func @f(%x: tensor<3xf32>) {
+  return
+}
+
+// -----
+
+// The checks of combined mode apply too; nothing is generated on failure.
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'kiln.unfold' has no backward rule}}
+  %u = kiln.unfold %x {dim = 1 : i64, size = 2 : i64, step = 1 : i64} : tensor<2x3xf32> -> tensor<2x2x2xf32>
+  %s = kiln.sum %u {axes = array<i64: 2>} : tensor<2x2x2xf32> -> tensor<2x2xf32>
+  return %s : tensor<2x2xf32>
+}
