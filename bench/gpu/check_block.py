@@ -91,16 +91,63 @@ def check_training_step(inputs):
     lib = load("libtrain_block.so")
     if lib:
         try:
-            lr = torch.tensor(LR, dtype=torch.float32, device="cuda")
-            loss, *new = lib.function("train_step")(*inputs, lr)
-            compare("train_step.loss", loss, loss64, loss_tol)
-            for i, (name, got) in enumerate(zip(NAMES, new)):
-                p = inputs[WRT[i]].double()
-                ref = p - LR * grads64[i]
-                tol = LR * grad_tols[i] + 2 * U * p.abs().max().item()
-                compare("train_step." + name, got, ref, tol)
+            check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol)
         except KilnError as error:
             fail("train_step", str(error))
+
+
+BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
+
+
+def adam_reference(p, m, v, g, t, lr):
+    """One torch.optim.Adam step in float64 (examples/train_block.mlir)."""
+    m2 = BETA1 * m + (1 - BETA1) * g
+    v2 = BETA2 * v + (1 - BETA2) * g * g
+    step_size = lr / (1 - BETA1 ** t)
+    den = v2.sqrt() / (1 - BETA2 ** t) ** 0.5 + ADAM_EPS
+    return p - step_size * m2 / den, m2, v2
+
+
+def check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol):
+    """@train_step: loss, then Adam on non-zero moments at step 4 (t = 5).
+
+    The moments are random, with v of the gradients' own size, so that the
+    update is not the sign-like first step. The tolerance of each updated
+    value is how far the float64 update moves when the gradient moves by its
+    own tolerance either way, plus a few float32 roundings."""
+    g = torch.Generator(device="cuda").manual_seed(7)
+    ms, vs = [], []
+    for ref in grads64:
+        size = ref.abs().max().item() + 1e-3
+        ms.append((torch.rand(ref.shape, generator=g, device="cuda") - 0.5)
+                  * size)
+        vs.append((torch.rand(ref.shape, generator=g, device="cuda") + 0.5)
+                  * size * size)
+    step = torch.tensor(4.0, dtype=torch.float32, device="cuda")
+    lr = torch.tensor(LR, dtype=torch.float32, device="cuda")
+    params = [inputs[i] for i in WRT]
+    outs = lib.function("train_step")(inputs[0], inputs[1], *params,
+                                      *[m.float() for m in ms],
+                                      *[v.float() for v in vs], step, lr)
+    n = len(WRT)
+    loss, new_p, new_m, new_v, new_step = (outs[0], outs[1:1 + n],
+                                           outs[1 + n:1 + 2 * n],
+                                           outs[1 + 2 * n:1 + 3 * n],
+                                           outs[1 + 3 * n])
+    compare("train_step.loss", loss, loss64, loss_tol)
+    compare("train_step.step", new_step, torch.tensor(5.0, dtype=torch.float64), 0.0)
+    for i, name in enumerate(NAMES):
+        p = params[i].double()
+        m, v = ms[i].float().double(), vs[i].float().double()
+        ref_p, ref_m, ref_v = adam_reference(p, m, v, grads64[i], 5, LR)
+        spread = [adam_reference(p, m, v, grads64[i] + s * grad_tols[i], 5, LR)
+                  for s in (1.0, -1.0)]
+        def tol(k, ref):
+            moved = max((other[k] - ref).abs().max().item() for other in spread)
+            return moved + 8 * U * ref.abs().max().item()
+        compare("train_step." + name, new_p[i], ref_p, tol(0, ref_p) + 8 * U * LR)
+        compare("train_step.m_" + name, new_m[i], ref_m, tol(1, ref_m))
+        compare("train_step.v_" + name, new_v[i], ref_v, tol(2, ref_v))
 
 
 def check_smoke_ops():

@@ -133,7 +133,7 @@ std::vector<Generated> checkGraph(const Graph &graph) {
         RematPolicy::SaveAll}) {
     if (policy == RematPolicy::SaveAll && hasAttention)
       continue;
-    AutodiffOptions options;
+    GradientGraphOptions options;
     options.remat = policy;
     FailureOr<func::FuncOp> combined =
         generateValueAndGrad(*module, f, graph.wrt, options);

@@ -402,7 +402,7 @@ static void printResidualRemarks(func::FuncOp function,
 /// detached function named `name`. On failure nothing is left behind.
 static FailureOr<GradientGraph>
 buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
-                   AutodiffMode mode, const AutodiffOptions &options,
+                   AutodiffMode mode, const GradientGraphOptions &options,
                    StringRef name) {
   if (failed(checkDifferentiable(function, wrt, mode)))
     return failure();
@@ -481,7 +481,7 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
 FailureOr<func::FuncOp>
 mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
                                  ArrayRef<int64_t> wrt,
-                                 const AutodiffOptions &options) {
+                                 const GradientGraphOptions &options) {
   FailureOr<GradientGraph> graph =
       buildGradientGraph(function, wrt, AutodiffMode::Combined, options,
                          (function.getSymName() + "_value_and_grad").str());
@@ -512,7 +512,7 @@ mlir::kiln::generateValueAndGrad(ModuleOp module, func::FuncOp function,
 FailureOr<SplitForwardBackward>
 mlir::kiln::generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
                                          ArrayRef<int64_t> wrt,
-                                         const AutodiffOptions &options) {
+                                         const GradientGraphOptions &options) {
   FailureOr<GradientGraph> graph =
       buildGradientGraph(function, wrt, AutodiffMode::Split, options,
                          (function.getSymName() + "_gradient_graph").str());
@@ -613,7 +613,7 @@ struct KilnAutodiffPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    AutodiffOptions options;
+    GradientGraphOptions options;
     options.remat = remat;
     options.printResiduals = printResiduals;
     // (function name, wrt) -> generated function, so that value_and_grad

@@ -50,7 +50,7 @@ enum class RematPolicy {
 };
 
 /// Options shared by the combined and the split form.
-struct AutodiffOptions {
+struct GradientGraphOptions {
   RematPolicy remat = RematPolicy::RecomputeAttention;
   /// Emits one remark per residual at the op (or argument) that defines it,
   /// with its type and byte size, and a remark with the total at the
@@ -66,7 +66,7 @@ struct AutodiffOptions {
 FailureOr<func::FuncOp>
 generateValueAndGrad(ModuleOp module, func::FuncOp function,
                      ArrayRef<int64_t> wrt,
-                     const AutodiffOptions &options = {});
+                     const GradientGraphOptions &options = {});
 
 /// The two functions of the split form.
 struct SplitForwardBackward {
@@ -88,7 +88,7 @@ struct SplitForwardBackward {
 FailureOr<SplitForwardBackward>
 generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
                              ArrayRef<int64_t> wrt,
-                             const AutodiffOptions &options = {});
+                             const GradientGraphOptions &options = {});
 
 namespace autodiff {
 
