@@ -5,7 +5,9 @@ Libraries (prepare_block.sh): libblock_grad.so (@main: the loss and the
 gradients of the 12 float parameters of examples/transformer_block.mlir, the
 module scripts/fixtures/gen_block_grad.py builds), libtrain_block.so
 (@train_step of examples/train_block.mlir: the loss and the parameters after
-one SGD step) and libblock_smoke_ops.so (bench/gpu/block_smoke_ops.mlir).
+one SGD step), the same two compiled with attention decomposed into
+primitive ops (*_decomposed.so: the generic GPU path instead of the flash
+kernels), and libblock_smoke_ops.so (bench/gpu/block_smoke_ops.mlir).
 
 Inputs: gen_block.params() (seeded f32 weights, token ids, labels), on the
 GPU. Reference: the PyTorch block of scripts/fixtures/gen_block.py evaluated
@@ -78,29 +80,35 @@ def check_training_step(inputs):
         max((a.double() - b).abs().max().item()
             for a, b in zip(grads32, grads64))), flush=True)
 
-    lib = load("libblock_grad.so")
-    if lib:
-        try:
-            loss, *grads = lib.function("main")(*inputs)
-            compare("block.loss", loss, loss64, loss_tol)
-            for name, got, ref, tol in zip(NAMES, grads, grads64, grad_tols):
-                compare("block.grad_" + name, got, ref, tol)
-        except KilnError as error:
-            fail("block.value_and_grad", str(error))
+    # With the attention kernels, and with attention decomposed into
+    # primitive ops (the generic path).
+    for suffix in ("", "_decomposed"):
+        lib = load("libblock_grad%s.so" % suffix)
+        if lib:
+            prefix = "block%s." % suffix
+            try:
+                loss, *grads = lib.function("main")(*inputs)
+                compare(prefix + "loss", loss, loss64, loss_tol)
+                for name, got, ref, tol in zip(NAMES, grads, grads64,
+                                               grad_tols):
+                    compare(prefix + "grad_" + name, got, ref, tol)
+            except KilnError as error:
+                fail(prefix + "value_and_grad", str(error))
 
-    lib = load("libtrain_block.so")
-    if lib:
-        try:
-            lr = torch.tensor(LR, dtype=torch.float32, device="cuda")
-            loss, *new = lib.function("train_step")(*inputs, lr)
-            compare("train_step.loss", loss, loss64, loss_tol)
-            for i, (name, got) in enumerate(zip(NAMES, new)):
-                p = inputs[WRT[i]].double()
-                ref = p - LR * grads64[i]
-                tol = LR * grad_tols[i] + 2 * U * p.abs().max().item()
-                compare("train_step." + name, got, ref, tol)
-        except KilnError as error:
-            fail("train_step", str(error))
+        lib = load("libtrain_block%s.so" % suffix)
+        if lib:
+            prefix = "train_step%s." % suffix
+            try:
+                lr = torch.tensor(LR, dtype=torch.float32, device="cuda")
+                loss, *new = lib.function("train_step")(*inputs, lr)
+                compare(prefix + "loss", loss, loss64, loss_tol)
+                for i, (name, got) in enumerate(zip(NAMES, new)):
+                    p = inputs[WRT[i]].double()
+                    ref = p - LR * grads64[i]
+                    tol = LR * grad_tols[i] + 2 * U * p.abs().max().item()
+                    compare(prefix + name, got, ref, tol)
+            except KilnError as error:
+                fail(prefix + "step", str(error))
 
 
 def check_smoke_ops():
