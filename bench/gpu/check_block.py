@@ -5,7 +5,9 @@ Libraries (prepare_block.sh): libblock_grad.so (@main: the loss and the
 gradients of the 12 float parameters of examples/transformer_block.mlir, the
 module scripts/fixtures/gen_block_grad.py builds), libtrain_block.so
 (@train_step of examples/train_block.mlir: the loss and the parameters after
-one SGD step) and libblock_smoke_ops.so (bench/gpu/block_smoke_ops.mlir).
+one SGD step), the same two compiled with attention decomposed into
+primitive ops (*_decomposed.so: the generic GPU path instead of the flash
+kernels), and libblock_smoke_ops.so (bench/gpu/block_smoke_ops.mlir).
 
 Inputs: gen_block.params() (seeded f32 weights, token ids, labels), on the
 GPU. Reference: the PyTorch block of scripts/fixtures/gen_block.py evaluated
@@ -78,22 +80,28 @@ def check_training_step(inputs):
         max((a.double() - b).abs().max().item()
             for a, b in zip(grads32, grads64))), flush=True)
 
-    lib = load("libblock_grad.so")
-    if lib:
-        try:
-            loss, *grads = lib.function("main")(*inputs)
-            compare("block.loss", loss, loss64, loss_tol)
-            for name, got, ref, tol in zip(NAMES, grads, grads64, grad_tols):
-                compare("block.grad_" + name, got, ref, tol)
-        except KilnError as error:
-            fail("block.value_and_grad", str(error))
+    # With the attention kernels, and with attention decomposed into
+    # primitive ops (the generic path).
+    for suffix in ("", "_decomposed"):
+        lib = load("libblock_grad%s.so" % suffix)
+        if lib:
+            prefix = "block%s." % suffix
+            try:
+                loss, *grads = lib.function("main")(*inputs)
+                compare(prefix + "loss", loss, loss64, loss_tol)
+                for name, got, ref, tol in zip(NAMES, grads, grads64,
+                                               grad_tols):
+                    compare(prefix + "grad_" + name, got, ref, tol)
+            except KilnError as error:
+                fail(prefix + "value_and_grad", str(error))
 
-    lib = load("libtrain_block.so")
-    if lib:
-        try:
-            check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol)
-        except KilnError as error:
-            fail("train_step", str(error))
+        lib = load("libtrain_block%s.so" % suffix)
+        if lib:
+            try:
+                check_adam_step(lib, inputs, grads64, grad_tols, loss64,
+                                loss_tol, "train_step%s." % suffix)
+            except KilnError as error:
+                fail("train_step%s" % suffix, str(error))
 
 
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
@@ -108,7 +116,8 @@ def adam_reference(p, m, v, g, t, lr):
     return p - step_size * m2 / den, m2, v2
 
 
-def check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol):
+def check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol,
+                    prefix="train_step."):
     """@train_step: loss, then Adam on non-zero moments at step 4 (t = 5).
 
     The moments are random, with v of the gradients' own size, so that the
@@ -134,8 +143,8 @@ def check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol):
                                            outs[1 + n:1 + 2 * n],
                                            outs[1 + 2 * n:1 + 3 * n],
                                            outs[1 + 3 * n])
-    compare("train_step.loss", loss, loss64, loss_tol)
-    compare("train_step.step", new_step, torch.tensor(5.0, dtype=torch.float64), 0.0)
+    compare(prefix + "loss", loss, loss64, loss_tol)
+    compare(prefix + "step", new_step, torch.tensor(5.0, dtype=torch.float64), 0.0)
     for i, name in enumerate(NAMES):
         p = params[i].double()
         m, v = ms[i].float().double(), vs[i].float().double()
@@ -145,9 +154,9 @@ def check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol):
         def tol(k, ref):
             moved = max((other[k] - ref).abs().max().item() for other in spread)
             return moved + 8 * U * ref.abs().max().item()
-        compare("train_step." + name, new_p[i], ref_p, tol(0, ref_p) + 8 * U * LR)
-        compare("train_step.m_" + name, new_m[i], ref_m, tol(1, ref_m))
-        compare("train_step.v_" + name, new_v[i], ref_v, tol(2, ref_v))
+        compare(prefix + name, new_p[i], ref_p, tol(0, ref_p) + 8 * U * LR)
+        compare(prefix + "m_" + name, new_m[i], ref_m, tol(1, ref_m))
+        compare(prefix + "v_" + name, new_v[i], ref_v, tol(2, ref_v))
 
 
 def check_smoke_ops():

@@ -7,14 +7,18 @@
 #   libtrain_block.so  examples/train_block.mlir (@train_step: loss and the
 #                      SGD-updated parameters)
 #   libblock_smoke_ops.so  bench/gpu/block_smoke_ops.mlir
+# and libblock_grad_decomposed.so, libtrain_block_decomposed.so: the same
+# with kiln-decompose-attention first, so attention goes the generic way
+# instead of through the flash kernels (the block check then tests the rest
+# of the pipeline and the runtime even when the attention kernels fail).
 # Run by bench/gpu/prepare.sh, which sets the KILN_* variables. Every library
 # is attempted; the exit code says whether all were built.
 set -uo pipefail
 : "${KILN_ROOT:?run bench/gpu/prepare.sh}"
 out=$KILN_GPU_ARTIFACTS
 status=0
-compile() {  # source library
-  if "$KILN_COMPILE" --target=cuda --gpu-chip="$KILN_GPU_CHIP" "$1" -o "$out/$2"; then
+compile() {  # source library [kiln-compile options]
+  if "$KILN_COMPILE" --target=cuda --gpu-chip="$KILN_GPU_CHIP" "$1" -o "$out/$2" "${@:3}"; then
     echo "prepare_block: $2"
   else
     echo "prepare_block: kiln-compile --target=cuda $1 failed" >&2
@@ -31,4 +35,7 @@ PY
 compile "$out/block_grad.mlir" libblock_grad.so
 compile "$KILN_ROOT/examples/train_block.mlir" libtrain_block.so
 compile "$KILN_ROOT/bench/gpu/block_smoke_ops.mlir" libblock_smoke_ops.so
+decomposed="--gpu-pipeline=kiln-decompose-attention,kiln-lower-to-nvvm{chip=$KILN_GPU_CHIP}"
+compile "$out/block_grad.mlir" libblock_grad_decomposed.so "$decomposed"
+compile "$KILN_ROOT/examples/train_block.mlir" libtrain_block_decomposed.so "$decomposed"
 exit $status

@@ -30,19 +30,7 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Runtime/HostTensor.h"
 
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
-#include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
-#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -53,11 +41,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
@@ -69,7 +55,6 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -638,37 +623,25 @@ struct TempFiles {
 } // namespace
 
 /// Registers what lowering to the GPU and translating its result need: the
-/// GPU and NVVM dialects, the NVVM target attribute's serialization (to PTX,
-/// and to a cubin with the toolkit's ptxas), the ConvertToLLVM interfaces
-/// that gpu-to-llvm collects from the loaded dialects, and the LLVM IR
-/// translations of `gpu.binary` (`#gpu.select_object` embedding) and NVVM.
+/// GPU pipeline's dialects, interfaces and translations, and the embedding of
+/// `gpu.binary` in the host's LLVM IR (`#gpu.select_object`).
 static void registerGPUDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect>();
-  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  mlir::arith::registerConvertArithToLLVMInterface(registry);
-  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
-  mlir::registerConvertFuncToLLVMInterface(registry);
-  mlir::gpu::registerConvertGpuToLLVMInterface(registry);
-  mlir::index::registerConvertIndexToLLVMInterface(registry);
-  mlir::registerConvertMathToLLVMInterface(registry);
-  mlir::registerConvertMemRefToLLVMInterface(registry);
-  mlir::registerConvertNVVMToLLVMInterface(registry);
-  mlir::ub::registerConvertUBToLLVMInterface(registry);
-  mlir::vector::registerConvertVectorToLLVMInterface(registry);
-  mlir::registerGPUDialectTranslation(registry);
-  mlir::registerNVVMDialectTranslation(registry);
+  registerGPUPipelineDialects(registry);
   mlir::gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
 }
 
 /// Adds the lowering to the GPU: kiln-lower-to-nvvm with the --gpu-*
-/// options, or the --gpu-pipeline replacement.
+/// options, or the textual --gpu-pipeline instead.
 static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm) {
+  if (gpuPipeline.empty()) {
+    KilnToNVVMPipelineOptions options;
+    options.chip = gpuChip;
+    options.features = gpuFeatures;
+    options.format = gpuFormat;
+    buildKilnToNVVMPipeline(pm, options);
+    return mlir::success();
+  }
   std::string pipeline = gpuPipeline;
-  if (pipeline.empty())
-    pipeline = formatv("kiln-lower-to-nvvm{{chip={0} features={1} format={2}}",
-                       gpuChip.getValue(), gpuFeatures.getValue(),
-                       gpuFormat.getValue())
-                   .str();
   std::string message;
   raw_string_ostream errorStream(message);
   if (failed(mlir::parsePassPipeline(pipeline, pm, errorStream))) {
