@@ -442,9 +442,9 @@ constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kMmaRows = 16 * kMmaWarps;
 /// Keys per K/V tile of the mma kernel.
 constexpr int64_t kMmaKeys = 64;
-/// Extra elements per row of the K/V tiles, so that the fragment loads of
-/// the 8 rows a warp reads at once fall in distinct banks.
-constexpr int64_t kMmaPad = 8;
+/// Extra 32-bit words per row of the K and Vᵀ tiles, so that the fragment
+/// loads of the 8 rows a warp reads at once fall in distinct banks.
+constexpr int64_t kMmaPadWords = 4;
 constexpr int64_t kMaxMmaHeadDim = 128;
 
 /// Returns true if the tensor-core kernel computes `c`.
@@ -470,6 +470,31 @@ namespace {
 struct MmaBuilder {
   KernelBuilder &kb;
   FloatType elementType;
+
+  /// Packs two compute-type (f32) or element-type values into an i32, the
+  /// first in the low half: the word the K and Vᵀ tiles hold.
+  Value packWord(Value lo, Value hi) {
+    OpBuilder &b = kb.b;
+    Location loc = kb.loc;
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, elementType),
+        ValueRange{kb.convert(lo, elementType), kb.convert(hi, elementType)});
+    Value word = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), pair);
+    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  }
+
+  /// The mma operand register of a packed word.
+  Value fromWord(Value word) {
+    if (!elementType.isF16())
+      return word;
+    OpBuilder &b = kb.b;
+    Location loc = kb.loc;
+    Value vec = vector::FromElementsOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word});
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({2}, elementType), vec);
+  }
 
   /// Packs two compute-type (f32) or element-type values into a register.
   Value pack(Value lo, Value hi) {
@@ -527,6 +552,12 @@ static Value buildQuadReduce(KernelBuilder &kb, Value x,
 /// for the whole block; per tile of 64 keys, S = Q Kᵀ is 8 m16n8 tiles of
 /// mma, masked per element at its (row, col), and O += P V reuses S's C
 /// fragments as P's A fragments (FlashAttention-2's register layout).
+///
+/// The tiles hold 32-bit words of two halves, each word one B-fragment
+/// register: K as [key][d / 2] (d, d + 1 of one key) and V transposed, as
+/// [d][key / 2] (keys 2p, 2p + 1 of one column). So every fragment register
+/// is one aligned 32-bit shared load; an i32 memref is 4-byte aligned where
+/// a half one is only 2.
 static void buildMmaKernel(OpBuilder &builder, Location loc,
                            const ForwardConfig &c) {
   KernelBuilder kb{builder, loc, c.computeType};
@@ -534,9 +565,10 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   int64_t keySteps = c.keyDim / 16, valueTiles = c.valueDim / 8;
   constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
   Value one = kb.index(1);
+  Type i32 = builder.getI32Type();
   SmallVector<Type> workgroup = {
-      workgroupType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType),
-      workgroupType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType)};
+      workgroupType({kMmaKeys, c.keyDim / 2 + kMmaPadWords}, i32),
+      workgroupType({c.valueDim, kMmaKeys / 2 + kMmaPadWords}, i32)};
   auto launch = gpu::LaunchOp::create(
       builder, loc, kb.index(llvm::divideCeil(c.numQueries, kMmaRows)),
       kb.index(c.numHeads), kb.index(c.batch), kb.index(32 * kMmaWarps), one,
@@ -551,7 +583,6 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   Value h = launch.getBlockIds().y;
   Value b = launch.getBlockIds().z;
   Value tid = launch.getThreadIds().x;
-  Value zero = kb.index(0);
   Value g = arith::DivUIOp::create(builder, loc, h, kb.index(c.groupSize));
   Value warp = arith::DivUIOp::create(builder, loc, tid, kb.index(32));
   Value lane = arith::RemUIOp::create(builder, loc, tid, kb.index(32));
@@ -604,45 +635,64 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         // times a zero probability could still be NaN).
         gpu::BarrierOp::create(builder, loc);
         Value lastKey = kb.index(c.numKeys - 1);
-        auto stage = [&](Value source, Value tile, int64_t dim) {
-          kb.loop(tid, kb.index(kMmaKeys * dim), kb.index(32 * kMmaWarps), {},
-                  [&](Value e, ValueRange) {
-                    Value dimValue = kb.index(dim);
-                    Value r = arith::DivUIOp::create(builder, loc, e, dimValue);
-                    Value d = arith::RemUIOp::create(builder, loc, e, dimValue);
-                    Value j = kb.add(kt, r);
-                    Value x = memref::LoadOp::create(
-                        builder, loc, source,
-                        ValueRange{b, g, kb.min(j, lastKey), d});
-                    Value elementZero = arith::ConstantOp::create(
-                        builder, loc, builder.getFloatAttr(c.elementType, 0.0));
-                    x = kb.select(kb.lt(j, keyEnd), x, elementZero);
-                    memref::StoreOp::create(builder, loc, x, tile,
-                                            ValueRange{r, d});
-                    return SmallVector<Value>{};
-                  });
+        Value elementZero = arith::ConstantOp::create(
+            builder, loc, builder.getFloatAttr(c.elementType, 0.0));
+        auto loadKey = [&](Value source, Value j, Value d) -> Value {
+          Value x = memref::LoadOp::create(
+              builder, loc, source, ValueRange{b, g, kb.min(j, lastKey), d});
+          return kb.select(kb.lt(j, keyEnd), x, elementZero);
         };
-        stage(c.key, keyTileSmem, c.keyDim);
-        stage(c.value, valueTileSmem, c.valueDim);
+        int64_t threads = 32 * kMmaWarps;
+        // K words [r][w] = (K[kt + r][2w], K[kt + r][2w + 1]).
+        int64_t keyWords = c.keyDim / 2;
+        kb.loop(tid, kb.index(kMmaKeys * keyWords), kb.index(threads), {},
+                [&](Value e, ValueRange) {
+                  Value r = arith::DivUIOp::create(builder, loc, e,
+                                                   kb.index(keyWords));
+                  Value w = arith::RemUIOp::create(builder, loc, e,
+                                                   kb.index(keyWords));
+                  Value j = kb.add(kt, r);
+                  Value d = kb.mul(w, kb.index(2));
+                  Value x0 = loadKey(c.key, j, d);
+                  Value x1 = loadKey(c.key, j, kb.add(d, one));
+                  Value word = mb.packWord(x0, x1);
+                  memref::StoreOp::create(builder, loc, word, keyTileSmem,
+                                          ValueRange{r, w});
+                  return SmallVector<Value>{};
+                });
+        // Vᵀ words [d][p] = (V[kt + 2p][d], V[kt + 2p + 1][d]); consecutive
+        // threads read consecutive d.
+        kb.loop(tid, kb.index(kMmaKeys / 2 * c.valueDim), kb.index(threads),
+                {}, [&](Value e, ValueRange) {
+                  Value p = arith::DivUIOp::create(builder, loc, e,
+                                                   kb.index(c.valueDim));
+                  Value d = arith::RemUIOp::create(builder, loc, e,
+                                                   kb.index(c.valueDim));
+                  Value j = kb.add(kt, kb.mul(p, kb.index(2)));
+                  Value x0 = loadKey(c.value, j, d);
+                  Value x1 = loadKey(c.value, kb.add(j, one), d);
+                  Value word = mb.packWord(x0, x1);
+                  memref::StoreOp::create(builder, loc, word, valueTileSmem,
+                                          ValueRange{d, p});
+                  return SmallVector<Value>{};
+                });
         gpu::BarrierOp::create(builder, loc);
 
-        // S = Q Kᵀ: B[k = d][n = key] = K[key][d], so b{0,1} are the two
-        // adjacent d of key row g.
+        // S = Q Kᵀ: B[k = d][n = key] = K[key][d], so b{0,1} are d = 16ks +
+        // 2t, +1 of key row g: word 8ks + t of that row (b{2,3}: + 4).
+        auto wordAt = [&](Value tile, Value row, Value column) {
+          return mb.fromWord(memref::LoadOp::create(builder, loc, tile,
+                                                    ValueRange{row, column}));
+        };
         SmallVector<SmallVector<Value>> scores;
         for (int64_t n = 0; n < keyTiles; ++n) {
           SmallVector<Value> acc(4, f32Zero);
           Value keyRow = kb.add(quad, kb.index(8 * n));
           for (int64_t ks = 0; ks < keySteps; ++ks) {
-            Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
-            auto pairAt = [&](Value column) {
-              Value x0 = memref::LoadOp::create(builder, loc, keyTileSmem,
-                                                ValueRange{keyRow, column});
-              Value x1 = memref::LoadOp::create(
-                  builder, loc, keyTileSmem,
-                  ValueRange{keyRow, kb.add(column, one)});
-              return mb.pack(x0, x1);
-            };
-            Value bRegs[2] = {pairAt(col), pairAt(kb.add(col, kb.index(8)))};
+            Value word = kb.add(quadLane, kb.index(8 * ks));
+            Value bRegs[2] = {
+                wordAt(keyTileSmem, keyRow, word),
+                wordAt(keyTileSmem, keyRow, kb.add(word, kb.index(4)))};
             acc = mb.mma(queryFrags[ks], bRegs, acc);
           }
           scores.push_back(acc);
@@ -702,23 +752,18 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         }
         // O += P V: P's A fragment of keys 16kk..16kk+15 is the C fragments
         // of S tiles 2kk and 2kk+1; B[k = key][n = d] = V[key][d], so
-        // b{0,1} are keys 2t, 2t+1 (+8) of column g.
+        // b{0,1} are keys 16kk + 2t, +1 of column g: Vᵀ word 8kk + t of row
+        // 8dn + g (b{2,3}: keys + 8, word + 4).
         for (int64_t kk = 0; kk < pvSteps; ++kk) {
           ArrayRef<Value> lo = scores[2 * kk], hi = scores[2 * kk + 1];
           Value aRegs[4] = {mb.pack(lo[0], lo[1]), mb.pack(lo[2], lo[3]),
                             mb.pack(hi[0], hi[1]), mb.pack(hi[2], hi[3])};
-          Value key = kb.add(twiceQuadLane, kb.index(16 * kk));
+          Value word = kb.add(quadLane, kb.index(8 * kk));
           for (int64_t dn = 0; dn < valueTiles; ++dn) {
             Value col = kb.add(quad, kb.index(8 * dn));
-            auto pairAt = [&](Value keyRow) {
-              Value x0 = memref::LoadOp::create(builder, loc, valueTileSmem,
-                                                ValueRange{keyRow, col});
-              Value x1 = memref::LoadOp::create(
-                  builder, loc, valueTileSmem,
-                  ValueRange{kb.add(keyRow, one), col});
-              return mb.pack(x0, x1);
-            };
-            Value bRegs[2] = {pairAt(key), pairAt(kb.add(key, kb.index(8)))};
+            Value bRegs[2] = {
+                wordAt(valueTileSmem, col, word),
+                wordAt(valueTileSmem, col, kb.add(word, kb.index(4)))};
             out[dn] = mb.mma(aRegs, bRegs, out[dn]);
           }
         }

@@ -37,16 +37,19 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // -----
 
 // f16 with head dims multiples of 16 takes the tensor-core kernel: 4 warps
-// (128 threads) of 16 query rows each, K and V tiles of 64 keys with rows
-// padded by 8 elements, S = Q Kᵀ as 8 n-tiles x Dk/16 = 4 m16n8k16 mmas and
-// P V as 4 key steps x Dv/8 = 2 n-tiles, so 40 nvvm.mma.sync per key tile,
-// then the quad reductions. No private memory.
+// (128 threads) of 16 query rows each, tiles of 64 keys as 32-bit words of
+// two halves, K as [key][Dk / 2 + 4] and V transposed as [Dv][64 / 2 + 4],
+// S = Q Kᵀ as 8 n-tiles x Dk/16 = 4 m16n8k16 mmas and P V as 4 key steps x
+// Dv/8 = 2 n-tiles, so 40 nvvm.mma.sync per key tile, then the quad
+// reductions. No private memory.
 // CHECK-LABEL: func.func @mma_f16
 // CHECK: gpu.launch blocks({{[^)]*}}) in ({{[^)]*}}) threads({{[^)]*}}) in (%{{[^ ]*}} = %c128, {{[^)]*}})
-// CHECK-SAME: workgroup(%{{[^ ]*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<64x24xf16, #gpu.address_space<workgroup>>) {
+// CHECK-SAME: workgroup(%{{[^ ]*}} : memref<64x36xi32, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<16x36xi32, #gpu.address_space<workgroup>>) {
 // CHECK: scf.for
 // CHECK: gpu.barrier
+// CHECK: vector.bitcast %{{.*}} : vector<2xf16> to vector<1xi32>
 // CHECK: gpu.barrier
+// CHECK: vector.bitcast %{{.*}} : vector<1xi32> to vector<2xf16>
 // CHECK-COUNT-40: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield
