@@ -13,7 +13,7 @@ values). It prints one line per case
     PASS|FAIL name max_abs_err tol
 
 and exits non-zero on any FAIL. Tolerances are relative to max|O_ref|:
-f32 1e-5 (an f32 computation: the online softmax and the dot products add
+f64 1e-12 (a few of the SIMT kernel's cases), f32 1e-5 (an f32 computation: the online softmax and the dot products add
 rounding errors of a few ulp of the largest terms), f16 2e-3 and bf16 2e-2
 (the output is rounded to 2^-11 and 2^-8 relative, and the tensor-core
 kernel multiplies P rounded to the same type with V: a few half-ulps).
@@ -34,8 +34,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts", "fixtures"))
 from attention_ref import attention_ref  # noqa: E402
 
-TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
-TOLERANCES = {"f32": 1e-5, "f16": 2e-3, "bf16": 2e-2}
+TORCH_DTYPES = {"f64": torch.float64, "f32": torch.float32, "f16": torch.float16,
+                "bf16": torch.bfloat16}
+TOLERANCES = {"f64": 1e-12, "f32": 1e-5, "f16": 2e-3, "bf16": 2e-2}
 
 
 def make_inputs(case):
