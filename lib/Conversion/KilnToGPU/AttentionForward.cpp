@@ -35,6 +35,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -109,6 +110,7 @@ struct KernelBuilder {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value exp2(Value x) { return math::Exp2Op::create(b, loc, x); }
   /// Extends (or truncates) the float `x` to `type`.
   Value convert(Value x, Type type) {
     unsigned from = cast<FloatType>(x.getType()).getWidth();
@@ -698,7 +700,10 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           scores.push_back(acc);
         }
 
-        // t per element, at row rows[e / 2] and key kt + 8n + 2t + e % 2.
+        // t per element, at row rows[e / 2] and key kt + 8n + 2t + e % 2,
+        // kept in base 2 (t * log2(e)) from here on: exp2 is one ex2.approx
+        // where exp is a libdevice call, and m and the exponents scale
+        // alike (LSE converts back).
         Value tileMax[2] = {f32NegInf, f32NegInf};
         for (int64_t n = 0; n < keyTiles; ++n) {
           for (int64_t e = 0; e < 4; ++e) {
@@ -706,6 +711,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
             Value t = buildLogit(kb, c, scores[n][e], b, h, readRows[e / 2],
                                  kb.min(j, lastKey));
             t = kb.select(kb.lt(j, keyEnd), t, f32NegInf);
+            t = kb.fmul(t, kb.fconst(llvm::numbers::log2e));
             scores[n][e] = t;
             tileMax[e / 2] =
                 arith::MaximumFOp::create(builder, loc, tileMax[e / 2], t);
@@ -718,7 +724,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           });
           newMax[r] = arith::MaximumFOp::create(builder, loc, state[r], quadMax);
           alpha[r] = kb.select(kb.feq(newMax[r], f32NegInf), kb.fconst(1.0),
-                               kb.exp(kb.fsub(state[r], newMax[r])));
+                               kb.exp2(kb.fsub(state[r], newMax[r])));
           sums[r] = kb.fmul(state[2 + r], alpha[r]);
         }
         // P (unnormalized, then dropped out for O only).
@@ -726,7 +732,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           for (int64_t e = 0; e < 4; ++e) {
             Value t = scores[n][e];
             Value p = kb.select(kb.feq(t, f32NegInf), f32Zero,
-                                kb.exp(kb.fsub(t, newMax[e / 2])));
+                                kb.exp2(kb.fsub(t, newMax[e / 2])));
             sums[e / 2] = kb.fadd(sums[e / 2], p);
             if (c.dropout > 0.0) {
               Value j =
@@ -793,9 +799,10 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
       }
       if (c.lse) {
         kb.ifThen(kb.lt(quadLane, one), [&] {
+          // m is in base 2: LSE = m * ln(2) + log(l).
           Value lse = kb.select(
               empty, kb.fconst(std::numeric_limits<double>::infinity()),
-              kb.fadd(tiles.getResult(r),
+              kb.fadd(kb.fmul(tiles.getResult(r), kb.fconst(llvm::numbers::ln2)),
                       math::LogOp::create(builder, loc, sums[r])));
           Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
           memref::StoreOp::create(builder, loc, kb.convert(lse, lseType),

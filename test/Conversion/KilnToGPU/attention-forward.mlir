@@ -66,10 +66,13 @@ func.func @mma_f16(%q: tensor<1x2x70x64xf16>, %k: tensor<1x2x80x64xf16>, %v: ten
 
 // -----
 
-// bf16 operands travel as i32 pairs.
+// bf16 operands travel as i32 pairs. The softmax runs in base 2 (exp2).
 // CHECK-LABEL: func.func @mma_bf16
+// CHECK-NOT: math.exp{{ }}
 // CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: math.exp2
+// CHECK-NOT: math.exp{{ }}
 func.func @mma_bf16(%q: tensor<1x2x70x16xbf16>, %k: tensor<1x2x80x16xbf16>, %v: tensor<1x2x80x16xbf16>) -> tensor<1x2x70x16xbf16> {
   %o = kiln.attention %q, %k, %v : tensor<1x2x70x16xbf16>, tensor<1x2x80x16xbf16>, tensor<1x2x80x16xbf16> -> tensor<1x2x70x16xbf16>
   return %o : tensor<1x2x70x16xbf16>
