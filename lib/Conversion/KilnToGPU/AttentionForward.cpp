@@ -623,6 +623,21 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
 
   auto [keyBegin, keyEnd] = buildKeyRange(kb, c, b, rowBegin, rowEnd);
   Value keyTileSize = kb.index(kMmaKeys);
+  // Whether K and V start at 16-byte boundaries (block-uniform).
+  Value aligned;
+  {
+    Type indexType = builder.getIndexType();
+    Value keyPointer = memref::ExtractAlignedPointerAsIndexOp::create(
+        builder, loc, indexType, c.key);
+    Value valuePointer = memref::ExtractAlignedPointerAsIndexOp::create(
+        builder, loc, indexType, c.value);
+    Value low = arith::AndIOp::create(
+        builder, loc,
+        arith::OrIOp::create(builder, loc, keyPointer, valuePointer),
+        kb.index(15));
+    aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                    low, kb.index(0));
+  }
   Value f32Zero = arith::ConstantOp::create(builder, loc,
                                             builder.getF32FloatAttr(0.0));
   Value f32NegInf = kb.negInf();
@@ -645,39 +660,114 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           return kb.select(kb.lt(j, keyEnd), x, elementZero);
         };
         int64_t threads = 32 * kMmaWarps;
-        // K words [r][w] = (K[kt + r][2w], K[kt + r][2w + 1]).
-        int64_t keyWords = c.keyDim / 2;
-        kb.loop(tid, kb.index(kMmaKeys * keyWords), kb.index(threads), {},
-                [&](Value e, ValueRange) {
-                  Value r = arith::DivUIOp::create(builder, loc, e,
-                                                   kb.index(keyWords));
-                  Value w = arith::RemUIOp::create(builder, loc, e,
-                                                   kb.index(keyWords));
-                  Value j = kb.add(kt, r);
-                  Value d = kb.mul(w, kb.index(2));
-                  Value x0 = loadKey(c.key, j, d);
-                  Value x1 = loadKey(c.key, j, kb.add(d, one));
-                  Value word = mb.packWord(x0, x1);
-                  memref::StoreOp::create(builder, loc, word, keyTileSmem,
-                                          ValueRange{r, w});
-                  return SmallVector<Value>{};
-                });
-        // Vᵀ words [d][p] = (V[kt + 2p][d], V[kt + 2p + 1][d]); consecutive
-        // threads read consecutive d.
-        kb.loop(tid, kb.index(kMmaKeys / 2 * c.valueDim), kb.index(threads),
-                {}, [&](Value e, ValueRange) {
-                  Value p = arith::DivUIOp::create(builder, loc, e,
-                                                   kb.index(c.valueDim));
-                  Value d = arith::RemUIOp::create(builder, loc, e,
-                                                   kb.index(c.valueDim));
-                  Value j = kb.add(kt, kb.mul(p, kb.index(2)));
-                  Value x0 = loadKey(c.value, j, d);
-                  Value x1 = loadKey(c.value, kb.add(j, one), d);
-                  Value word = mb.packWord(x0, x1);
-                  memref::StoreOp::create(builder, loc, word, valueTileSmem,
-                                          ValueRange{d, p});
-                  return SmallVector<Value>{};
-                });
+        auto stageScalar = [&] {
+          // K words [r][w] = (K[kt + r][2w], K[kt + r][2w + 1]).
+          int64_t keyWords = c.keyDim / 2;
+          kb.loop(tid, kb.index(kMmaKeys * keyWords), kb.index(threads), {},
+                  [&](Value e, ValueRange) {
+                    Value r = arith::DivUIOp::create(builder, loc, e,
+                                                     kb.index(keyWords));
+                    Value w = arith::RemUIOp::create(builder, loc, e,
+                                                     kb.index(keyWords));
+                    Value j = kb.add(kt, r);
+                    Value d = kb.mul(w, kb.index(2));
+                    Value x0 = loadKey(c.key, j, d);
+                    Value x1 = loadKey(c.key, j, kb.add(d, one));
+                    Value word = mb.packWord(x0, x1);
+                    memref::StoreOp::create(builder, loc, word, keyTileSmem,
+                                            ValueRange{r, w});
+                    return SmallVector<Value>{};
+                  });
+          // Vᵀ words [d][p] = (V[kt + 2p][d], V[kt + 2p + 1][d]); consecutive
+          // threads read consecutive d.
+          kb.loop(tid, kb.index(kMmaKeys / 2 * c.valueDim), kb.index(threads),
+                  {}, [&](Value e, ValueRange) {
+                    Value p = arith::DivUIOp::create(builder, loc, e,
+                                                     kb.index(c.valueDim));
+                    Value d = arith::RemUIOp::create(builder, loc, e,
+                                                     kb.index(c.valueDim));
+                    Value j = kb.add(kt, kb.mul(p, kb.index(2)));
+                    Value x0 = loadKey(c.value, j, d);
+                    Value x1 = loadKey(c.value, kb.add(j, one), d);
+                    Value word = mb.packWord(x0, x1);
+                    memref::StoreOp::create(builder, loc, word, valueTileSmem,
+                                            ValueRange{d, p});
+                    return SmallVector<Value>{};
+                  });
+        };
+        // With 16-byte aligned K and V (rows and 8-element chunks then are:
+        // Dk, Dv are multiples of 16), each thread reads 8 halves at once.
+        auto stageVector = [&] {
+          auto chunkType = VectorType::get({8}, c.elementType);
+          Value chunkZero = arith::ConstantOp::create(
+              builder, loc, DenseElementsAttr::get(
+                                chunkType, builder.getFloatAttr(
+                                               c.elementType, 0.0)));
+          auto loadChunk = [&](Value source, Value j, Value d) -> Value {
+            Value x = vector::LoadOp::create(
+                builder, loc, chunkType, source,
+                ValueRange{b, g, kb.min(j, lastKey), d},
+                /*nontemporal=*/false, llvm::Align(16));
+            return arith::SelectOp::create(builder, loc, kb.lt(j, keyEnd), x,
+                                           chunkZero);
+          };
+          // K words [r][4ch + x] are word x of chunk ch of key row r.
+          int64_t keyChunks = c.keyDim / 8;
+          kb.loop(tid, kb.index(kMmaKeys * keyChunks), kb.index(threads), {},
+                  [&](Value e, ValueRange) {
+                    Value r = arith::DivUIOp::create(builder, loc, e,
+                                                     kb.index(keyChunks));
+                    Value ch = arith::RemUIOp::create(builder, loc, e,
+                                                      kb.index(keyChunks));
+                    Value chunk = loadChunk(c.key, kb.add(kt, r),
+                                            kb.mul(ch, kb.index(8)));
+                    Value words = vector::BitCastOp::create(
+                        builder, loc, VectorType::get({4}, i32), chunk);
+                    for (int64_t x = 0; x < 4; ++x) {
+                      Value word = vector::ExtractOp::create(
+                          builder, loc, words, ArrayRef<int64_t>{x});
+                      memref::StoreOp::create(
+                          builder, loc, word, keyTileSmem,
+                          ValueRange{r, kb.add(kb.mul(ch, kb.index(4)),
+                                               kb.index(x))});
+                    }
+                    return SmallVector<Value>{};
+                  });
+          // Vᵀ words [8ch + x][p] pair element x of chunk ch of key rows
+          // 2p and 2p + 1; consecutive threads take consecutive p, so the
+          // stores fall in distinct banks.
+          int64_t valueChunks = c.valueDim / 8;
+          kb.loop(tid, kb.index(kMmaKeys / 2 * valueChunks), kb.index(threads),
+                  {}, [&](Value e, ValueRange) {
+                    Value ch = arith::DivUIOp::create(builder, loc, e,
+                                                      kb.index(kMmaKeys / 2));
+                    Value p = arith::RemUIOp::create(builder, loc, e,
+                                                     kb.index(kMmaKeys / 2));
+                    Value j = kb.add(kt, kb.mul(p, kb.index(2)));
+                    Value d = kb.mul(ch, kb.index(8));
+                    Value lo = loadChunk(c.value, j, d);
+                    Value hi = loadChunk(c.value, kb.add(j, one), d);
+                    for (int64_t x = 0; x < 8; ++x) {
+                      Value x0 = vector::ExtractOp::create(
+                          builder, loc, lo, ArrayRef<int64_t>{x});
+                      Value x1 = vector::ExtractOp::create(
+                          builder, loc, hi, ArrayRef<int64_t>{x});
+                      memref::StoreOp::create(
+                          builder, loc, mb.packWord(x0, x1), valueTileSmem,
+                          ValueRange{kb.add(d, kb.index(x)), p});
+                    }
+                    return SmallVector<Value>{};
+                  });
+        };
+        auto ifOp = scf::IfOp::create(builder, loc, aligned,
+                                      /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+          stageVector();
+          builder.setInsertionPointToStart(&ifOp.getElseRegion().front());
+          stageScalar();
+        }
         gpu::BarrierOp::create(builder, loc);
 
         // S = Q Kᵀ: B[k = d][n = key] = K[key][d], so b{0,1} are d = 16ks +

@@ -45,8 +45,21 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // CHECK-LABEL: func.func @mma_f16
 // CHECK: gpu.launch blocks({{[^)]*}}) in ({{[^)]*}}) threads({{[^)]*}}) in (%{{[^ ]*}} = %c128, {{[^)]*}})
 // CHECK-SAME: workgroup(%{{[^ ]*}} : memref<64x36xi32, #gpu.address_space<workgroup>>, %{{[^ ]*}} : memref<16x36xi32, #gpu.address_space<workgroup>>) {
+// K and V are staged 8 halves per load when both start at 16 bytes, one
+// half per load otherwise.
+// CHECK: %[[KP:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK: %[[VP:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK: %[[OR:.*]] = arith.ori %[[KP]], %[[VP]] : index
+// CHECK: %[[LOW:.*]] = arith.andi %[[OR]], %c15 : index
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0 : index
 // CHECK: scf.for
 // CHECK: gpu.barrier
+// CHECK: scf.if %[[ALIGNED]] {
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x64xf16>, vector<8xf16>
+// CHECK: vector.bitcast %{{.*}} : vector<8xf16> to vector<4xi32>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x16xf16>, vector<8xf16>
+// CHECK: } else {
+// CHECK: memref.load %{{.*}} : memref<1x2x80x64xf16>
 // CHECK: vector.bitcast %{{.*}} : vector<2xf16> to vector<1xi32>
 // CHECK: gpu.barrier
 // CHECK: vector.bitcast %{{.*}} : vector<1xi32> to vector<2xf16>
