@@ -79,14 +79,25 @@ def make_inputs(case):
     return operands, kwargs
 
 
-def run_kiln(lib_path, operands, out_shape, dtype):
+def to_device(x, misalign):
+    """A contiguous device copy of `x`; with `misalign`, one element past
+    the start of its allocation (so not 16-byte aligned)."""
+    if not misalign or x.dim() == 0:
+        return x.cuda().contiguous()
+    buffer = torch.empty(x.numel() + 1, dtype=x.dtype, device="cuda")
+    view = buffer[1:].view(x.shape)
+    view.copy_(x)
+    return view
+
+
+def run_kiln(lib_path, operands, out_shape, dtype, misalign=False):
     """Calls kiln_attn on device copies of `operands`; returns the output
     (on the device) or raises."""
     lib = ctypes.CDLL(lib_path)
     fn = lib.kiln_attn
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     fn.restype = ctypes.c_int
-    device = [x.cuda().contiguous() for x in operands]
+    device = [to_device(x, misalign) for x in operands]
     out = torch.full(out_shape, float("nan"), dtype=dtype, device="cuda")
     ins = (ctypes.c_void_p * len(device))(*[x.data_ptr() for x in device])
     outs = (ctypes.c_void_p * 1)(out.data_ptr())
@@ -115,7 +126,8 @@ def check(case, artifacts):
     if not os.path.exists(lib_path):
         return False, f"FAIL {name} nan {tol:.3g} (no {name}.so: see prepare log)"
     try:
-        out = run_kiln(lib_path, operands, out_shape, dtype).double().cpu()
+        out = run_kiln(lib_path, operands, out_shape, dtype,
+                       case.get("misalign", False)).double().cpu()
     except Exception as e:  # a CUDA error: report it and go on
         return False, f"FAIL {name} nan {tol:.3g} ({e})"
     err = (out - ref).abs().max().item()

@@ -77,6 +77,10 @@ CHECK_CASES = [
          Dv=32, dropout_p=0.5, seed=-99, key_lengths=("i64", [33, 7])),
     dict(name="long", B=1, Hq=2, Hkv=1, Sq=1024, Sk=1024, Dk=128, Dv=128,
          causal=True),
+    # Operands one element past a 16-byte boundary: the tensor-core kernel
+    # must take its one-half-per-load staging path.
+    dict(name="unaligned", B=1, Hq=2, Hkv=1, Sq=70, Sk=90, Dk=64, Dv=64,
+         causal=True, misalign=True),
 ]
 
 # B=4, 16 query heads (over 16 or 4 kv heads), bf16.
