@@ -2,7 +2,8 @@
 # public headers (with the generated .inc files), Kiln's static libraries
 # with their link interface, the tools, and a CMake package so that other
 # projects can `find_package(Kiln CONFIG REQUIRED)` and link `Kiln::Kiln`.
-# See docs/Embedding.md.
+# The build tree is a package too, without installing: `Kiln_DIR` set to
+# <build>/lib/cmake/kiln. See docs/Embedding.md.
 #
 # The libraries use add_mlir_library(... DISABLE_INSTALL), so MLIR's own
 # install rules stay out of the way; kiln_install_project() below adds
@@ -27,6 +28,10 @@ set(KILN_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/kiln")
 # installed link interface: header-only, so a static Kiln library needs
 # nothing from them at link time. Only a PRIVATE link is allowed.
 set(KILN_BUILD_ONLY_LINK_LIBRARIES nlohmann_json::nlohmann_json)
+# Their packages: the build-tree package, whose targets keep the build-only
+# libraries (CMake 3.25 has no $<BUILD_LOCAL_INTERFACE>), finds them where
+# Kiln's build found them.
+set(KILN_BUILD_ONLY_PACKAGES nlohmann_json)
 
 # Collects the targets of type `type` defined in `dir` and its
 # subdirectories into `out`.
@@ -82,7 +87,9 @@ function(kiln_install_project)
   foreach(library IN LISTS libraries)
     _kiln_hide_build_only_link_libraries(${library})
     target_include_directories(${library}
-      INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+      INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+                $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+                $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
   endforeach()
   install(TARGETS ${libraries} ${tools}
     EXPORT KilnTargets
@@ -105,14 +112,16 @@ function(kiln_install_project)
     NAMESPACE Kiln::
     DESTINATION ${KILN_INSTALL_CMAKEDIR} COMPONENT kiln)
 
-  # What KilnConfig.cmake.in substitutes.
+  # What KilnConfig.cmake.in substitutes, for the install...
   set(KILN_EXPORTED_LIBRARIES ${libraries})
   set(KILN_EXPORTED_TOOLS ${tools})
+  set(KILN_CONFIG_INCLUDE_DIRS "\${PACKAGE_PREFIX_DIR}/${CMAKE_INSTALL_INCLUDEDIR}")
+  set(KILN_CONFIG_TOOLS_DIR "\${PACKAGE_PREFIX_DIR}/${CMAKE_INSTALL_BINDIR}")
+  set(KILN_CONFIG_BUILD_ONLY_DEPENDENCIES "")
   configure_package_config_file(
     "${PROJECT_SOURCE_DIR}/cmake/KilnConfig.cmake.in"
     "${PROJECT_BINARY_DIR}/cmake/KilnConfig.cmake"
-    INSTALL_DESTINATION ${KILN_INSTALL_CMAKEDIR}
-    PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_BINDIR)
+    INSTALL_DESTINATION ${KILN_INSTALL_CMAKEDIR})
   write_basic_package_version_file(
     "${PROJECT_BINARY_DIR}/cmake/KilnConfigVersion.cmake"
     VERSION ${KILN_VERSION}
@@ -121,6 +130,28 @@ function(kiln_install_project)
     "${PROJECT_BINARY_DIR}/cmake/KilnConfig.cmake"
     "${PROJECT_BINARY_DIR}/cmake/KilnConfigVersion.cmake"
     DESTINATION ${KILN_INSTALL_CMAKEDIR} COMPONENT kiln)
+
+  # ... and for the build tree: <build>/lib/cmake/kiln, where the targets
+  # are the build's own files (libraries in <build>/lib, tools in
+  # <build>/bin) and the headers the source's and the build's include/.
+  set(build_cmakedir "${PROJECT_BINARY_DIR}/lib/cmake/kiln")
+  export(EXPORT KilnTargets NAMESPACE Kiln::
+    FILE "${build_cmakedir}/KilnTargets.cmake")
+  set(KILN_CONFIG_INCLUDE_DIRS
+    "${PROJECT_SOURCE_DIR}/include;${PROJECT_BINARY_DIR}/include")
+  set(KILN_CONFIG_TOOLS_DIR "${PROJECT_BINARY_DIR}/bin")
+  set(KILN_CONFIG_BUILD_ONLY_DEPENDENCIES "")
+  foreach(package IN LISTS KILN_BUILD_ONLY_PACKAGES)
+    string(APPEND KILN_CONFIG_BUILD_ONLY_DEPENDENCIES
+      "find_dependency(${package} CONFIG HINTS \"${${package}_DIR}\")\n")
+  endforeach()
+  configure_package_config_file(
+    "${PROJECT_SOURCE_DIR}/cmake/KilnConfig.cmake.in"
+    "${build_cmakedir}/KilnConfig.cmake"
+    INSTALL_DESTINATION "${build_cmakedir}"
+    INSTALL_PREFIX "${PROJECT_BINARY_DIR}")
+  configure_file("${PROJECT_BINARY_DIR}/cmake/KilnConfigVersion.cmake"
+    "${build_cmakedir}/KilnConfigVersion.cmake" COPYONLY)
 endfunction()
 
 # kiln/Version.h, installed with the generated headers.

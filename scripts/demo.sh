@@ -5,7 +5,9 @@
 # it on generated inputs, printing the loss and the time of each stage; then
 # the same ahead of time: kiln-compile into a shared library, called through
 # ctypes on the same inputs (scripts/run-aot.py); for the bundled block, a
-# few dozen SGD steps of examples/train_block.mlir on a fixed synthetic batch
+# gradient check of a sample of parameters (float64 copy of
+# examples/train_block.mlir, central differences of its own loss), then a few
+# dozen Adam steps of examples/train_block.mlir on a fixed synthetic batch
 # (scripts/train-aot.py), printing the loss as it falls.
 #
 # Usage: scripts/demo.sh [EXAMPLE.mlir]
@@ -110,14 +112,19 @@ fi
 
 if [ "$example" = "$root/examples/transformer_block.mlir" ] && command -v python3 >/dev/null; then
   echo
-  echo "== training: examples/train_block.mlir (value_and_grad + SGD) through kiln-compile"
+  echo "== training: examples/train_block.mlir (value_and_grad + Adam) through kiln-compile"
   start=$(now)
   "$build/bin/kiln-compile" "$root/examples/train_block.mlir" -o "$workdir/libtrain.so" --mcpu native
   printf "  %-22s %s ms\n" "AOT compile (train):" "$(elapsed_ms "$start" "$(now)")" >>"$timings"
+  # The gradient check runs the same file in float64.
   start=$(now)
-  python3 "$root/scripts/train-aot.py" "$workdir/libtrain.so" --steps "${KILN_DEMO_STEPS:-40}" |
-    awk '/^step/ { if ($2 % 5 == 0) print "  " $0; next } { print "  " $0 }'
-  printf "  %-22s %s ms\n" "training steps:" "$(elapsed_ms "$start" "$(now)")" >>"$timings"
+  sed 's/f32/f64/g' "$root/examples/train_block.mlir" >"$workdir/train_block_f64.mlir"
+  "$build/bin/kiln-compile" "$workdir/train_block_f64.mlir" -o "$workdir/libtrain64.so" --mcpu native
+  printf "  %-22s %s ms\n" "AOT compile (f64):" "$(elapsed_ms "$start" "$(now)")" >>"$timings"
+  start=$(now)
+  python3 "$root/scripts/train-aot.py" "$workdir/libtrain.so" --steps "${KILN_DEMO_STEPS:-40}" \
+      --grad-check "$workdir/libtrain64.so" | sed 's/^/  /'
+  printf "  %-22s %s ms\n" "grad check + training:" "$(elapsed_ms "$start" "$(now)")" >>"$timings"
 fi
 
 echo

@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -23,10 +24,11 @@ tools = ["kiln-opt", "kiln-run", "kiln-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The CUDA toolkit's ptxas, for the tests that assemble generated PTX; MLIR's
-# NVVM serializer finds libdevice through CUDA_HOME.
+# NVVM serializer finds ptxas and libdevice through CUDA_HOME.
 import shutil
-ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
-if ptxas:
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
-    config.environment["CUDA_HOME"] = os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))
+    config.environment["CUDA_HOME"] = os.environ.get(
+        "CUDA_HOME", os.path.dirname(os.path.dirname(os.path.realpath(ptxas))))

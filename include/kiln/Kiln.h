@@ -14,16 +14,19 @@
 //      `FooOp::create(builder, loc, ...)`; buildFunction() below wraps them
 //      into a public function.
 //   3. Graph transforms (kiln/Dialect/Kiln/Transforms/Passes.h): passes from
-//      kiln graphs to kiln graphs. Autodiff (`kiln-autodiff`, in progress)
-//      will be declared there; lowerToCPU() runs such passes through its
-//      `addGraphPasses` hook, and a JIT user runs them on the module with a
-//      PassManager before JitSession::compile.
+//      kiln graphs to kiln graphs. buildAutodiffPipeline() below adds
+//      kiln-autodiff with typed options (AutodiffOptions); lowerToCPU() runs
+//      graph passes through its `addGraphPasses` hook, the JIT through
+//      JitOptions::addGraphPasses.
 //   4. The CPU pipeline (kiln/Pipelines/Pipelines.h): buildKilnToCPUPipeline
 //      fills a PassManager, typed options in KilnToCPUPipelineOptions;
 //      lowerToCPU() below runs it on a module.
 //   5. The runtime (kiln/Runtime/): JitSession compiles a module through the
-//      CPU pipeline into a JitModule whose functions run on HostTensors;
+//      CPU pipeline into a JitModule whose functions run on HostTensors,
+//      with JitOptions (the pipeline's options, graph passes, LLVM's);
 //      Npy.h reads and writes NumPy files.
+//   6. JSON model graphs (kiln/Support/GraphJson.h): importGraphJson,
+//      readGraphJsonParameters, exportGraphJson.
 //
 // Errors are MLIR diagnostics reported through the context (printed to
 // stderr unless a handler is installed) plus a failure result.
@@ -42,6 +45,7 @@
 #include "kiln/Runtime/HostTensor.h"
 #include "kiln/Runtime/JitSession.h"
 #include "kiln/Runtime/Npy.h"
+#include "kiln/Support/GraphJson.h"
 #include "kiln/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -88,6 +92,23 @@ FailureOr<func::FuncOp> buildFunction(ModuleOp module, StringRef name,
 LogicalResult
 lowerToCPU(ModuleOp module, const KilnToCPUPipelineOptions &options = {},
            function_ref<void(OpPassManager &)> addGraphPasses = nullptr);
+
+/// The typed options of kiln-autodiff: the pass's own ODS options struct
+/// (`function`, the function to differentiate, and `wrt`, the indices of
+/// the arguments to differentiate with respect to, default every
+/// floating-point one), so an option added to the pass appears here.
+using AutodiffOptions = KilnAutodiffPassOptions;
+
+/// Adds kiln-autodiff with `options` to `pm`, which must run on a module:
+/// it expands every `kiln.value_and_grad` and, with `options.function`,
+/// generates `@<function>_value_and_grad` (the function's results, then
+/// one gradient per `wrt` argument).
+void buildAutodiffPipeline(OpPassManager &pm,
+                           const AutodiffOptions &options = {});
+
+/// Differentiates `module` in place: runs buildAutodiffPipeline(options).
+/// Returns failure after a diagnostic.
+LogicalResult differentiate(ModuleOp module, const AutodiffOptions &options);
 
 } // namespace mlir::kiln
 

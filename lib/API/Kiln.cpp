@@ -1,6 +1,7 @@
 //===- Kiln.cpp - The public C++ API of Kiln ------------------------------===//
 
 #include "kiln/Kiln.h"
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -55,5 +56,21 @@ mlir::kiln::lowerToCPU(ModuleOp module,
   if (addGraphPasses)
     addGraphPasses(pm);
   buildKilnToCPUPipeline(pm, options);
+  return pm.run(module);
+}
+
+void mlir::kiln::buildAutodiffPipeline(OpPassManager &pm,
+                                       const AutodiffOptions &options) {
+  pm.addPass(createKilnAutodiffPass(options));
+}
+
+LogicalResult mlir::kiln::differentiate(ModuleOp module,
+                                        const AutodiffOptions &options) {
+  MLIRContext *context = module.getContext();
+  DialectRegistry registry;
+  registerAutodiffExternalModels(registry); // the backward rules
+  context->appendDialectRegistry(registry);
+  PassManager pm(context);
+  buildAutodiffPipeline(pm, options);
   return pm.run(module);
 }

@@ -1,6 +1,7 @@
 //===- InitAll.cpp - Register everything Kiln provides --------------------===//
 
 #include "kiln/InitAll.h"
+#include "kiln/Conversion/GPUHost/Passes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
@@ -14,7 +15,7 @@
 
 void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
-  registerCPUPipelineDialects(registry);
+  registerGPUPipelineDialects(registry);
   // The backward rules of the kiln ops (AutodiffOpInterface external models).
   registerAutodiffExternalModels(registry);
 }
@@ -22,6 +23,7 @@ void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
 void mlir::kiln::registerAllPasses() {
   registerKilnPasses();
   registerKilnConversionPasses();
+  registerKilnGPUHostPasses();
   registerKilnPipelines();
 
   // Upstream passes kiln-opt users reach for on kiln graphs.

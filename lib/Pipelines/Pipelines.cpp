@@ -447,6 +447,11 @@ void mlir::kiln::registerKilnPipelines() {
       "kiln-lower-to-cpu",
       "Lower kiln ops to the LLVM dialect for the CPU (JIT) runtime",
       buildKilnToCPUPipeline);
+  PassPipelineRegistration<KilnToNVVMPipelineOptions>(
+      "kiln-lower-to-nvvm",
+      "Lower kiln ops to NVIDIA GPU kernels (gpu.binary) and host code in "
+      "the LLVM dialect that calls the mgpu* runtime",
+      buildKilnToNVVMPipeline);
 }
 
 void mlir::kiln::registerCPUPipelineDialects(DialectRegistry &registry) {

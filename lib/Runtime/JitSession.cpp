@@ -77,8 +77,18 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   auto start = std::chrono::steady_clock::now();
   std::unique_ptr<JitModule> jit(new JitModule(&context));
 
+  // The graph passes run first, on a clone, so that the functions they
+  // generate (e.g. kiln-autodiff's) can be invoked too.
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  if (options.addGraphPasses) {
+    PassManager graphPM(&context);
+    options.addGraphPasses(graphPM);
+    if (failed(graphPM.run(*lowered)))
+      return failure();
+  }
+
   // Record the tensor signatures before lowering changes them.
-  for (auto func : module.getOps<func::FuncOp>()) {
+  for (auto func : lowered->getOps<func::FuncOp>()) {
     if (!func.isPublic() || func.isExternal())
       continue;
     JitModule::Entry entry;
@@ -120,10 +130,10 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
                 "(Debian: apt-get install libomp-22-dev)";
   }
 
-  OwningOpRef<ModuleOp> lowered = module.clone();
   PassManager pm(&context);
   KilnToCPUPipelineOptions pipelineOptions;
   pipelineOptions.enableOpenMP = options.enableOpenMP;
+  pipelineOptions.fuseElementwise = options.fuseElementwise;
   buildKilnToCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(*lowered)))
     return failure();

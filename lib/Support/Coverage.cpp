@@ -30,7 +30,8 @@ LogicalResult mlir::kiln::collectCoverage(MLIRContext &context,
                                           StringRef recordsJson,
                                           ArrayRef<std::string> numericalOps,
                                           std::vector<OpCoverage> &rows,
-                                          std::string &error) {
+                                          std::string &error,
+                                          ArrayRef<std::string> gpuOps) {
   json records = json::parse(recordsJson.begin(), recordsJson.end(),
                              /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (records.is_discarded() || !records.is_object()) {
@@ -68,6 +69,9 @@ LogicalResult mlir::kiln::collectCoverage(MLIRContext &context,
   llvm::StringSet<> cpu;
   for (OperationName name : getKilnOpsWithCPULowering(&context))
     cpu.insert(name.getStringRef());
+  llvm::StringSet<> gpu;
+  for (const std::string &op : gpuOps)
+    gpu.insert(op);
   llvm::StringSet<> numerical;
   for (const std::string &op : numericalOps)
     numerical.insert(op);
@@ -105,10 +109,10 @@ LogicalResult mlir::kiln::collectCoverage(MLIRContext &context,
     // backward column the ops with a backward rule (AutodiffOpInterface,
     // attached by registerAutodiffExternalModels through the registry the
     // context was made with), non-differentiable ones included. The GPU
-    // column (kiln-to-GPU patterns) stays empty until those exist.
+    // column lists the ops that kiln-lower-to-nvvm lowered to PTX.
     row.backward = name.hasInterface<AutodiffOpInterface>();
     row.cpuLowering = cpu.contains(opName);
-    row.gpuLowering = false;
+    row.gpuLowering = gpu.contains(opName);
     row.numericalTest = numerical.contains(opName);
     rows.push_back(std::move(row));
     odsOps.erase(it);

@@ -121,10 +121,14 @@ static const std::map<std::string, OpSpec> &getOpSpecs() {
   return specs;
 }
 
-/// The function attributes that name the graph's inputs and outputs (on the
-/// function, not its arguments: argument attributes would reach LLVM IR).
+/// The function attributes that name the graph's inputs and outputs, in
+/// order (lifted parameters, which are arguments too, are named by
+/// kParameter argument attributes instead).
 static constexpr const char kInputNames[] = "kiln.input_names";
 static constexpr const char kOutputNames[] = "kiln.output_names";
+/// Names a parameter: the discardable attribute of its `kiln.constant`, or
+/// the argument attribute of a lifted parameter.
+static constexpr const char kParameter[] = "kiln.parameter";
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -233,6 +237,8 @@ private:
                           ArrayRef<const char *> allowed);
   FailureOr<RankedTensorType> parseType(const json &object,
                                         const std::string &path);
+  FailureOr<RankedTensorType> parseTensorDecl(const json &object,
+                                              const std::string &path);
   FailureOr<DenseElementsAttr> parseTensorData(const json &object,
                                                const std::string &path);
   FailureOr<Attribute> parseAttr(const json &value, const AttrSpec &spec,
@@ -317,21 +323,31 @@ static APFloat toAPFloat(double v, FloatType type) {
   return f;
 }
 
-FailureOr<DenseElementsAttr>
-Importer::parseTensorData(const json &object, const std::string &path) {
+/// Checks the keys of a tensor data entry (parameter or constant value) and
+/// returns its declared type, without reading the data.
+FailureOr<RankedTensorType>
+Importer::parseTensorDecl(const json &object, const std::string &path) {
   FailureOr<RankedTensorType> type = parseType(object, path);
   if (failed(type))
     return failure();
   if (failed(checkKeys(object, path,
                        {"dtype", "shape", "data", "file", "splat", "name"})))
     return failure();
-  Type elementType = type->getElementType();
-  int64_t numElements = type->getNumElements();
   int count = object.contains("data") + object.contains("file") +
               object.contains("splat");
   if (count != 1)
     return fail(path,
                 "expected exactly one of \"data\", \"splat\" or \"file\"");
+  return type;
+}
+
+FailureOr<DenseElementsAttr>
+Importer::parseTensorData(const json &object, const std::string &path) {
+  FailureOr<RankedTensorType> type = parseTensorDecl(object, path);
+  if (failed(type))
+    return failure();
+  Type elementType = type->getElementType();
+  int64_t numElements = type->getNumElements();
 
   auto fromDoubles =
       [&](const json &list,
@@ -848,19 +864,31 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
         body->addArgument(*type, NameLoc::get(builder.getStringAttr(name)));
   }
 
-  // Parameters: tagged constants.
+  // Parameters: tagged constants, or leading arguments when lifted (their
+  // data is then not read: readGraphJsonParameters does that).
+  SmallVector<Attribute> parameterNames;
   for (size_t i = 0; i < parameters->size(); ++i) {
     std::string path = "parameters[" + std::to_string(i) + "]";
     const json &entry = (*parameters)[i];
     std::string name;
     if (failed(checkName(entry, path, name)))
       return nullptr;
+    if (options.liftParameters) {
+      FailureOr<RankedTensorType> type = parseTensorDecl(entry, path);
+      if (failed(type))
+        return nullptr;
+      argTypes.insert(argTypes.begin() + i, *type);
+      parameterNames.push_back(builder.getStringAttr(name));
+      named[name] = body->insertArgument(
+          i, *type, NameLoc::get(builder.getStringAttr(name)));
+      continue;
+    }
     FailureOr<DenseElementsAttr> data = parseTensorData(entry, path);
     if (failed(data))
       return nullptr;
     auto constant = ConstantOp::create(
         builder, NameLoc::get(builder.getStringAttr(name)), *data);
-    constant->setAttr("kiln.parameter", builder.getStringAttr(name));
+    constant->setAttr(kParameter, builder.getStringAttr(name));
     named[name] = constant.getResult();
   }
 
@@ -1015,6 +1043,8 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
       builder.getFunctionType(argTypes, TypeRange(ValueRange(results))));
   func->setAttr(kInputNames, builder.getArrayAttr(inputNames));
   func->setAttr(kOutputNames, builder.getArrayAttr(outputNames));
+  for (auto [i, name] : llvm::enumerate(parameterNames))
+    func.setArgAttr(i, kParameter, name);
   if (failed(verify(*module))) {
     (void)fail("graph", "the imported function does not verify");
     return nullptr;
@@ -1027,6 +1057,27 @@ mlir::kiln::importGraphJson(StringRef text, MLIRContext *context, Location loc,
                             const GraphJsonImportOptions &options) {
   Importer importer(context, loc, options);
   return importer.run(text);
+}
+
+FailureOr<SmallVector<GraphParameter>>
+mlir::kiln::readGraphJsonParameters(StringRef text, MLIRContext *context,
+                                    Location loc,
+                                    const GraphJsonImportOptions &options) {
+  // The constant-parameter import reads and checks every parameter's data
+  // (and the rest of the graph); its tagged constants are in JSON order.
+  GraphJsonImportOptions constantOptions = options;
+  constantOptions.liftParameters = false;
+  OwningOpRef<ModuleOp> module =
+      importGraphJson(text, context, loc, constantOptions);
+  if (!module)
+    return failure();
+  SmallVector<GraphParameter> parameters;
+  module->walk([&](ConstantOp constant) {
+    if (auto name = constant->getAttrOfType<StringAttr>(kParameter))
+      parameters.push_back(
+          {name.str(), cast<DenseElementsAttr>(constant.getValue())});
+  });
+  return parameters;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1056,6 +1107,22 @@ static double shortestDouble(const APFloat &v) {
 
 static ojson encodeType(RankedTensorType type);
 
+/// The `.npy` file name of parameter `name`: characters other than letters,
+/// digits and `_-.` replaced by `_`, made unique among `usedFiles`.
+static std::string getWeightsFileName(StringRef name,
+                                      llvm::StringSet<> &usedFiles) {
+  std::string stem;
+  for (char c : name)
+    stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                    c == '-' || c == '.'
+                ? c
+                : '_';
+  std::string fileName = stem + ".npy";
+  for (int k = 1; !usedFiles.insert(fileName).second; ++k)
+    fileName = stem + "_" + std::to_string(k) + ".npy";
+  return fileName;
+}
+
 /// Writes a parameter to `<weightsDir>/<name>.npy` (the name made a safe,
 /// unique file name) and returns its `{"dtype", "shape", "file"}` entry.
 static FailureOr<ojson> writeWeights(Operation *op, DenseElementsAttr dense,
@@ -1068,15 +1135,7 @@ static FailureOr<ojson> writeWeights(Operation *op, DenseElementsAttr dense,
     return op->emitError("graph JSON export: no .npy form for this element "
                          "type"),
            failure();
-  std::string stem;
-  for (char c : name)
-    stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                    c == '-' || c == '.'
-                ? c
-                : '_';
-  std::string fileName = stem + ".npy";
-  for (int k = 1; !usedFiles.insert(fileName).second; ++k)
-    fileName = stem + "_" + std::to_string(k) + ".npy";
+  std::string fileName = getWeightsFileName(name, usedFiles);
 
   size_t elementSize = getDTypeSize(*dtype);
   std::vector<char> bytes;
@@ -1253,13 +1312,29 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     return name;
   };
 
+  // Arguments tagged `kiln.parameter` are lifted parameters: their data is
+  // not in the IR, so they are referenced as `<name>.npy` files; the other
+  // arguments are the inputs, named in order by `kiln.input_names`.
   ojson inputs = ojson::array();
+  ojson parameters = ojson::array();
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape() || !getDTypeFor(type.getElementType()))
       return func.emitError("graph JSON export: argument ")
              << arg.getArgNumber() << " is not a static kiln tensor";
-    std::string name = unique(getName(func, kInputNames, arg.getArgNumber()),
+    if (auto param = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                       kParameter)) {
+      std::string name =
+          unique(param.str(), "param" + std::to_string(parameters.size()));
+      refs[arg] = name;
+      ojson entry = ojson::object();
+      entry["name"] = name;
+      entry.update(encodeType(type));
+      entry["file"] = getWeightsFileName(name, usedFiles);
+      parameters.push_back(entry);
+      continue;
+    }
+    std::string name = unique(getName(func, kInputNames, inputs.size()),
                               "arg" + std::to_string(arg.getArgNumber()));
     refs[arg] = name;
     ojson entry = ojson::object();
@@ -1270,14 +1345,13 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
 
   // Node ids: the NameLocs of the ops when they are all usable, else n<k>.
   SmallVector<Operation *> nodeOps;
-  ojson parameters = ojson::array();
   for (Operation &child : body.without_terminator()) {
     if (child.getDialect() == nullptr ||
         child.getDialect()->getNamespace() != "kiln")
       return child.emitError("graph JSON export: only kiln ops have a JSON "
                              "form");
     if (auto constant = dyn_cast<ConstantOp>(child)) {
-      if (auto param = constant->getAttrOfType<StringAttr>("kiln.parameter")) {
+      if (auto param = constant->getAttrOfType<StringAttr>(kParameter)) {
         std::string name =
             unique(param.str(), "param" + std::to_string(parameters.size()));
         ojson entry = ojson::object();

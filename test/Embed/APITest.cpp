@@ -139,4 +139,79 @@ TEST(APITest, BuiltGraphsRunInTheJit) {
   EXPECT_EQ(got, (std::vector<float>{11, 22, 33, 14, 25, 36}));
 }
 
+/// Adds `@loss(a: 2x3, b: 2x3) -> f32 = sum(a * b)`: d/da = b, d/db = a.
+FailureOr<func::FuncOp> buildDotLoss(ModuleOp module) {
+  MLIRContext &context = *module.getContext();
+  return buildFunction(
+      module, "loss", {f32Tensor(context, {2, 3}), f32Tensor(context, {2, 3})},
+      [](OpBuilder &builder, Location loc, ValueRange args) {
+        Value product = MulOp::create(builder, loc, args[0], args[1]);
+        return SmallVector<Value>{SumOp::create(builder, loc, product,
+                                                ArrayRef<int64_t>{0, 1},
+                                                /*keep_dims=*/false)};
+      });
+}
+
+TEST(APITest, DifferentiateWithTypedOptions) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  ASSERT_TRUE(succeeded(buildDotLoss(*module)));
+  AutodiffOptions options;
+  options.function = "loss";
+  options.wrt = {1};
+  ASSERT_TRUE(succeeded(differentiate(*module, options)));
+  auto grad = module->lookupSymbol<func::FuncOp>("loss_value_and_grad");
+  ASSERT_TRUE(grad);
+  // The loss, then one gradient: with respect to b only.
+  ASSERT_EQ(grad.getNumResults(), 2u);
+  EXPECT_EQ(grad.getResultTypes()[1], f32Tensor(context, {2, 3}));
+}
+
+TEST(APITest, DifferentiateReportsABadWrt) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  ASSERT_TRUE(succeeded(buildDotLoss(*module)));
+  DiagnosticCollector diagnostics(context);
+  AutodiffOptions options;
+  options.function = "loss";
+  options.wrt = {5};
+  EXPECT_TRUE(failed(differentiate(*module, options)));
+  EXPECT_FALSE(diagnostics.messages.empty());
+}
+
+TEST(APITest, JitOptionsCarryTheGraphPassesAndPipelineOptions) {
+  JitSession session;
+  OwningOpRef<ModuleOp> module =
+      ModuleOp::create(UnknownLoc::get(&session.getContext()));
+  ASSERT_TRUE(succeeded(buildDotLoss(*module)));
+  AutodiffOptions autodiff;
+  autodiff.function = "loss";
+  auto a = HostTensor::fromDoubles(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  auto b = HostTensor::fromDoubles(DType::F32, {2, 3}, {-1, 0, 2, 1, 3, 0.5});
+  ASSERT_TRUE(bool(a) && bool(b));
+  for (bool fuse : {true, false}) {
+    JitOptions options;
+    options.fuseElementwise = fuse;
+    options.addGraphPasses = [&](OpPassManager &pm) {
+      buildAutodiffPipeline(pm, autodiff);
+    };
+    FailureOr<std::unique_ptr<JitModule>> jit =
+        session.compile(*module, options);
+    ASSERT_TRUE(succeeded(jit));
+    // The module is unchanged; the generated function is in the JitModule.
+    EXPECT_FALSE(module->lookupSymbol("loss_value_and_grad"));
+    FailureOr<SmallVector<HostTensor>> results =
+        (*jit)->invoke("loss_value_and_grad", {*a, *b});
+    ASSERT_TRUE(succeeded(results));
+    ASSERT_EQ(results->size(), 3u);
+    EXPECT_EQ((*results)[0].getValues<float>()[0], -1 + 6 + 4 + 15 + 3.0f);
+    std::vector<float> da((*results)[1].getValues<float>().begin(),
+                          (*results)[1].getValues<float>().end());
+    std::vector<float> db((*results)[2].getValues<float>().begin(),
+                          (*results)[2].getValues<float>().end());
+    EXPECT_EQ(da, (std::vector<float>{-1, 0, 2, 1, 3, 0.5}));
+    EXPECT_EQ(db, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  }
+}
+
 } // namespace

@@ -1,6 +1,9 @@
 # cmake -P script behind the `embed-example` ctest (see CMakeLists.txt):
 # install Kiln into WORK_DIR/prefix, check what was installed, configure and
-# build examples/embed against it, and run the example.
+# build examples/embed against it, and run the example. With
+# -DBUILD_TREE=ON (the `embed-example-build-tree` ctest) nothing is
+# installed: the example finds the build tree's package through
+# Kiln_DIR=<build>/lib/cmake/kiln.
 foreach(var KILN_BUILD_DIR KILN_EXAMPLE_DIR WORK_DIR NINJA CXX_COMPILER)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "embed-example.cmake needs -D${var}=...")
@@ -23,40 +26,14 @@ function(run what)
   endif()
 endfunction()
 
-run("install" "${CMAKE_COMMAND}" --install "${KILN_BUILD_DIR}"
-  --prefix "${prefix}")
-
-# The package, the umbrella header, generated headers and every tool.
-foreach(file
-    lib/cmake/kiln/KilnConfig.cmake
-    lib/cmake/kiln/KilnConfigVersion.cmake
-    lib/cmake/kiln/KilnTargets.cmake
-    include/kiln/Kiln.h
-    include/kiln/Version.h
-    include/kiln/Dialect/Kiln/IR/KilnDialect.h.inc
-    include/kiln/Dialect/Kiln/IR/KilnOps.td
-    bin/kiln-opt
-    bin/kiln-run
-    bin/kiln-coverage)
-  if(NOT EXISTS "${prefix}/${file}")
-    message(FATAL_ERROR "the install has no ${file}")
-  endif()
-endforeach()
-
-# nlohmann_json is a private detail of the build: no installed CMake file or
-# header may name it.
-file(GLOB_RECURSE installed_text
-  "${prefix}/lib/cmake/*.cmake" "${prefix}/include/*.h"
-  "${prefix}/include/*.inc")
-foreach(file IN LISTS installed_text)
-  file(STRINGS "${file}" hits REGEX "nlohmann")
-  if(hits)
-    message(FATAL_ERROR "${file} mentions nlohmann_json: ${hits}")
-  endif()
-endforeach()
-
-# The installed tools run from the prefix.
-run("kiln-opt --version" "${prefix}/bin/kiln-opt" --version)
+if(BUILD_TREE)
+  set(package_args "-DKiln_DIR=${KILN_BUILD_DIR}/lib/cmake/kiln")
+else()
+  set(package_args "-DCMAKE_PREFIX_PATH=${prefix}")
+  run("install" "${CMAKE_COMMAND}" --install "${KILN_BUILD_DIR}"
+    --prefix "${prefix}")
+  include("${CMAKE_CURRENT_LIST_DIR}/embed-install-checks.cmake")
+endif()
 
 # Like scripts/build.sh: ccache keys on paths relative to the checkout, so
 # every clone (and every run, in its fresh prefix) shares the hits.
@@ -75,7 +52,7 @@ run("configure examples/embed" "${CMAKE_COMMAND}" -G Ninja
   "-DCMAKE_MAKE_PROGRAM=${NINJA}"
   "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
   "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
-  "-DCMAKE_PREFIX_PATH=${prefix}"
+  ${package_args}
   ${launcher})
 run("build examples/embed" "${CMAKE_COMMAND}" --build "${example_build}")
 run("run kiln-embed-example" "${example_build}/kiln-embed-example")

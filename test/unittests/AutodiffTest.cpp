@@ -613,10 +613,140 @@ std::vector<Case> attentionCases() {
   return cases;
 }
 
+/// `tensor<AxBx...xf64>` for `shape`.
+std::string f64Type(ArrayRef<int64_t> shape) {
+  std::string type = "tensor<";
+  for (int64_t d : shape)
+    type += std::to_string(d) + "x";
+  return type + "f64>";
+}
+
+/// One op of the conv family on f64 operands of the given shapes (all
+/// differentiated): `%y = kiln.<op> %a0, %a1... <attrs> : <types>`.
+Case convFamilyCase(std::string name, const std::string &op,
+                    std::vector<SmallVector<int64_t>> operands,
+                    const std::string &attrs, SmallVector<int64_t> result,
+                    bool bias = false) {
+  std::string args, uses, types;
+  std::vector<Arg> inputs;
+  SmallVector<int64_t> wrt;
+  for (auto [i, shape] : llvm::enumerate(operands)) {
+    std::string value = "%a" + std::to_string(i);
+    args += (i ? ", " : "") + value + ": " + f64Type(shape);
+    if (bias && i == 2)
+      uses += " bias(" + value + ")";
+    else
+      uses += (i ? ", " : " ") + value;
+    types += (i ? ", " : "") + f64Type(shape);
+    inputs.push_back(Arg{DType::F64, shape, Fill::Uniform});
+    wrt.push_back(i);
+  }
+  // unfold's assembly has a plain `type -> type`; the others print a
+  // functional type.
+  std::string signature = op == "unfold"
+                              ? types + " -> " + f64Type(result)
+                              : "(" + types + ") -> " + f64Type(result);
+  inputs.push_back(Arg{DType::F64, result, Fill::Uniform});
+  return opCase(std::move(name), args,
+                "  %y = kiln." + op + uses + " " + attrs + " : " + signature,
+                f64Type(result), result.size(), std::move(inputs),
+                std::move(wrt));
+}
+
+/// Convolutions (strides, padding larger than the kernel's reach, dilation,
+/// groups, bias, odd sizes), pooling (ceil_mode, padding, dilation, both
+/// divisor modes), resizing (integer and fractional scales, shrinking, both
+/// bilinear alignments) and unfold (overlapping and gapped windows). Inputs
+/// are random, so max_pool2d's windows have no ties; the tie rule is checked
+/// against PyTorch in test/fixtures/conv_grad.json.
+std::vector<Case> convCases() {
+  std::vector<Case> cases;
+  cases.push_back(convFamilyCase(
+      "conv1d_stride_pad_dilation_groups_bias", "conv1d",
+      {{2, 4, 9}, {6, 2, 3}, {6}},
+      "{dilation = array<i64: 2>, groups = 2 : i64, padding = array<i64: 1>, "
+      "stride = array<i64: 2>}",
+      {2, 6, 4}, /*bias=*/true));
+  cases.push_back(convFamilyCase("conv1d_padding_beyond_reach", "conv1d",
+                                 {{1, 2, 5}, {3, 2, 2}},
+                                 "{padding = array<i64: 2>}", {1, 3, 8}));
+  cases.push_back(convFamilyCase(
+      "conv2d_strided_dilated_bias", "conv2d",
+      {{1, 2, 5, 6}, {4, 2, 3, 2}, {4}},
+      "{dilation = array<i64: 1, 2>, padding = array<i64: 1, 0>, stride = "
+      "array<i64: 2, 3>}",
+      {1, 4, 3, 2}, /*bias=*/true));
+  cases.push_back(convFamilyCase("conv2d_depthwise_padded", "conv2d",
+                                 {{2, 3, 4, 4}, {3, 1, 2, 2}},
+                                 "{groups = 3 : i64, padding = array<i64: 1, "
+                                 "1>}",
+                                 {2, 3, 5, 5}));
+  cases.push_back(convFamilyCase(
+      "conv3d_groups_mixed", "conv3d", {{1, 2, 3, 4, 3}, {2, 1, 2, 2, 2}},
+      "{dilation = array<i64: 1, 1, 2>, groups = 2 : i64, padding = "
+      "array<i64: 0, 1, 1>, stride = array<i64: 1, 2, 1>}",
+      {1, 2, 2, 3, 3}));
+  cases.push_back(convFamilyCase(
+      "conv_transpose1d_stride_outpad_groups_bias", "conv_transpose1d",
+      {{2, 4, 3}, {4, 3, 3}, {6}},
+      "{groups = 2 : i64, output_padding = array<i64: 1>, padding = "
+      "array<i64: 1>, stride = array<i64: 2>}",
+      {2, 6, 6}, /*bias=*/true));
+  // output_padding 1 >= stride 1 (allowed by dilation 2): the conv1d of the
+  // input adjoint reads one position past the input and is cropped.
+  cases.push_back(convFamilyCase("conv_transpose1d_outpad_dilation",
+                                 "conv_transpose1d", {{1, 2, 4}, {2, 2, 2}},
+                                 "{dilation = array<i64: 2>, output_padding = "
+                                 "array<i64: 1>}",
+                                 {1, 2, 7}));
+  cases.push_back(convFamilyCase(
+      "avg_pool2d_ceil_exclude_pad", "avg_pool2d", {{1, 2, 5, 5}},
+      "{ceil_mode = true, count_include_pad = false, kernel_size = array<i64: "
+      "3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}",
+      {1, 2, 3, 3}));
+  cases.push_back(
+      convFamilyCase("avg_pool2d_default_stride", "avg_pool2d", {{2, 1, 4, 6}},
+                     "{kernel_size = array<i64: 2, 3>}", {2, 1, 2, 2}));
+  cases.push_back(convFamilyCase(
+      "max_pool2d_padded_dilated", "max_pool2d", {{1, 2, 5, 5}},
+      "{dilation = array<i64: 1, 2>, kernel_size = array<i64: 3, 2>, padding "
+      "= array<i64: 1, 1>, stride = array<i64: 2, 1>}",
+      {1, 2, 3, 5}));
+  cases.push_back(convFamilyCase("max_pool2d_ceil", "max_pool2d",
+                                 {{1, 1, 6, 7}},
+                                 "{ceil_mode = true, kernel_size = array<i64: "
+                                 "2, 2>}",
+                                 {1, 1, 3, 4}));
+  cases.push_back(convFamilyCase("upsample2d_nearest_fractional", "upsample2d",
+                                 {{1, 2, 3, 4}}, "{size = array<i64: 5, 7>}",
+                                 {1, 2, 5, 7}));
+  cases.push_back(convFamilyCase("upsample2d_nearest_double_shrink",
+                                 "upsample2d", {{1, 1, 3, 5}},
+                                 "{size = array<i64: 6, 3>}", {1, 1, 6, 3}));
+  cases.push_back(convFamilyCase(
+      "upsample2d_bilinear", "upsample2d", {{2, 1, 3, 4}},
+      "{mode = #kiln.upsample_mode<bilinear>, size = array<i64: 5, 3>}",
+      {2, 1, 5, 3}));
+  cases.push_back(convFamilyCase(
+      "upsample2d_bilinear_align_corners", "upsample2d", {{1, 1, 3, 4}},
+      "{align_corners = true, mode = #kiln.upsample_mode<bilinear>, size = "
+      "array<i64: 4, 7>}",
+      {1, 1, 4, 7}));
+  cases.push_back(convFamilyCase("unfold_gapped", "unfold", {{2, 7, 3}},
+                                 "{dim = 1 : i64, size = 2 : i64, step = 3 : "
+                                 "i64}",
+                                 {2, 2, 3, 2}));
+  cases.push_back(convFamilyCase("unfold_overlapping", "unfold", {{5, 2}},
+                                 "{dim = 0 : i64, size = 3 : i64, step = 1 : "
+                                 "i64}",
+                                 {3, 2, 3}));
+  return cases;
+}
+
 std::vector<Case> allCases() {
   std::vector<Case> cases;
   for (auto *family : {elementwiseCases, tensorCases, reductionCases, nnCases,
-                       kinkCases, attentionCases})
+                       kinkCases, attentionCases, convCases})
     for (Case &c : family())
       cases.push_back(std::move(c));
   cases.push_back(blockCase());
@@ -709,10 +839,7 @@ TEST_P(AutodiffTest, MatchesFiniteDifferences) {
 
   // Closure: the backward graph only uses ops that have rules themselves.
   module->walk([&](Operation *op) {
-    // kiln.attention_grad, attention's composite adjoint, has no rule yet:
-    // attention cannot be differentiated twice.
-    if (op->getDialect() && op->getDialect()->getNamespace() == "kiln" &&
-        !isa<AttentionGradOp>(op)) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "kiln") {
       EXPECT_TRUE(isa<AutodiffOpInterface>(op))
           << op->getName().getStringRef().str() << " has no backward rule";
     }
@@ -857,12 +984,114 @@ func.func @f(%x: tensor<2x3xf64>) -> tensor<f64> {
   }
 }
 
+/// Second order through the conv family: `@h(x, v) = <grad f(x), v>`,
+/// where `f` feeds `x` to an op both as its input and (sliced) as its
+/// weight, is differentiated again and its gradient checked against central
+/// differences of `@h`.
+class ConvSecondOrderTest : public AutodiffTest {};
+
+TEST_P(ConvSecondOrderTest, HessianVectorProduct) {
+  const Case &c = GetParam();
+  MLIRContext &context = session().getContext();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(c.source, &context);
+  ASSERT_TRUE(module) << c.source;
+  auto f = module->lookupSymbol<func::FuncOp>("f");
+  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {0});
+  ASSERT_TRUE(succeeded(grad));
+
+  Location loc = f.getLoc();
+  Type xType = f.getArgumentTypes()[0];
+  auto xShape = cast<RankedTensorType>(xType).getShape();
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0, e = xShape.size(); i < e; ++i)
+    axes.push_back(i);
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  auto h = func::FuncOp::create(
+      b, loc, "h",
+      FunctionType::get(&context, {xType, xType}, f.getResultTypes()));
+  Block *entry = h.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  IRMapping mapping;
+  Block &body = grad->getBody().front();
+  mapping.map(body.getArgument(0), entry->getArgument(0));
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  Value g = mapping.lookup(body.getTerminator()->getOperand(1));
+  Value gv = MulOp::create(b, loc, g, entry->getArgument(1));
+  func::ReturnOp::create(b, loc, Value(SumOp::create(b, loc, gv, axes)));
+
+  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {0});
+  ASSERT_TRUE(succeeded(hessian));
+  auto compiled = session().compile(*module);
+  ASSERT_TRUE(succeeded(compiled));
+  JitModule &jit = **compiled;
+  std::mt19937_64 rng(11);
+  Arg arg{DType::F64, SmallVector<int64_t>(xShape), Fill::Uniform};
+  SmallVector<HostTensor> inputs{makeInput(arg, rng), makeInput(arg, rng)};
+  auto hvp = jit.invoke("h_value_and_grad", inputs);
+  ASSERT_TRUE(succeeded(hvp));
+  const double step = 1e-6;
+  HostTensor &x = inputs[0];
+  for (int64_t i = 0; i < x.getNumElements(); ++i) {
+    double saved = x.getElementAsDouble(i);
+    x.setElementFromDouble(i, saved + step);
+    double plus = (*jit.invoke("h", inputs))[0].getElementAsDouble(0);
+    x.setElementFromDouble(i, saved - step);
+    double minus = (*jit.invoke("h", inputs))[0].getElementAsDouble(0);
+    x.setElementFromDouble(i, saved);
+    double numeric = (plus - minus) / (2 * step);
+    EXPECT_NEAR((*hvp)[1].getElementAsDouble(i), numeric,
+                1e-6 * (1 + std::fabs(numeric)))
+        << "(H v)[" << i << "]";
+  }
+}
+
+/// conv2d (input and weight), max_pool2d (ceil_mode), avg_pool2d (padded),
+/// bilinear upsample2d and unfold in one graph; conv_transpose1d alone.
+std::vector<Case> convSecondOrderCases() {
+  Case image;
+  image.name = "conv2d_pools_upsample_unfold";
+  image.source = R"mlir(
+func.func @f(%x: tensor<1x2x5x5xf64>) -> tensor<f64> {
+  %w = kiln.slice %x {starts = array<i64: 0, 0, 0, 0>, stops = array<i64: 1, 2, 3, 3>, strides = array<i64: 1, 1, 1, 1>} : tensor<1x2x5x5xf64> -> tensor<1x2x3x3xf64>
+  %c = kiln.conv2d %x, %w {padding = array<i64: 1, 1>, stride = array<i64: 2, 1>} : (tensor<1x2x5x5xf64>, tensor<1x2x3x3xf64>) -> tensor<1x1x3x5xf64>
+  %t = kiln.tanh %c : tensor<1x1x3x5xf64>
+  %m = kiln.max_pool2d %t {ceil_mode = true, kernel_size = array<i64: 2, 2>, stride = array<i64: 1, 2>} : (tensor<1x1x3x5xf64>) -> tensor<1x1x2x3xf64>
+  %a = kiln.avg_pool2d %t {kernel_size = array<i64: 2, 2>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x1x3x5xf64>) -> tensor<1x1x4x6xf64>
+  %u = kiln.upsample2d %m {mode = #kiln.upsample_mode<bilinear>, size = array<i64: 4, 6>} : (tensor<1x1x2x3xf64>) -> tensor<1x1x4x6xf64>
+  %p = kiln.mul %a, %u : (tensor<1x1x4x6xf64>, tensor<1x1x4x6xf64>) -> tensor<1x1x4x6xf64>
+  %q = kiln.unfold %p {dim = 3 : i64, size = 3 : i64, step = 2 : i64} : tensor<1x1x4x6xf64> -> tensor<1x1x4x2x3xf64>
+  %s = kiln.mul %q, %q : (tensor<1x1x4x2x3xf64>, tensor<1x1x4x2x3xf64>) -> tensor<1x1x4x2x3xf64>
+  %l = kiln.sum %s {axes = array<i64: 0, 1, 2, 3, 4>} : tensor<1x1x4x2x3xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+)mlir";
+  Case transposed;
+  transposed.name = "conv_transpose1d";
+  transposed.source = R"mlir(
+func.func @f(%x: tensor<1x2x4xf64>) -> tensor<f64> {
+  %s = kiln.slice %x {starts = array<i64: 0, 0, 0>, stops = array<i64: 1, 2, 3>, strides = array<i64: 1, 1, 1>} : tensor<1x2x4xf64> -> tensor<1x2x3xf64>
+  %w = kiln.reshape %s : tensor<1x2x3xf64> -> tensor<2x1x3xf64>
+  %y = kiln.conv_transpose1d %x, %w {padding = array<i64: 1>, stride = array<i64: 2>} : (tensor<1x2x4xf64>, tensor<2x1x3xf64>) -> tensor<1x1x7xf64>
+  %t = kiln.tanh %y : tensor<1x1x7xf64>
+  %z = kiln.mul %t, %y : (tensor<1x1x7xf64>, tensor<1x1x7xf64>) -> tensor<1x1x7xf64>
+  %l = kiln.sum %z {axes = array<i64: 0, 1, 2>} : tensor<1x1x7xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+)mlir";
+  return {image, transposed};
+}
+
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   return info.param.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Rules, AutodiffTest, ::testing::ValuesIn(allCases()),
                          caseName);
+INSTANTIATE_TEST_SUITE_P(Conv, ConvSecondOrderTest,
+                         ::testing::ValuesIn(convSecondOrderCases()), caseName);
 
 } // namespace
 
@@ -881,11 +1110,11 @@ TEST(AutodiffInterfaceTest, ExternalModelsAttach) {
         RegisteredOperationName::lookup(name, &context);
     return op && op->hasInterface<AutodiffOpInterface>();
   };
-  for (StringRef name : {"kiln.add", "kiln.matmul", "kiln.gather",
-                         "kiln.cross_entropy", "kiln.layer_norm", "kiln.eq",
-                         "kiln.iota", "kiln.argmax", "kiln.constant"})
+  for (StringRef name :
+       {"kiln.add", "kiln.matmul", "kiln.gather", "kiln.cross_entropy",
+        "kiln.layer_norm", "kiln.eq", "kiln.iota", "kiln.argmax",
+        "kiln.constant", "kiln.conv2d", "kiln.unfold"})
     EXPECT_TRUE(has(name)) << name.str();
-  EXPECT_FALSE(has("kiln.unfold"));
   EXPECT_FALSE(has("kiln.value_and_grad"));
 
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(

@@ -15,8 +15,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "kiln/Runtime/HostTensor.h"
 #include "kiln/Runtime/JitSession.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Parser/Parser.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -24,6 +30,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 
@@ -47,15 +54,11 @@ struct Param {
   double offset, scale;
 };
 
-TEST(BlockGradTest, EveryGradientEntryMatchesFiniteDifferences) {
-  auto buffer = llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR
-                                            "/transformer_block.mlir");
-  ASSERT_TRUE(bool(buffer)) << "cannot read transformer_block.mlir";
-  std::string source =
-      replaceAll((*buffer)->getBuffer().str(), "f32", "f64");
-
+/// The block's float parameters (arguments 2..13 of @loss), in order, with
+/// the scales their entries are drawn with.
+SmallVector<Param> blockParams() {
   const double d = 16, ff = 32;
-  const SmallVector<Param> params = {
+  return {
       {"embed", {32, 16}, 0.0, 1.0},
       {"attn_norm", {16}, 1.0, 0.1},
       {"wq", {16, 16}, 0.0, 1 / std::sqrt(d)},
@@ -69,6 +72,16 @@ TEST(BlockGradTest, EveryGradientEntryMatchesFiniteDifferences) {
       {"final_norm", {16}, 1.0, 0.1},
       {"w_head", {16, 5}, 0.0, 1 / std::sqrt(d)},
   };
+}
+
+TEST(BlockGradTest, EveryGradientEntryMatchesFiniteDifferences) {
+  auto buffer = llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR
+                                            "/transformer_block.mlir");
+  ASSERT_TRUE(bool(buffer)) << "cannot read transformer_block.mlir";
+  std::string source =
+      replaceAll((*buffer)->getBuffer().str(), "f32", "f64");
+
+  const SmallVector<Param> params = blockParams();
 
   std::mt19937_64 rng(20261129);
   SmallVector<HostTensor> inputs;
@@ -164,6 +177,150 @@ TEST(BlockGradTest, EveryGradientEntryMatchesFiniteDifferences) {
     EXPECT_GT(largest, 1e-3) << params[k].name;
   }
   EXPECT_EQ(checked, 2944);
+}
+
+/// Second order through attention (reverse over reverse): with g = grad of
+/// @loss with respect to the twelve parameters, @h(x, v) = sum_k <g_k(x),
+/// v_k> is built from a clone of the generated backward graph (which holds
+/// kiln.attention_grad) and differentiated again, giving the Hessian-vector
+/// product H v. Every entry is compared with the central difference of the
+/// gradient along v, (g(x + e v) - g(x - e v)) / 2e, e = 1e-5: its
+/// truncation error is O(e^2) ~ 1e-10 and its rounding error
+/// ~ eps |g| / e ~ 1e-11, far inside 1e-6 (1 + |fd|).
+TEST(BlockGradTest, HessianVectorProductMatchesFiniteDifferences) {
+  auto buffer = llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR
+                                            "/transformer_block.mlir");
+  ASSERT_TRUE(bool(buffer)) << "cannot read transformer_block.mlir";
+  std::string source =
+      replaceAll((*buffer)->getBuffer().str(), "f32", "f64");
+
+  JitSession session;
+  MLIRContext &context = session.getContext();
+  DialectRegistry registry;
+  registry.insert<func::FuncDialect, KilnDialect>();
+  registerAutodiffExternalModels(registry);
+  context.appendDialectRegistry(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  auto loss = module->lookupSymbol<func::FuncOp>("loss");
+  ASSERT_TRUE(loss);
+  SmallVector<int64_t> wrt;
+  for (int64_t i = 2; i < 14; ++i)
+    wrt.push_back(i);
+  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, loss, wrt);
+  ASSERT_TRUE(succeeded(grad));
+
+  // @h(tokens, labels, params..., v...) = sum_k sum(g_k * v_k).
+  Location loc = loss.getLoc();
+  SmallVector<Type> hInputs(loss.getArgumentTypes());
+  for (int64_t i : wrt)
+    hInputs.push_back(loss.getArgumentTypes()[i]);
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  auto h = func::FuncOp::create(
+      b, loc, "h",
+      FunctionType::get(&context, hInputs, loss.getResultTypes()));
+  Block *entry = h.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  IRMapping mapping;
+  Block &body = grad->getBody().front();
+  mapping.map(body.getArguments(), entry->getArguments().take_front(14));
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  Value total;
+  for (auto [k, i] : llvm::enumerate(wrt)) {
+    Value g = mapping.lookup(body.getTerminator()->getOperand(k + 1));
+    Value gv = MulOp::create(b, loc, g, entry->getArgument(14 + k));
+    SmallVector<int64_t> axes;
+    for (int64_t d = 0; d < cast<RankedTensorType>(gv.getType()).getRank();
+         ++d)
+      axes.push_back(d);
+    Value dot = SumOp::create(b, loc, gv, axes);
+    total = total ? AddOp::create(b, loc, total, dot) : dot;
+  }
+  func::ReturnOp::create(b, loc, total);
+  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, wrt);
+  ASSERT_TRUE(succeeded(hessian));
+  // The second sweep went through kiln.attention_grad's rule.
+  bool hasAttentionGrad = false;
+  h.walk([&](AttentionGradOp) { hasAttentionGrad = true; });
+  EXPECT_TRUE(hasAttentionGrad);
+
+  auto compiled = session.compile(*module);
+  ASSERT_TRUE(succeeded(compiled)) << "compilation failed (see stderr)";
+  JitModule &jit = **compiled;
+
+  const SmallVector<Param> params = blockParams();
+  std::mt19937_64 rng(20261130);
+  std::uniform_int_distribution<int> token(0, 31), label(0, 4);
+  std::normal_distribution<double> normal;
+  SmallVector<HostTensor> inputs;
+  auto push = [&](DType dtype, ArrayRef<int64_t> shape,
+                  ArrayRef<double> values) {
+    auto tensor = HostTensor::fromDoubles(dtype, shape, values);
+    ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
+    inputs.push_back(std::move(*tensor));
+  };
+  std::vector<double> tokens(16);
+  for (double &t : tokens)
+    t = token(rng);
+  push(DType::I64, {2, 8}, tokens);
+  push(DType::I64, {2}, {double(label(rng)), double(label(rng))});
+  for (bool direction : {false, true})
+    for (const Param &p : params) {
+      int64_t n = 1;
+      for (int64_t s : p.shape)
+        n *= s;
+      std::vector<double> values(n);
+      for (double &v : values)
+        v = direction ? normal(rng) : p.offset + p.scale * normal(rng);
+      push(DType::F64, p.shape, values);
+    }
+
+  auto hv = jit.invoke("h_value_and_grad", inputs);
+  ASSERT_TRUE(succeeded(hv));
+  ASSERT_EQ(hv->size(), 13u);
+
+  // g(x + s e v) for s = +1, -1.
+  const double e = 1e-5;
+  auto shifted = [&](double sign) {
+    SmallVector<HostTensor> at;
+    for (int i = 0; i < 14; ++i) {
+      at.push_back(inputs[i]);
+      if (i < 2)
+        continue;
+      for (int64_t j = 0; j < at[i].getNumElements(); ++j)
+        at[i].setElementFromDouble(
+            j, inputs[i].getElementAsDouble(j) +
+                   sign * e * inputs[12 + i].getElementAsDouble(j));
+    }
+    return jit.invoke("loss_value_and_grad", at);
+  };
+  auto plus = shifted(1), minus = shifted(-1);
+  ASSERT_TRUE(succeeded(plus) && succeeded(minus));
+  int64_t checked = 0;
+  double worst = 0;
+  for (int k = 0; k < 12; ++k) {
+    const HostTensor &product = (*hv)[k + 1];
+    double largest = 0;
+    for (int64_t i = 0; i < product.getNumElements(); ++i) {
+      double numeric = ((*plus)[k + 1].getElementAsDouble(i) -
+                        (*minus)[k + 1].getElementAsDouble(i)) /
+                       (2 * e);
+      double analytic = product.getElementAsDouble(i);
+      largest = std::max(largest, std::fabs(analytic));
+      worst = std::max(worst, std::fabs(analytic - numeric) /
+                                  (1 + std::fabs(numeric)));
+      EXPECT_NEAR(analytic, numeric, 1e-6 * (1 + std::fabs(numeric)))
+          << "(H v) of " << params[k].name << "[" << i << "]";
+      ++checked;
+    }
+    EXPECT_GT(largest, 1e-3) << params[k].name;
+  }
+  EXPECT_EQ(checked, 2944);
+  std::printf("H v vs central differences: max |hv - fd| / (1 + |fd|) = "
+              "%.3g\n",
+              worst);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Support/GraphJson.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/HostTensor.h"
 #include "kiln/Runtime/Npy.h"
@@ -301,6 +302,130 @@ TEST_F(GraphJsonTest, RoundTrip) {
       << exported;
   EXPECT_NE(exported.find(R"("data":[0.5,"-inf",2.0])"), std::string::npos)
       << exported;
+}
+
+/// A graph with two inputs and two parameters, one of them in a .npy file
+/// that need not exist for a lifted import.
+/// `text` with the first `from` replaced by `to`.
+static std::string replaceFirst(std::string text, const std::string &from,
+                                const std::string &to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+static const char kLiftGraph[] = R"({"name": "g",
+    "inputs": [{"name": "x", "dtype": "f64", "shape": [2, 3]},
+               {"name": "y", "dtype": "f64", "shape": [3]}],
+    "parameters": [{"name": "w", "dtype": "f64", "shape": [3], "data": [0.5, -1, 2]},
+                   {"name": "blk.b", "dtype": "f64", "shape": [2, 3], "file": "missing.npy"}],
+    "nodes": [{"id": "a", "op": "mul", "inputs": ["x", "w"]},
+              {"id": "c", "op": "add", "inputs": ["a", "blk.b"]},
+              {"id": "d", "op": "sub", "inputs": ["c", "y"]}],
+    "outputs": [{"name": "out", "value": "d"}]})";
+
+TEST_F(GraphJsonTest, LiftParametersMakesLeadingArguments) {
+  GraphJsonImportOptions options;
+  options.liftParameters = true;
+  OwningOpRef<ModuleOp> module = importGraphJson(
+      kLiftGraph, &context, UnknownLoc::get(&context), options);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  ASSERT_EQ(func.getNumArguments(), 4u);
+  // Parameters first, in JSON order, named by an argument attribute; then
+  // the inputs, named by kiln.input_names.
+  auto name = [&](unsigned i) {
+    auto attr = func.getArgAttrOfType<StringAttr>(i, "kiln.parameter");
+    return attr ? attr.str() : std::string("<none>");
+  };
+  EXPECT_EQ(name(0), "w");
+  EXPECT_EQ(name(1), "blk.b");
+  EXPECT_EQ(name(2), "<none>");
+  EXPECT_EQ(name(3), "<none>");
+  EXPECT_EQ(func.getArgumentTypes()[1],
+            RankedTensorType::get({2, 3}, Float64Type::get(&context)));
+  auto inputNames = func->getAttrOfType<ArrayAttr>("kiln.input_names");
+  ASSERT_TRUE(inputNames);
+  ASSERT_EQ(inputNames.size(), 2u);
+  EXPECT_EQ(cast<StringAttr>(inputNames[0]).str(), "x");
+  // No constants: the nodes use the arguments.
+  int constants = 0;
+  func.walk([&](ConstantOp) { ++constants; });
+  EXPECT_EQ(constants, 0);
+  Operation *mul = &func.getBody().front().front();
+  EXPECT_EQ(mul->getOperand(0), func.getArgument(2));
+  EXPECT_EQ(mul->getOperand(1), func.getArgument(0));
+}
+
+TEST_F(GraphJsonTest, LiftParametersStillChecksTheDeclarations) {
+  GraphJsonImportOptions options;
+  options.liftParameters = true;
+  std::string noData = replaceFirst(kLiftGraph, R"(, "data": [0.5, -1, 2])", "");
+  EXPECT_NE(importErrors(noData, options)
+                .find("parameters[0]: expected exactly one of \"data\", "
+                      "\"splat\" or \"file\""),
+            std::string::npos);
+  std::string badType =
+      replaceFirst(kLiftGraph, R"("dtype": "f64", "shape": [2, 3], "file")",
+                   R"("dtype": "f65", "shape": [2, 3], "file")");
+  EXPECT_NE(importErrors(badType, options)
+                .find("parameters[1].dtype: unknown dtype \"f65\""),
+            std::string::npos);
+}
+
+TEST_F(GraphJsonTest, ReadParametersInJsonOrder) {
+  std::string text =
+      replaceFirst(kLiftGraph, R"("file": "missing.npy")", R"("splat": 0.25)");
+  FailureOr<SmallVector<GraphParameter>> parameters =
+      readGraphJsonParameters(text, &context, UnknownLoc::get(&context));
+  ASSERT_TRUE(succeeded(parameters));
+  ASSERT_EQ(parameters->size(), 2u);
+  EXPECT_EQ((*parameters)[0].name, "w");
+  EXPECT_EQ((*parameters)[1].name, "blk.b");
+  SmallVector<double> w;
+  for (const APFloat &v : (*parameters)[0].value.getValues<APFloat>())
+    w.push_back(v.convertToDouble());
+  EXPECT_EQ(w, (SmallVector<double>{0.5, -1, 2}));
+  EXPECT_EQ((*parameters)[1].value.getType().getShape(),
+            (ArrayRef<int64_t>{2, 3}));
+  // Reading checks the data, which the lifted import does not read.
+  std::string errors;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    errors += diag.str() + "\n";
+    return success();
+  });
+  EXPECT_TRUE(failed(readGraphJsonParameters(kLiftGraph, &context,
+                                             UnknownLoc::get(&context))));
+  EXPECT_NE(errors.find("parameters[1].file: "), std::string::npos) << errors;
+}
+
+TEST_F(GraphJsonTest, LiftedRoundTrip) {
+  GraphJsonImportOptions options;
+  options.liftParameters = true;
+  OwningOpRef<ModuleOp> first = importGraphJson(
+      kLiftGraph, &context, UnknownLoc::get(&context), options);
+  ASSERT_TRUE(first);
+  // Lifted parameters export as references to <name>.npy.
+  std::string exported = exportText(*first);
+  EXPECT_NE(
+      exported.find(
+          R"({"name":"w","dtype":"f64","shape":[3],"file":"w.npy"})"),
+      std::string::npos)
+      << exported;
+  EXPECT_NE(exported.find(R"({"name":"x","dtype":"f64","shape":[2,3]})"),
+            std::string::npos)
+      << exported;
+  // Export then lifted import gives the same IR, import then export the
+  // same graph.
+  OwningOpRef<ModuleOp> second = importGraphJson(
+      exported, &context, UnknownLoc::get(&context), options);
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(OperationEquivalence::isEquivalentTo(
+      *first, *second, OperationEquivalence::ignoreValueEquivalence, nullptr,
+      OperationEquivalence::IgnoreLocations));
+  EXPECT_EQ(exportText(*second), exported);
 }
 
 TEST_F(GraphJsonTest, ExportRejectsNonKilnIR) {

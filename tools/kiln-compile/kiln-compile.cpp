@@ -2,6 +2,7 @@
 //
 // Usage:
 //   kiln-compile FILE.mlir -o libfoo.so [--header foo.h] [--emit-object F.o]
+//                [--target cpu|cuda] [--gpu-chip sm_90] [--gpu-format bin]
 //                [--mcpu NAME] [--opt-level N] [--openmp] [--cc PATH]
 //                [--time]
 //
@@ -17,12 +18,31 @@
 // The library needs only libc and libm (and libomp with --openmp) at run
 // time, no LLVM or MLIR. Every error is a message and exit code 1.
 //
+// With --target=cuda the module goes through kiln-lower-to-nvvm instead: the
+// kernels are embedded in the object as a cubin (or fatbin, or PTX), the
+// host code calls Kiln's CUDA runtime (lib/Runtime/CUDA), which is linked in
+// statically and opens libcuda.so.1 at run time, and the pointers passed to
+// kiln_name are device pointers (docs/GPURuntime.md).
+//
 //===----------------------------------------------------------------------===//
 
+#include "kiln/InitAll.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Runtime/HostTensor.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -31,9 +51,13 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
@@ -45,6 +69,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -92,6 +117,35 @@ static cl::opt<unsigned> optLevel("opt-level", cl::init(2),
 static cl::opt<bool>
     openMP("openmp", cl::cat(kilnCompileCategory), cl::desc("Run parallel loops on OpenMP threads; the "
                               "library then links libomp"));
+namespace {
+enum class CompileTarget { CPU, CUDA };
+} // namespace
+static cl::opt<CompileTarget> compileTarget(
+    "target", cl::init(CompileTarget::CPU), cl::cat(kilnCompileCategory),
+    cl::desc("What the library runs on"),
+    cl::values(clEnumValN(CompileTarget::CPU, "cpu",
+                          "the host CPU (kiln-lower-to-cpu; the default)"),
+               clEnumValN(CompileTarget::CUDA, "cuda",
+                          "an NVIDIA GPU through the CUDA driver "
+                          "(kiln-lower-to-nvvm; pointers are device "
+                          "pointers)")));
+static cl::opt<std::string>
+    gpuChip("gpu-chip", cl::init("sm_90"), cl::cat(kilnCompileCategory),
+            cl::desc("--target=cuda: the GPU architecture of the kernels"));
+static cl::opt<std::string>
+    gpuFeatures("gpu-features", cl::init("+ptx80"),
+                cl::cat(kilnCompileCategory),
+                cl::desc("--target=cuda: the PTX ISA version"));
+static cl::opt<std::string> gpuFormat(
+    "gpu-format", cl::init("bin"), cl::cat(kilnCompileCategory),
+    cl::desc("--target=cuda: how the kernels are embedded: 'bin' (a cubin "
+             "for --gpu-chip, the default), 'fatbin' (cubin and PTX) or "
+             "'isa' (PTX, compiled by the driver at load)"));
+static cl::opt<std::string> gpuPipeline(
+    "gpu-pipeline", cl::Hidden, cl::cat(kilnCompileCategory),
+    cl::desc("--target=cuda: the textual pass pipeline to run instead of "
+             "kiln-lower-to-nvvm{chip features format} (e.g. to pass "
+             "other pipeline options)"));
 static cl::opt<bool>
     showTimes("time", cl::cat(kilnCompileCategory), cl::desc("Print the time of each stage: the kiln "
                                "pipeline, LLVM optimization and code "
@@ -183,7 +237,8 @@ static std::string formatSignature(const EntryPoint &function) {
 /// Records the public functions' signatures; fails (with a diagnostic) on a
 /// type the C ABI cannot pass or a name that is not a C identifier.
 static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
-                                            SmallVectorImpl<EntryPoint> &out) {
+                                            SmallVectorImpl<EntryPoint> &out,
+                                            bool cuda) {
   StringSet<> names;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
     if (!func.isPublic() || func.isExternal())
@@ -196,6 +251,12 @@ static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
              << " is not a C identifier, so kiln-compile cannot name its C "
                 "function kiln_"
              << function.name << " (rename it or make it private)";
+    // A GPU library also exports kiln_last_error.
+    if (cuda && function.name == "last_error")
+      return func.emitError()
+             << "the C function of @last_error would be kiln_last_error, "
+                "which a --target=cuda library defines itself (rename "
+                "@last_error or make it private)";
     names.insert(function.name);
     auto record = [&](mlir::TypeRange types, StringRef kind,
                       SmallVectorImpl<Spec> &specs) -> mlir::LogicalResult {
@@ -233,7 +294,8 @@ static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
 /// The generated header: dtype and shape constants per argument, and the
 /// prototypes.
 static std::string makeHeader(ArrayRef<EntryPoint> functions,
-                              StringRef headerName, StringRef source) {
+                              StringRef headerName, StringRef source,
+                              bool cuda) {
   std::string text;
   raw_string_ostream os(text);
   std::string guard = "KILN_";
@@ -246,18 +308,35 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
      << " * Each public function @name of the module is\n"
      << " *\n"
      << " *   int kiln_name(const void *const *inputs, void *const *outputs);\n"
-     << " *\n"
-     << " * inputs[i] points at argument i and outputs[j] at result j: dense\n"
-     << " * row-major (C order) arrays of the dtype and shape given below.\n"
-     << " * The caller allocates the outputs; the function reads the inputs\n"
-     << " * only and writes every element of every output. It returns 0, or\n"
-     << " * 1 when inputs, outputs or a pointer to a non-empty tensor is\n"
-     << " * NULL (then it writes nothing). Element types: f16 and bf16 are\n"
+     << " *\n";
+  if (cuda)
+    os << " * inputs[i] points at argument i and outputs[j] at result j: dense\n"
+       << " * row-major (C order) arrays in CUDA device memory of the dtype\n"
+       << " * and shape given below (torch: tensor.data_ptr()). The caller\n"
+       << " * allocates the outputs; the function reads the inputs only and\n"
+       << " * writes every element of every output. It runs in the calling\n"
+       << " * thread's current CUDA context (else the primary context of\n"
+       << " * device 0), ordered after the work of the legacy default stream,\n"
+       << " * and returns when its work has finished. It returns 0; 1 when\n"
+       << " * inputs, outputs or a pointer to a non-empty tensor is NULL (then\n"
+       << " * it writes nothing); 2 when a CUDA call failed (no driver, no\n"
+       << " * device, out of memory, a failed kernel): kiln_last_error() then\n"
+       << " * returns the message (\"\" after a success; per thread). The\n"
+       << " * library opens libcuda.so.1 at the first call.\n";
+  else
+    os << " * inputs[i] points at argument i and outputs[j] at result j: dense\n"
+       << " * row-major (C order) arrays of the dtype and shape given below.\n"
+       << " * The caller allocates the outputs; the function reads the inputs\n"
+       << " * only and writes every element of every output. It returns 0, or\n"
+       << " * 1 when inputs, outputs or a pointer to a non-empty tensor is\n"
+       << " * NULL (then it writes nothing).\n";
+  os << " * Element types: f16 and bf16 are\n"
      << " * their 2-byte encodings (uint16_t), i1 one byte holding 0 or 1.\n"
      << " * kiln_name_signature() returns the signature as text, e.g.\n"
      << " * \"f32[2,3],f32[3]->f32[2,3]\". The functions are thread-safe\n"
      << " * (no mutable global state); each call allocates its temporaries\n"
-     << " * with malloc and frees them.\n"
+     << (cuda ? " * on the device and frees them.\n"
+              : " * with malloc and frees them.\n")
      << " */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stdint.h>\n\n"
@@ -270,6 +349,10 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
     os << "  KILN_DTYPE_" << stringifyDType(dtype).upper() << " = "
        << unsigned(dtype) << ",\n";
   os << "};\n#endif\n";
+  if (cuda)
+    os << "\n/* The message of this thread's last failed call (return code 2),\n"
+       << " * or \"\" when the last call succeeded. */\n"
+       << "const char *kiln_last_error(void);\n";
 
   for (const EntryPoint &function : functions) {
     std::string upper = "KILN_" + StringRef(function.name).upper();
@@ -319,13 +402,22 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
 /// utilities), which the wrapper then defines, so the library does not
 /// depend on libmlir_c_runner_utils.
 static std::string makeWrappers(ArrayRef<EntryPoint> functions,
-                                bool needsMemrefCopy) {
+                                bool needsMemrefCopy, bool cuda) {
   std::string text;
   raw_string_ostream os(text);
   os << "/* Generated by kiln-compile: the C entry points. */\n"
      << "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n"
      << "#define KILN_EXPORT __attribute__((visibility(\"default\")))\n"
      << "#define KILN_HIDDEN __attribute__((visibility(\"hidden\")))\n\n";
+  // Kiln's CUDA runtime (lib/Runtime/CUDA), linked in statically: its error
+  // slot is the library's kiln_last_error.
+  if (cuda)
+    os << "const char *kilnCudaGetLastError(void);\n"
+       << "void kilnCudaClearLastError(void);\n"
+       << "void kilnCudaReportError(const char *message);\n\n"
+       << "KILN_EXPORT const char *kiln_last_error(void) {\n"
+       << "  const char *message = kilnCudaGetLastError();\n"
+       << "  return message ? message : \"\";\n}\n\n";
   std::set<size_t> ranks;
   for (const EntryPoint &function : functions) {
     for (const Spec &spec : function.inputs)
@@ -412,16 +504,26 @@ KILN_HIDDEN void memrefCopy(int64_t elemSize, kiln_unranked *src,
        << "\";\n}\n\n";
     os << "KILN_EXPORT int kiln_" << function.name
        << "(const void *const *inputs, void *const *outputs) {\n";
+    // A NULL pointer returns 1; on the GPU with a message.
+    auto rejectNull = [&](StringRef pointer) {
+      os << "  if (!" << pointer << ") {\n";
+      if (cuda)
+        os << "    kilnCudaReportError(\"kiln_" << function.name << ": "
+           << pointer << " is NULL\");\n";
+      os << "    return 1;\n  }\n";
+    };
+    if (cuda)
+      os << "  kilnCudaClearLastError();\n";
     if (!function.inputs.empty())
-      os << "  if (!inputs)\n    return 1;\n";
+      rejectNull("inputs");
     if (!function.results.empty())
-      os << "  if (!outputs)\n    return 1;\n";
+      rejectNull("outputs");
     for (auto [i, spec] : llvm::enumerate(function.inputs))
       if (spec.numElements())
-        os << "  if (!inputs[" << i << "])\n    return 1;\n";
+        rejectNull("inputs[" + std::to_string(i) + "]");
     for (auto [i, spec] : llvm::enumerate(function.results))
       if (spec.numElements())
-        os << "  if (!outputs[" << i << "])\n    return 1;\n";
+        rejectNull("outputs[" + std::to_string(i) + "]");
     for (auto [i, spec] : llvm::enumerate(function.inputs)) {
       std::string var = "in" + std::to_string(i);
       os << "  kiln_memref" << spec.shape.size() << " d_" << var << ";\n";
@@ -438,7 +540,11 @@ KILN_HIDDEN void memrefCopy(int64_t elemSize, kiln_unranked *src,
       os << (first ? "" : ", ") << "&d_in" << i;
     for (size_t i = 0; i < function.results.size(); ++i, first = false)
       os << (first ? "" : ", ") << "&d_out" << i;
-    os << ");\n  return 0;\n}\n";
+    os << ");\n";
+    if (cuda)
+      os << "  return kilnCudaGetLastError() ? 2 : 0;\n}\n";
+    else
+      os << "  return 0;\n}\n";
   }
   return text;
 }
@@ -531,6 +637,68 @@ struct TempFiles {
 };
 } // namespace
 
+/// Registers what lowering to the GPU and translating its result need: the
+/// GPU and NVVM dialects, the NVVM target attribute's serialization (to PTX,
+/// and to a cubin with the toolkit's ptxas), the ConvertToLLVM interfaces
+/// that gpu-to-llvm collects from the loaded dialects, and the LLVM IR
+/// translations of `gpu.binary` (`#gpu.select_object` embedding) and NVVM.
+static void registerGPUDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect>();
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::arith::registerConvertArithToLLVMInterface(registry);
+  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
+  mlir::registerConvertFuncToLLVMInterface(registry);
+  mlir::gpu::registerConvertGpuToLLVMInterface(registry);
+  mlir::index::registerConvertIndexToLLVMInterface(registry);
+  mlir::registerConvertMathToLLVMInterface(registry);
+  mlir::registerConvertMemRefToLLVMInterface(registry);
+  mlir::registerConvertNVVMToLLVMInterface(registry);
+  mlir::ub::registerConvertUBToLLVMInterface(registry);
+  mlir::vector::registerConvertVectorToLLVMInterface(registry);
+  mlir::registerGPUDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  mlir::gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
+}
+
+/// Adds the lowering to the GPU: kiln-lower-to-nvvm with the --gpu-*
+/// options, or the --gpu-pipeline replacement.
+static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm) {
+  std::string pipeline = gpuPipeline;
+  if (pipeline.empty())
+    pipeline = formatv("kiln-lower-to-nvvm{{chip={0} features={1} format={2}}",
+                       gpuChip.getValue(), gpuFeatures.getValue(),
+                       gpuFormat.getValue())
+                   .str();
+  std::string message;
+  raw_string_ostream errorStream(message);
+  if (failed(mlir::parsePassPipeline(pipeline, pm, errorStream))) {
+    WithColor::error(errs(), "kiln-compile")
+        << "cannot build the GPU pipeline '" << pipeline
+        << "': " << message << "\n";
+    return mlir::failure();
+  }
+  return mlir::success();
+}
+
+/// The static library of Kiln's CUDA runtime that a --target=cuda library
+/// links: next to the build's, or in an installed tree's lib/.
+static std::string findCudaRuntimeLibrary(const char *argv0) {
+#ifdef KILN_CUDA_RUNTIME_LIBRARY
+  if (sys::fs::exists(KILN_CUDA_RUNTIME_LIBRARY))
+    return KILN_CUDA_RUNTIME_LIBRARY;
+  std::string executable =
+      sys::fs::getMainExecutable(argv0, (void *)&findCudaRuntimeLibrary);
+  SmallString<256> installed(sys::path::parent_path(
+      sys::path::parent_path(executable)));
+  sys::path::append(installed, "lib",
+                    sys::path::filename(KILN_CUDA_RUNTIME_LIBRARY));
+  if (sys::fs::exists(installed))
+    return installed.str().str();
+#endif
+  (void)argv0;
+  return "";
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(kilnCompileCategory);
@@ -559,6 +727,20 @@ int main(int argc, char **argv) {
   } else if (!sys::fs::can_execute(cc)) {
     return fail("--cc '" + cc + "' is not an executable file");
   }
+  bool cuda = compileTarget == CompileTarget::CUDA;
+  std::string cudaRuntime;
+  if (cuda) {
+    if (openMP)
+      return fail("--openmp is for --target=cpu only");
+    if (gpuFormat != "bin" && gpuFormat != "fatbin" && gpuFormat != "isa")
+      return fail("--gpu-format must be 'bin', 'fatbin' or 'isa', not '" +
+                  gpuFormat + "'");
+    cudaRuntime = findCudaRuntimeLibrary(argv[0]);
+    if (cudaRuntime.empty())
+      return fail("--target=cuda needs Kiln's CUDA runtime, which was not "
+                  "built: configure Kiln where the CUDA toolkit (cuda.h) is "
+                  "found");
+  }
   StringRef libomp;
   if (openMP) {
 #ifdef KILN_LIBOMP
@@ -574,6 +756,11 @@ int main(int argc, char **argv) {
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerOpenMPDialectTranslation(registry);
+  if (cuda) {
+    mlir::kiln::registerAllDialects(registry);
+    registerGPUDialects(registry);
+    mlir::kiln::registerAllPasses();
+  }
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
 
@@ -592,14 +779,19 @@ int main(int argc, char **argv) {
     return 1;
 
   SmallVector<EntryPoint> functions;
-  if (failed(collectFunctions(*module, functions)))
+  if (failed(collectFunctions(*module, functions, cuda)))
     return 1;
 
   auto pipelineStart = std::chrono::steady_clock::now();
   mlir::PassManager pm(&context);
-  KilnToCPUPipelineOptions pipelineOptions;
-  pipelineOptions.enableOpenMP = openMP;
-  buildKilnToCPUPipeline(pm, pipelineOptions);
+  if (cuda) {
+    if (failed(addGPUPipeline(pm)))
+      return 1;
+  } else {
+    KilnToCPUPipelineOptions pipelineOptions;
+    pipelineOptions.enableOpenMP = openMP;
+    buildKilnToCPUPipeline(pm, pipelineOptions);
+  }
   if (failed(pm.run(*module)))
     return 1;
   double pipelineMs = msSince(pipelineStart);
@@ -633,8 +825,16 @@ int main(int argc, char **argv) {
         needsMemrefCopy = true;
       continue;
     }
-    function.setVisibility(GlobalValue::HiddenVisibility);
+    // Local functions (the GPU modules' load/unload constructors) must keep
+    // the default visibility.
+    if (!function.hasLocalLinkage())
+      function.setVisibility(GlobalValue::HiddenVisibility);
   }
+  // Host code that copies memrefs with memrefCopy would dereference device
+  // pointers on the host: the GPU pipeline must use gpu.memcpy.
+  if (cuda && needsMemrefCopy)
+    return fail("the lowered host code calls memrefCopy, which cannot copy "
+                "device memory (a bug in the GPU pipeline)");
 
   // The object, the wrappers, then `cc -shared`.
   TempFiles temps;
@@ -675,12 +875,13 @@ int main(int argc, char **argv) {
     temps.paths.push_back(wrapperPath.str().str());
   }
   if (Error error =
-          writeFile(wrapperPath, makeWrappers(functions, needsMemrefCopy)))
+          writeFile(wrapperPath,
+                    makeWrappers(functions, needsMemrefCopy, cuda)))
     return fail(toString(std::move(error)));
 
   if (!headerFile.empty())
     if (Error error = writeFile(
-            headerFile, makeHeader(functions, headerFile, inputFile)))
+            headerFile, makeHeader(functions, headerFile, inputFile, cuda)))
       return fail(toString(std::move(error)));
 
   std::string libompDir =
@@ -696,6 +897,12 @@ int main(int argc, char **argv) {
                                    "-Wl,--no-undefined",
                                    "-Wl,--as-needed",
                                    "-lm"};
+  if (cuda) {
+    // The runtime opens libcuda.so.1 with dlopen and uses pthreads.
+    args.push_back(cudaRuntime);
+    args.push_back("-ldl");
+    args.push_back("-lpthread");
+  }
   if (!libomp.empty()) {
     args.push_back("-L" + libompDir);
     args.push_back("-Wl,-rpath," + libompDir);

@@ -11,7 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/InitAll.h"
+#include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/Coverage.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -33,6 +38,11 @@ static cl::opt<std::string> recordsPath("records", cl::Required,
                                         cl::cat(kilnCoverageCategory), cl::desc("ODS record dump (JSON)"));
 static cl::list<std::string>
     fixtureDirs("fixtures", cl::cat(kilnCoverageCategory), cl::desc("Directory of numerical fixtures (JSON)"));
+static cl::list<std::string> gpuInstances(
+    "gpu-instances", cl::cat(kilnCoverageCategory),
+    cl::desc("MLIR file of kiln functions to lower through "
+             "kiln-lower-to-nvvm; the ops of those that lower fill the GPU "
+             "column"));
 static cl::opt<std::string> jsonPath("json", cl::cat(kilnCoverageCategory), cl::desc("JSON output file"));
 static cl::opt<std::string> markdownPath("markdown",
                                          cl::cat(kilnCoverageCategory), cl::desc("Markdown output file"));
@@ -100,10 +110,28 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::kiln::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
+  // The GPU column: what the GPU pipeline really lowers. A file that fails
+  // contributes nothing (and says why), so the matrix shows the gap.
+  std::vector<std::string> gpuOps;
+  context.loadAllAvailableDialects();
+  for (const std::string &file : gpuInstances) {
+    llvm::SourceMgr sourceMgr;
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceFile<mlir::ModuleOp>(file, sourceMgr,
+                                              mlir::ParserConfig(&context));
+    if (!module)
+      return fail("cannot parse " + file);
+    std::string error;
+    if (failed(mlir::kiln::collectOpsLoweredToGPU(*module, gpuOps, error)))
+      WithColor::warning(errs(), "kiln-coverage")
+          << file << " does not lower to PTX:\n"
+          << error;
+  }
+
   std::vector<mlir::kiln::OpCoverage> rows;
   std::string error;
   if (failed(mlir::kiln::collectCoverage(context, (*records)->getBuffer(),
-                                         numericalOps, rows, error)))
+                                         numericalOps, rows, error, gpuOps)))
     return fail(error);
 
   if (int rc = emit(jsonPath, mlir::kiln::renderCoverageJson(rows)))

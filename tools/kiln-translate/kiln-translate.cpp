@@ -4,6 +4,7 @@
 // (docs/GraphJson.md):
 //
 //   kiln-translate --import-graph-json graph.json     JSON -> kiln IR
+//       [--lift-parameters]                            parameters as arguments
 //   kiln-translate --export-graph-json graph.mlir     kiln IR -> JSON
 //       [--graph-json-export-weights-dir DIR]          parameters as DIR/*.npy
 //
@@ -32,6 +33,13 @@ static llvm::cl::opt<std::string> weightsDir(
                    "(default: the JSON file's directory)"),
     llvm::cl::init(""));
 
+static llvm::cl::opt<bool> liftParameters(
+    "lift-parameters",
+    llvm::cl::desc("--import-graph-json makes the parameters the function's "
+                   "leading arguments (named by kiln.parameter argument "
+                   "attributes) instead of constants"),
+    llvm::cl::init(false));
+
 static llvm::cl::opt<std::string> exportWeightsDir(
     "graph-json-export-weights-dir",
     llvm::cl::desc("--export-graph-json writes the parameters as .npy files "
@@ -53,6 +61,7 @@ static void registerGraphJsonTranslations() {
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         StringRef file = buffer->getBufferIdentifier();
         kiln::GraphJsonImportOptions options;
+        options.liftParameters = liftParameters;
         if (!weightsDir.empty())
           options.weightsDir = weightsDir;
         else {

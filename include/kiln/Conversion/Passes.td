@@ -87,7 +87,9 @@ def ConvertKilnAttentionToGPUPass
     backward in `AttentionBackward.cpp`; see docs/GPUBackend.md.
   }];
   let options = [
-    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true", "Use tensor-core mma for f16/bf16 attention">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Use tensor-core mma instructions for f16/bf16 attention "
+           "(false: the same kernels with scalar f32 FMAs)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -10,8 +10,12 @@
 
 #include "mlir/Pass/PassOptions.h"
 
+#include <string>
+#include <vector>
+
 namespace mlir {
 class DialectRegistry;
+class ModuleOp;
 class OpPassManager;
 } // namespace mlir
 
@@ -43,12 +47,64 @@ struct KilnToCPUPipelineOptions
 void buildKilnToCPUPipeline(OpPassManager &pm,
                             const KilnToCPUPipelineOptions &options);
 
-/// Registers `kiln-lower-to-cpu` with the global pass pipeline registry.
+/// Options of the `kiln-lower-to-nvvm` pipeline.
+struct KilnToNVVMPipelineOptions
+    : public PassPipelineOptions<KilnToNVVMPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("The NVIDIA GPU architecture (sm_XX)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("The PTX ISA version (+ptxXY)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimization level of the NVPTX backend and ptxas"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu.binary holds: isa (PTX text), bin (cubin, "
+                     "needs ptxas) or fatbin (needs ptxas and fatbinary)"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("Let convert-kiln-attention-to-gpu use tensor-core mma "
+                     "instructions for f16/bf16 attention"),
+      llvm::cl::init(true)};
+};
+
+/// Builds the pipeline from kiln ops on tensors to host code in the LLVM
+/// dialect that calls the `mgpu*` runtime functions, plus `gpu.binary` ops
+/// holding the kernels: convert-kiln-attention-to-gpu, kiln-autodiff,
+/// convert-kiln-to-linalg, bufferization as for the CPU, host buffers moved
+/// to the device, linalg to parallel loops mapped to blocks and threads,
+/// kernel outlining, NVVM, gpu-module-to-binary and gpu-to-llvm. Public
+/// functions keep the CPU's `_mlir_ciface_<name>` entry points, with device
+/// pointers in the memref descriptors (docs/GPUBackend.md).
+void buildKilnToNVVMPipeline(OpPassManager &pm,
+                             const KilnToNVVMPipelineOptions &options);
+
+/// Runs kiln-lower-to-nvvm{format=isa} on a copy of `module` (kiln
+/// functions, e.g. the instances of the ops in a test file) and, when it
+/// succeeds, appends the name of every kiln op in `module` to `ops`: the
+/// ops the GPU pipeline really lowers, which the coverage matrix's GPU
+/// column lists. On failure, `error` holds the pipeline's diagnostics.
+LogicalResult collectOpsLoweredToGPU(ModuleOp module,
+                                     std::vector<std::string> &ops,
+                                     std::string &error);
+
+/// Registers `kiln-lower-to-cpu` and `kiln-lower-to-nvvm` with the global
+/// pass pipeline registry.
 void registerKilnPipelines();
 
 /// Registers the dialects and the external interface models (bufferization,
 /// buffer deallocation) that the CPU pipeline needs in a context.
 void registerCPUPipelineDialects(DialectRegistry &registry);
+
+/// Registers what the GPU pipeline needs on top of the CPU pipeline's
+/// dialects: the gpu, nvgpu and NVVM dialects, the `#nvvm.target`
+/// serialization, and the LLVM IR translations that gpu-module-to-binary
+/// and the host's translation to LLVM IR use.
+void registerGPUPipelineDialects(DialectRegistry &registry);
 
 } // namespace mlir::kiln
 

@@ -22,12 +22,14 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace mlir {
 class ExecutionEngine;
 class ModuleOp;
+class OpPassManager;
 } // namespace mlir
 
 namespace mlir::kiln {
@@ -55,7 +57,9 @@ struct JitTimings {
   double runSeconds = 0;
 };
 
-/// Options of the CPU compilation.
+/// Options of the CPU compilation: the `kiln-lower-to-cpu` pipeline's
+/// (KilnToCPUPipelineOptions, which are not copyable, hence mirrored here),
+/// graph passes to run before it, and LLVM's.
 struct JitOptions {
   /// LLVM code generation optimization level, 0 to 3.
   unsigned optLevel = 2;
@@ -63,6 +67,11 @@ struct JitOptions {
   /// `enable-openmp`); the JIT then loads the OpenMP runtime, libomp. The
   /// thread count is libomp's: OMP_NUM_THREADS, or one per core.
   bool enableOpenMP = false;
+  /// Fuses elementwise linalg ops (the pipeline's `fuse-elementwise`).
+  bool fuseElementwise = true;
+  /// When set, adds passes that run on the kiln graph before the pipeline,
+  /// e.g. kiln-autodiff with options (buildAutodiffPipeline in kiln/Kiln.h).
+  std::function<void(OpPassManager &)> addGraphPasses;
 };
 
 /// A kiln module compiled for the host CPU. It reports diagnostics through
@@ -116,7 +125,8 @@ public:
   MLIRContext &getContext() { return context; }
 
   /// Compiles `module`, which must live in getContext(); it is left
-  /// unchanged (the pipeline runs on a clone).
+  /// unchanged (the graph passes and the pipeline run on a clone). The
+  /// functions that `options.addGraphPasses` generates can be invoked too.
   FailureOr<std::unique_ptr<JitModule>> compile(ModuleOp module,
                                                 const JitOptions &options = {});
 

@@ -11,6 +11,7 @@
 #define KILN_SUPPORT_COVERAGE_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -40,12 +41,14 @@ struct OpCoverage {
 
 /// Collects one row per op that the kiln dialect registers in `context`.
 /// `recordsJson` is the text of the ODS record dump; `numericalOps` lists the
-/// ops named by numerical fixtures. Fails with a message in `error` when the
-/// records are malformed or disagree with the registered ops.
+/// ops named by numerical fixtures; `gpuOps` the ops that kiln-lower-to-nvvm
+/// lowered (see collectOpsLoweredToGPU). Fails with a message in `error`
+/// when the records are malformed or disagree with the registered ops.
 LogicalResult collectCoverage(MLIRContext &context, StringRef recordsJson,
                               ArrayRef<std::string> numericalOps,
                               std::vector<OpCoverage> &rows,
-                              std::string &error);
+                              std::string &error,
+                              ArrayRef<std::string> gpuOps = {});
 
 /// Returns every `"op": "kiln.*"` string found in the JSON text `fixture`
 /// (any depth). Malformed JSON yields an error.

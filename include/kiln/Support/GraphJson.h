@@ -8,7 +8,10 @@
 // The import builds a module holding one func.func:
 //   - inputs become the function's arguments, named by the function's
 //     `kiln.input_names` attribute;
-//   - parameters become `kiln.constant` ops tagged `kiln.parameter = "<name>"`;
+//   - parameters become `kiln.constant` ops tagged `kiln.parameter = "<name>"`,
+//     or, lifted (`liftParameters`), the function's leading arguments, each
+//     with the argument attribute `kiln.parameter = "<name>"`, whose values
+//     readGraphJsonParameters returns;
 //   - nodes become kiln ops located at `loc("<id>")` (a NameLoc), so that an
 //     export of imported IR keeps the node ids;
 //   - outputs become the function's results, named by its
@@ -21,6 +24,7 @@
 #ifndef KILN_SUPPORT_GRAPHJSON_H
 #define KILN_SUPPORT_GRAPHJSON_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -41,6 +45,12 @@ namespace mlir::kiln {
 struct GraphJsonImportOptions {
   /// The directory that `"file": "w.npy"` weights are relative to.
   std::string weightsDir = ".";
+  /// Parameters become the function's leading arguments, in JSON order and
+  /// before the inputs, each named by the argument attribute
+  /// `kiln.parameter = "<name>"`, instead of `kiln.constant` ops; so
+  /// kiln-autodiff can differentiate with respect to them. Their data is not
+  /// read (a `"file"` need not exist).
+  bool liftParameters = false;
 };
 
 /// Builds a module holding one func.func from the JSON graph `text`. Every
@@ -50,6 +60,20 @@ struct GraphJsonImportOptions {
 OwningOpRef<ModuleOp>
 importGraphJson(StringRef text, MLIRContext *context, Location loc,
                 const GraphJsonImportOptions &options = {});
+
+/// A parameter of a JSON graph and its value.
+struct GraphParameter {
+  std::string name;
+  DenseElementsAttr value;
+};
+
+/// Reads the values of the parameters of the JSON graph `text`, in JSON order
+/// (the order of the arguments that `liftParameters` makes of them). Checks
+/// the whole graph like importGraphJson (whose `liftParameters` it ignores)
+/// and fails with the same diagnostics.
+FailureOr<SmallVector<GraphParameter>>
+readGraphJsonParameters(StringRef text, MLIRContext *context, Location loc,
+                        const GraphJsonImportOptions &options = {});
 
 struct GraphJsonExportOptions {
   /// Spaces per indentation level; negative writes one line.
@@ -62,7 +86,9 @@ struct GraphJsonExportOptions {
 };
 
 /// Writes the JSON graph of `op`: a func.func, or a module holding exactly
-/// one. Fails with a diagnostic on the op that has no JSON form (a non-kiln
+/// one. Arguments with a `kiln.parameter` attribute (lifted parameters) are
+/// written as parameters referencing `<name>.npy` (their data is not in the
+/// IR), the other arguments as the inputs. Fails with a diagnostic on the op that has no JSON form (a non-kiln
 /// op, a constant that is not dense, more than one block, ...).
 LogicalResult exportGraphJson(Operation *op, raw_ostream &os,
                               const GraphJsonExportOptions &options = {});

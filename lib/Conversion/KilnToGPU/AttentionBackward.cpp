@@ -1,11 +1,813 @@
-//===- AttentionBackward.cpp - kiln attention backward pass on the GPU -----------===//
+//===- AttentionBackward.cpp - kiln.attention_grad as GPU kernels ---------===//
+//
+// kiln.attention_grad on tensors becomes FlashAttention-2's backward pass: a
+// few gpu.launch ops between bufferization.to_buffer of the operands and
+// bufferization.to_tensor of dQ, dK, dV (and d_mask). Nothing of size
+// [Sq, Sk] is ever stored outside a block's shared memory.
+//
+//  1. zero: the f32 accumulators of dQ (and of an additive mask's adjoint).
+//  2. preprocess: one thread per (b, h, query row i) walks the keys once with
+//     the online-softmax rescaling and writes the row's log-sum-exp
+//     LSE_i = m_i + log(l_i) and D_i = sum_j P_ij dP_ij (= rowsum(dP * P)
+//     with dP = (dO_i . V_j) * Z_ij / (1 - p)). An empty row gets
+//     LSE = +inf and D = 0, so that every P of the row is exactly 0.
+//  3. main: one block per (b, kv head g, tile of Bc keys), one thread per key
+//     row j. K_j, V_j and the dK_j, dV_j accumulators live in the thread's
+//     private memory; the block loops over the R query heads of the group
+//     and over tiles of Br query rows, staging Q, dO, LSE and D in shared
+//     memory, so K and V are read once per group. For each (i, j):
+//       P    = visible ? exp(t_ij - LSE_i) : 0, P' = P * Z / (1 - p)
+//       dV_j += P' dO_i,   dP = Z / (1 - p) * (dO_i . V_j)
+//       dT   = P (dP - D_i)                     (d_mask += dT, atomically)
+//       dS   = scale * dT * (1 - tanh^2)        (the factor only for softcap)
+//       dK_j += dS Q_i
+//     dS goes to shared memory; after a barrier the block sums
+//     dQ_i += sum_j dS_ij K_j over its keys and adds each element of the
+//     tile once, atomically, into the f32 dQ accumulator.
+//  4. cast: the f32 accumulators of dQ (and d_mask) to the result types.
+//
+// The visibility predicate and the dropout draw are the builders of
+// KilnToLinalg/Attention.h, which read the mask and lengths from buffers
+// here: every backend shares one definition. f16 and bf16 load half values,
+// compute in f32 and round each result once.
+//
+//===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
 
+#include "../KilnToLinalg/Attention.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::kiln;
 
+/// Threads (and keys) of a main-kernel block: Bc.
+static constexpr int64_t kKeysPerBlock = 64;
+/// Threads of a preprocess block (one query row each) and of the
+/// elementwise kernels.
+static constexpr int64_t kRowsPerBlock = 128;
+static constexpr int64_t kElementsPerBlock = 256;
+/// Head dims beyond this go the generic way (private memory per thread).
+static constexpr int64_t kMaxHeadDim = 256;
+/// Static shared memory of the main kernel, below the 48 KiB that needs no
+/// opt-in.
+static constexpr int64_t kSharedMemoryBudget = 40 * 1024;
+
+/// ceil(a / b) for positive sizes.
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+namespace {
+
+/// Scalar IR inside a kernel body, in f32 and index arithmetic.
+struct KernelBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value f32(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
+  }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value subf(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value divf(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value eqf(Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
+  }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+
+  /// Loads `memref[indices]` extended to f32.
+  Value load(Value memref, ValueRange indices) {
+    Value value = memref::LoadOp::create(b, loc, memref, indices);
+    if (!value.getType().isF32())
+      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return value;
+  }
+  /// Stores the f32 `value` rounded to the element type of `memref`.
+  void store(Value value, Value memref, ValueRange indices) {
+    Type type = cast<MemRefType>(memref.getType()).getElementType();
+    if (type != value.getType())
+      value = arith::TruncFOp::create(b, loc, type, value);
+    memref::StoreOp::create(b, loc, value, memref, indices);
+  }
+  /// lhs[lhsIndices] * rhs[rhsIndices] in f32, loading lhs first.
+  Value loadProduct(Value lhs, ValueRange lhsIndices, Value rhs,
+                    ValueRange rhsIndices) {
+    Value x = load(lhs, lhsIndices);
+    return mulf(x, load(rhs, rhsIndices));
+  }
+  void atomicAdd(Value value, Value memref, ValueRange indices) {
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
+                                memref, indices);
+  }
+
+  /// scf.for from `lb` to `ub` by `step`; `body` returns the yielded values.
+  ValueRange
+  loop(Value lb, Value ub, Value step, ValueRange inits,
+       function_ref<SmallVector<Value>(KernelBuilder &, Value, ValueRange)>
+           body) {
+    auto forOp = scf::ForOp::create(
+        b, loc, lb, ub, step, inits,
+        [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
+          KernelBuilder kb{nested, nestedLoc};
+          scf::YieldOp::create(nested, nestedLoc, body(kb, iv, args));
+        });
+    return forOp.getResults();
+  }
+  /// A loop without results.
+  void forEach(Value lb, Value ub, Value step,
+               function_ref<void(KernelBuilder &, Value)> body) {
+    loop(lb, ub, step, {},
+         [&](KernelBuilder &kb, Value iv, ValueRange) -> SmallVector<Value> {
+           body(kb, iv);
+           return {};
+         });
+  }
+  /// sum_{d < ub} term(d) in f32.
+  Value sum(Value ub, function_ref<Value(KernelBuilder &, Value)> term) {
+    return loop(index(0), ub, index(1), {f32(0.0)},
+                [&](KernelBuilder &kb, Value d,
+                    ValueRange args) -> SmallVector<Value> {
+                  return {kb.addf(args[0], term(kb, d))};
+                })
+        .front();
+  }
+  void ifThen(Value cond, function_ref<void(KernelBuilder &)> body) {
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body(*this);
+  }
+  void barrier() { gpu::BarrierOp::create(b, loc); }
+};
+
+/// The static description of one kiln.attention_grad the kernels need.
+struct BackwardProblem {
+  int64_t batch, numHeads, numKVHeads, groupSize, numQueries, numKeys;
+  int64_t keyDim, valueDim;
+  double scale;
+  std::optional<double> softcap;
+  double dropout;
+  /// The buffers of the operands (null when absent).
+  Value query, key, value, dout, additiveMask, seed;
+  AttentionVisibility visibility;
+  /// The shape of an additive mask (rank <= 4).
+  SmallVector<int64_t> maskShape;
+};
+
+/// The scalar pieces of entry (b, h, i, j) that both kernels recompute.
+struct Logit {
+  /// t = cap(scale * s) + mask_add: the forward's logit where visible.
+  Value logit;
+  /// 1 - tanh^2(scale * s / cap), the softcap's derivative (null without).
+  Value capFactor;
+};
+
+} // namespace
+
+/// Creates a gpu.launch of `grid` blocks of `threads` threads with the given
+/// workgroup and private buffers and fills its body with `body` (which gets
+/// the block and thread ids and the attributions).
+static void
+buildLaunch(OpBuilder &builder, Location loc, std::array<int64_t, 3> grid,
+            int64_t threads, TypeRange workgroup, TypeRange privates,
+            function_ref<void(KernelBuilder &, gpu::LaunchOp)> body) {
+  KernelBuilder host{builder, loc};
+  Value one = host.index(1);
+  auto launch = gpu::LaunchOp::create(
+      builder, loc, host.index(grid[0]), host.index(grid[1]),
+      host.index(grid[2]), host.index(threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, workgroup, privates);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&launch.getBody().front());
+  KernelBuilder kb{builder, loc};
+  body(kb, launch);
+  gpu::TerminatorOp::create(builder, loc);
+}
+
+/// A 1-D launch with one thread per element n < `count`.
+static void
+buildElementwiseLaunch(OpBuilder &builder, Location loc, int64_t count,
+                       function_ref<void(KernelBuilder &, Value)> body) {
+  int64_t blocks = ceilDiv(count, kElementsPerBlock);
+  buildLaunch(builder, loc, {blocks, 1, 1}, kElementsPerBlock, {}, {},
+              [&](KernelBuilder &kb, gpu::LaunchOp launch) {
+                Value n = kb.add(kb.mul(launch.getBlockIds().x,
+                                        kb.index(kElementsPerBlock)),
+                                 launch.getThreadIds().x);
+                kb.ifThen(kb.lt(n, kb.index(count)),
+                          [&](KernelBuilder &kb) { body(kb, n); });
+              });
+}
+
+/// The row-major indices of the flat index `n` in `shape`.
+static SmallVector<Value> delinearize(KernelBuilder &kb, Value n,
+                                     ArrayRef<int64_t> shape) {
+  SmallVector<Value> indices(shape.size());
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    Value size = kb.index(shape[d]);
+    indices[d] = d == 0 ? n : kb.rem(n, size);
+    n = kb.div(n, size);
+  }
+  return indices;
+}
+
+/// A memref type in the GPU address space `space`.
+static MemRefType getBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
+                                gpu::AddressSpace space) {
+  return MemRefType::get(shape, Float32Type::get(context),
+                         MemRefLayoutAttrInterface(),
+                         gpu::AddressSpaceAttr::get(context, space));
+}
+
+/// The band of the visibility predicate: key j is visible from query row i
+/// only if p(i) - L <= j <= p(i) + R with p(i) = i + offset. An edge of
+/// Sq + Sk or more excludes no key (as in buildAttentionVisible).
+struct Band {
+  int64_t offset = 0;
+  std::optional<int64_t> left, right;
+};
+
+static Band getBand(const BackwardProblem &p) {
+  const AttentionVisibility &v = p.visibility;
+  Band band;
+  if (v.alignment == AttentionAlignment::bottom_right)
+    band.offset = v.numKeys - v.numQueries;
+  auto bounded = [&](std::optional<int64_t> edge) {
+    return edge && *edge < v.numQueries + v.numKeys ? edge : std::nullopt;
+  };
+  band.left = bounded(v.windowLeft);
+  band.right = bounded(v.windowRight);
+  return band;
+}
+
+/// Recomputes the forward's logit of entry (b, h, i, j) from the score
+/// s = Q_i . K_j.
+static Logit buildLogit(KernelBuilder &kb, const BackwardProblem &problem,
+                        Value score, Value b, Value h, Value i, Value j) {
+  Logit result;
+  Value x = kb.mulf(score, kb.f32(problem.scale));
+  if (problem.softcap) {
+    Value cap = kb.f32(*problem.softcap);
+    Value tanh = math::TanhOp::create(kb.b, kb.loc, kb.divf(x, cap));
+    x = kb.mulf(cap, tanh);
+    result.capFactor = kb.subf(kb.f32(1.0), kb.mulf(tanh, tanh));
+  }
+  if (problem.additiveMask) {
+    Value bias = buildBroadcastRead(kb.b, kb.loc, problem.additiveMask,
+                                    ValueRange{b, h, i, j});
+    if (!bias.getType().isF32())
+      bias = arith::ExtFOp::create(kb.b, kb.loc, kb.b.getF32Type(), bias);
+    x = kb.addf(x, bias);
+  }
+  result.logit = x;
+  return result;
+}
+
+/// Z / (1 - p) for entry (b, h, i, j): the forward's dropout keep bit from
+/// the Philox stream keyed by (seed, b, h, i, j), or 1 without dropout.
+static Value buildDropoutScale(KernelBuilder &kb,
+                               const BackwardProblem &problem, Value seed,
+                               Value b, Value h, Value i, Value j) {
+  if (problem.dropout == 0.0)
+    return {};
+  SmallVector<int64_t> shape = {problem.batch, problem.numHeads,
+                                problem.numQueries, problem.numKeys};
+  Value keep = buildAttentionDropoutKeep(kb.b, kb.loc, seed, problem.dropout,
+                                         shape, b, h, i, j);
+  return kb.select(keep, kb.f32(1.0 / (1.0 - problem.dropout)), kb.f32(0.0));
+}
+
+/// The preprocess kernel: LSE and D of every (b, h, i), as [B * Hq * Sq]
+/// f32 buffers.
+static void buildPreprocessKernel(OpBuilder &builder, Location loc,
+                                  const BackwardProblem &problem, Value lse,
+                                  Value delta) {
+  MLIRContext *context = builder.getContext();
+  const BackwardProblem &p = problem;
+  Type privates[] = {
+      getBufferType(context, {p.keyDim}, gpu::AddressSpace::Private),
+      getBufferType(context, {p.valueDim}, gpu::AddressSpace::Private)};
+  buildLaunch(
+      builder, loc,
+      {ceilDiv(p.numQueries, kRowsPerBlock), p.numHeads, p.batch},
+      kRowsPerBlock, {}, privates, [&](KernelBuilder &kb, gpu::LaunchOp op) {
+        Value qRow = op.getPrivateAttributions()[0];
+        Value doutRow = op.getPrivateAttributions()[1];
+        Value zero = kb.index(0), one = kb.index(1);
+        Value i = kb.add(kb.mul(op.getBlockIds().x, kb.index(kRowsPerBlock)),
+                         op.getThreadIds().x);
+        Value h = op.getBlockIds().y, b = op.getBlockIds().z;
+        Value g = kb.div(h, kb.index(p.groupSize));
+        Value seed =
+            p.seed ? memref::LoadOp::create(kb.b, kb.loc, p.seed, ValueRange{})
+                   : Value();
+        kb.ifThen(kb.lt(i, kb.index(p.numQueries)), [&](KernelBuilder &kb) {
+          // The row's Q and dO, in private memory.
+          kb.forEach(zero, kb.index(p.keyDim), one,
+                     [&](KernelBuilder &kb, Value d) {
+                       kb.store(kb.load(p.query, {b, h, i, d}), qRow, d);
+                     });
+          kb.forEach(zero, kb.index(p.valueDim), one,
+                     [&](KernelBuilder &kb, Value d) {
+                       kb.store(kb.load(p.dout, {b, h, i, d}), doutRow, d);
+                     });
+          double negInf = -std::numeric_limits<double>::infinity();
+          // Only the keys of the band can be visible from row i.
+          Band band = getBand(p);
+          Value position = kb.add(i, kb.index(band.offset));
+          Value firstKey = zero, endKey = kb.index(p.numKeys);
+          if (band.left)
+            firstKey = arith::MaxSIOp::create(
+                kb.b, kb.loc, zero,
+                arith::SubIOp::create(kb.b, kb.loc, position,
+                                      kb.index(*band.left)));
+          if (band.right)
+            endKey = kb.min(endKey,
+                            kb.add(position, kb.index(*band.right + 1)));
+          ValueRange stats = kb.loop(
+              firstKey, endKey, one,
+              {kb.f32(negInf), kb.f32(0.0), kb.f32(0.0)},
+              [&](KernelBuilder &kb, Value j,
+                  ValueRange args) -> SmallVector<Value> {
+                Value m = args[0], l = args[1], acc = args[2];
+                Value s = kb.sum(kb.index(p.keyDim),
+                                 [&](KernelBuilder &kb, Value d) {
+                                   return kb.loadProduct(qRow, d, p.key,
+                                                         {b, g, j, d});
+                                 });
+                Value t = buildLogit(kb, p, s, b, h, i, j).logit;
+                Value visible = buildAttentionVisible(kb.b, kb.loc,
+                                                      p.visibility, b, h, i, j);
+                Value dp = kb.sum(kb.index(p.valueDim),
+                                  [&](KernelBuilder &kb, Value d) {
+                                    return kb.loadProduct(doutRow, d, p.value,
+                                                          {b, g, j, d});
+                                  });
+                if (Value z = buildDropoutScale(kb, p, seed, b, h, i, j))
+                  dp = kb.mulf(dp, z);
+                // Online rescaling; a running max of -inf (only -inf logits
+                // so far) rescales against 0 so that no inf - inf appears.
+                Value mNew = arith::MaximumFOp::create(kb.b, kb.loc, m, t);
+                Value mSafe =
+                    kb.select(kb.eqf(mNew, kb.f32(negInf)), kb.f32(0.0), mNew);
+                Value alpha = kb.exp(kb.subf(m, mSafe));
+                Value e = kb.exp(kb.subf(t, mSafe));
+                Value lNew = kb.addf(kb.mulf(l, alpha), e);
+                Value scaled = kb.mulf(acc, alpha);
+                Value accNew = kb.addf(scaled, kb.mulf(e, dp));
+                return {kb.select(visible, mNew, m),
+                        kb.select(visible, lNew, l),
+                        kb.select(visible, accNew, acc)};
+              });
+          Value m = stats[0], l = stats[1], acc = stats[2];
+          Value empty = kb.eqf(l, kb.f32(0.0));
+          Value mSafe = kb.select(kb.eqf(m, kb.f32(negInf)), kb.f32(0.0), m);
+          Value logSum = kb.addf(mSafe, math::LogOp::create(kb.b, kb.loc, l));
+          Value row = kb.add(
+              kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h),
+                     kb.index(p.numQueries)),
+              i);
+          kb.store(kb.select(empty, kb.f32(-negInf), logSum), lse, row);
+          kb.store(kb.select(empty, kb.f32(0.0), kb.divf(acc, l)), delta, row);
+        });
+      });
+}
+
+/// The rows of a query tile: the largest power of two up to 64 (and up to
+/// Sq rounded up) whose Q, dO, P' and dS tiles fit the shared memory budget.
+static int64_t getQueryTileRows(const BackwardProblem &p) {
+  int64_t rows = 64;
+  auto bytes = [&](int64_t r) {
+    return 4 * r * (p.keyDim + p.valueDim + 2 * kKeysPerBlock + 2);
+  };
+  while (rows > 1 && (bytes(rows) > kSharedMemoryBudget ||
+                      rows / 2 >= p.numQueries))
+    rows /= 2;
+  return rows;
+}
+
+/// The main kernel: dK and dV of every key, the f32 accumulators of dQ and
+/// d_mask.
+static void buildMainKernel(OpBuilder &builder, Location loc,
+                            const BackwardProblem &problem, Value lse,
+                            Value delta, Value dqAcc, Value dmaskAcc, Value dk,
+                            Value dv) {
+  MLIRContext *context = builder.getContext();
+  const BackwardProblem &p = problem;
+  int64_t rows = getQueryTileRows(p);
+  auto shared = gpu::AddressSpace::Workgroup;
+  auto local = gpu::AddressSpace::Private;
+  Type workgroup[] = {getBufferType(context, {rows, p.keyDim}, shared),
+                      getBufferType(context, {rows, p.valueDim}, shared),
+                      getBufferType(context, {rows, kKeysPerBlock}, shared),
+                      getBufferType(context, {rows, kKeysPerBlock}, shared),
+                      getBufferType(context, {rows}, shared),
+                      getBufferType(context, {rows}, shared)};
+  Type privates[] = {getBufferType(context, {p.keyDim}, local),
+                     getBufferType(context, {p.valueDim}, local),
+                     getBufferType(context, {p.keyDim}, local),
+                     getBufferType(context, {p.valueDim}, local)};
+  double inf = std::numeric_limits<double>::infinity();
+  buildLaunch(
+      builder, loc,
+      {ceilDiv(p.numKeys, kKeysPerBlock), p.numKVHeads, p.batch},
+      kKeysPerBlock, workgroup, privates,
+      [&](KernelBuilder &kb, gpu::LaunchOp op) {
+        Value qTile = op.getWorkgroupAttributions()[0];
+        Value doutTile = op.getWorkgroupAttributions()[1];
+        Value dsTile = op.getWorkgroupAttributions()[2];
+        Value probTile = op.getWorkgroupAttributions()[3];
+        Value lseTile = op.getWorkgroupAttributions()[4];
+        Value deltaTile = op.getWorkgroupAttributions()[5];
+        Value keyRow = op.getPrivateAttributions()[0];
+        Value valueRow = op.getPrivateAttributions()[1];
+        Value dkRow = op.getPrivateAttributions()[2];
+        Value dvRow = op.getPrivateAttributions()[3];
+
+        Value zero = kb.index(0), one = kb.index(1);
+        Value numQueries = kb.index(p.numQueries);
+        Value numKeys = kb.index(p.numKeys);
+        Value keyDim = kb.index(p.keyDim), valueDim = kb.index(p.valueDim);
+        Value threads = kb.index(kKeysPerBlock);
+        Value tx = op.getThreadIds().x;
+        Value g = op.getBlockIds().y, b = op.getBlockIds().z;
+        Value j0 = kb.mul(op.getBlockIds().x, threads);
+        Value j = kb.add(j0, tx);
+        Value validKey = kb.lt(j, numKeys);
+        // Reads of an out-of-range key or query row go to the last one and
+        // are masked out by validKey / validQuery.
+        Value jc = kb.min(j, kb.index(p.numKeys - 1));
+        Value keysHere = kb.min(threads, arith::SubIOp::create(
+                                             kb.b, kb.loc, numKeys, j0));
+        Value seed =
+            p.seed ? memref::LoadOp::create(kb.b, kb.loc, p.seed, ValueRange{})
+                   : Value();
+
+        kb.forEach(zero, keyDim, one, [&](KernelBuilder &kb, Value d) {
+          kb.store(kb.select(validKey, kb.load(p.key, {b, g, jc, d}),
+                             kb.f32(0.0)),
+                   keyRow, d);
+          kb.store(kb.f32(0.0), dkRow, d);
+        });
+        kb.forEach(zero, valueDim, one, [&](KernelBuilder &kb, Value d) {
+          kb.store(kb.select(validKey, kb.load(p.value, {b, g, jc, d}),
+                             kb.f32(0.0)),
+                   valueRow, d);
+          kb.store(kb.f32(0.0), dvRow, d);
+        });
+
+        // The query tiles that can see a key of the block: row i sees key j
+        // only if j - offset - R <= i <= j + L - offset, so the tiles before
+        // the one of row j0 - offset - R and after the one of row
+        // jLast + L - offset see none (the bounds are uniform in the block,
+        // as the barriers need).
+        int64_t numTiles = ceilDiv(p.numQueries, rows);
+        Band band = getBand(p);
+        Value firstTile = zero, endTile = kb.index(numTiles);
+        if (band.right) {
+          Value row = arith::SubIOp::create(
+              kb.b, kb.loc, j0, kb.index(band.offset + *band.right));
+          row = arith::MaxSIOp::create(kb.b, kb.loc, zero, row);
+          firstTile = kb.div(row, kb.index(rows));
+        }
+        if (band.left) {
+          Value lastKey = kb.min(kb.add(j0, kb.index(kKeysPerBlock - 1)),
+                                 kb.index(p.numKeys - 1));
+          Value row = kb.add(lastKey, kb.index(*band.left - band.offset));
+          Value tiles = kb.add(
+              kb.div(arith::MaxSIOp::create(kb.b, kb.loc, zero, row),
+                     kb.index(rows)),
+              one);
+          Value before = kb.lt(row, zero);
+          endTile = kb.select(before, zero, kb.min(endTile, tiles));
+        }
+
+        // The R query heads of kv head g, then the query tiles.
+        kb.forEach(zero, kb.index(p.groupSize), one, [&](KernelBuilder &kb,
+                                                         Value r) {
+          Value h = kb.add(kb.mul(g, kb.index(p.groupSize)), r);
+          Value rowBase =
+              kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h), numQueries);
+          kb.forEach(firstTile, endTile, one, [&](KernelBuilder &kb,
+                                                        Value tile) {
+            Value i0 = kb.mul(tile, kb.index(rows));
+            // Stage Q, dO, LSE and D of rows i0 .. i0 + Br (zeros and
+            // LSE = +inf past Sq). The barrier before keeps the previous
+            // tile's readers of dS out of the way.
+            kb.barrier();
+            auto stage = [&](Value source, Value tileBuffer, int64_t dim) {
+              Value dimValue = kb.index(dim);
+              kb.forEach(
+                  tx, kb.index(rows * dim), threads,
+                  [&](KernelBuilder &kb, Value e) {
+                    Value ii = kb.div(e, dimValue), d = kb.rem(e, dimValue);
+                    Value i = kb.add(i0, ii);
+                    Value ic = kb.min(i, kb.index(p.numQueries - 1));
+                    Value x = kb.load(source, {b, h, ic, d});
+                    kb.store(kb.select(kb.lt(i, numQueries), x, kb.f32(0.0)),
+                             tileBuffer, {ii, d});
+                  });
+            };
+            stage(p.query, qTile, p.keyDim);
+            stage(p.dout, doutTile, p.valueDim);
+            kb.forEach(tx, kb.index(rows), threads,
+                       [&](KernelBuilder &kb, Value ii) {
+                         Value i = kb.add(i0, ii);
+                         Value valid = kb.lt(i, numQueries);
+                         Value row = kb.add(
+                             rowBase, kb.min(i, kb.index(p.numQueries - 1)));
+                         kb.store(kb.select(valid, kb.load(lse, row),
+                                            kb.f32(inf)),
+                                  lseTile, ii);
+                         kb.store(kb.select(valid, kb.load(delta, row),
+                                            kb.f32(0.0)),
+                                  deltaTile, ii);
+                       });
+            kb.barrier();
+
+            // Thread j against every row of the tile.
+            kb.forEach(zero, kb.index(rows), one, [&](KernelBuilder &kb,
+                                                      Value ii) {
+              Value i = kb.add(i0, ii);
+              Value validQuery = kb.lt(i, numQueries);
+              Value ic = kb.min(i, kb.index(p.numQueries - 1));
+              Value s = kb.sum(keyDim, [&](KernelBuilder &kb, Value d) {
+                return kb.loadProduct(qTile, {ii, d}, keyRow, d);
+              });
+              Logit logit = buildLogit(kb, p, s, b, h, ic, jc);
+              Value inRange = kb.andI(validQuery, validKey);
+              Value visible = kb.andI(
+                  inRange, buildAttentionVisible(kb.b, kb.loc, p.visibility,
+                                                 b, h, ic, jc));
+              Value prob = kb.select(
+                  visible,
+                  kb.exp(kb.subf(logit.logit, kb.load(lseTile, ii))),
+                  kb.f32(0.0));
+              Value dp = kb.sum(valueDim, [&](KernelBuilder &kb, Value d) {
+                return kb.loadProduct(doutTile, {ii, d}, valueRow, d);
+              });
+              Value droppedProb = prob;
+              if (Value z = buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
+                droppedProb = kb.mulf(prob, z);
+                dp = kb.mulf(dp, z);
+              }
+              Value dt =
+                  kb.mulf(prob, kb.subf(dp, kb.load(deltaTile, ii)));
+              if (dmaskAcc) {
+                // d_mask[broadcast(b, h, i, j)] += dT.
+                ArrayRef<int64_t> shape = p.maskShape;
+                Value coords[] = {b, h, ic, jc};
+                Value flat = zero;
+                for (auto [d, size] : llvm::enumerate(shape)) {
+                  flat = kb.mul(flat, kb.index(size));
+                  if (size != 1)
+                    flat = kb.add(flat, coords[4 - shape.size() + d]);
+                }
+                kb.ifThen(kb.andI(validQuery, validKey),
+                          [&](KernelBuilder &kb) {
+                            kb.atomicAdd(dt, dmaskAcc, flat);
+                          });
+              }
+              Value ds = kb.mulf(dt, kb.f32(p.scale));
+              if (logit.capFactor)
+                ds = kb.mulf(ds, logit.capFactor);
+              kb.store(droppedProb, probTile, {ii, tx});
+              kb.store(ds, dsTile, {ii, tx});
+            });
+
+            // dV_j += sum_i P'_ij dO_i and dK_j += sum_i dS_ij Q_i over the
+            // tile, each element of the private rows read and written once
+            // per tile. Column tx of the P' and dS tiles is this thread's own.
+            auto accumulate = [&](Value row, Value weights, Value tile,
+                                  Value dim) {
+              kb.forEach(zero, dim, one, [&](KernelBuilder &kb, Value d) {
+                Value sum =
+                    kb.sum(kb.index(rows), [&](KernelBuilder &kb, Value ii) {
+                      return kb.loadProduct(weights, {ii, tx}, tile, {ii, d});
+                    });
+                kb.store(kb.addf(kb.load(row, d), sum), row, d);
+              });
+            };
+            accumulate(dvRow, probTile, doutTile, valueDim);
+            accumulate(dkRow, dsTile, qTile, keyDim);
+            kb.barrier();
+
+            // dQ_i += sum_j dS_ij K_j over the block's keys, one atomic add
+            // per element of the tile.
+            kb.forEach(
+                tx, kb.index(rows * p.keyDim), threads,
+                [&](KernelBuilder &kb, Value e) {
+                  Value ii = kb.div(e, keyDim), d = kb.rem(e, keyDim);
+                  Value i = kb.add(i0, ii);
+                  kb.ifThen(kb.lt(i, numQueries), [&](KernelBuilder &kb) {
+                    Value sum =
+                        kb.sum(keysHere, [&](KernelBuilder &kb, Value jj) {
+                          Value key = kb.add(j0, jj);
+                          return kb.loadProduct(dsTile, {ii, jj}, p.key,
+                                                {b, g, key, d});
+                        });
+                    Value flat = kb.add(kb.mul(kb.add(rowBase, i), keyDim), d);
+                    kb.atomicAdd(sum, dqAcc, flat);
+                  });
+                });
+          });
+        });
+
+        kb.ifThen(validKey, [&](KernelBuilder &kb) {
+          kb.forEach(zero, keyDim, one, [&](KernelBuilder &kb, Value d) {
+            kb.store(kb.load(dkRow, d), dk, {b, g, j, d});
+          });
+          kb.forEach(zero, valueDim, one, [&](KernelBuilder &kb, Value d) {
+            kb.store(kb.load(dvRow, d), dv, {b, g, j, d});
+          });
+        });
+      });
+}
+
+namespace {
+
+struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto staticType = [](Value value) {
+      auto type = dyn_cast_or_null<RankedTensorType>(
+          value ? value.getType() : Type());
+      return type && type.hasStaticShape() ? type : RankedTensorType();
+    };
+    RankedTensorType queryType = staticType(op.getQuery());
+    RankedTensorType keyType = staticType(op.getKey());
+    RankedTensorType valueType = staticType(op.getValue());
+    RankedTensorType doutType = staticType(op.getDout());
+    if (!queryType || !keyType || !valueType || !doutType ||
+        queryType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
+    Type elementType = queryType.getElementType();
+    if (!elementType.isF32() && !elementType.isF16() && !elementType.isBF16())
+      return rewriter.notifyMatchFailure(op, "expected f32, f16 or bf16");
+    if (keyType.getElementType() != elementType ||
+        valueType.getElementType() != elementType ||
+        doutType.getElementType() != elementType)
+      return rewriter.notifyMatchFailure(op, "expected one element type");
+    if (queryType.getNumElements() == 0 || keyType.getNumElements() == 0 ||
+        valueType.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "empty operands");
+
+    BackwardProblem p;
+    p.batch = queryType.getDimSize(0);
+    p.numHeads = queryType.getDimSize(1);
+    p.numQueries = queryType.getDimSize(2);
+    p.keyDim = queryType.getDimSize(3);
+    p.numKVHeads = keyType.getDimSize(1);
+    p.numKeys = keyType.getDimSize(2);
+    p.valueDim = valueType.getDimSize(3);
+    if (p.keyDim > kMaxHeadDim || p.valueDim > kMaxHeadDim)
+      return rewriter.notifyMatchFailure(op, "head dim above 256");
+    if (p.numHeads % p.numKVHeads != 0)
+      return rewriter.notifyMatchFailure(op, "query heads not grouped");
+    p.groupSize = p.numHeads / p.numKVHeads;
+    if (p.numHeads > 65535 || p.batch > 65535)
+      return rewriter.notifyMatchFailure(op, "grid dims above 65535");
+    p.scale = op.getEffectiveScale();
+    if (FloatAttr cap = op.getSoftcapAttr())
+      p.softcap = cap.getValueAsDouble();
+    p.dropout = op.getDropoutPAttr().getValueAsDouble();
+    if (!(p.dropout >= 0.0 && p.dropout < 1.0))
+      return rewriter.notifyMatchFailure(op, "dropout_p outside [0, 1)");
+    if (p.dropout > 0.0 && !op.getSeed())
+      return rewriter.notifyMatchFailure(op, "dropout without a seed");
+    RankedTensorType maskType = staticType(op.getMask());
+    if (op.getMask() && (!maskType || maskType.getRank() > 4))
+      return rewriter.notifyMatchFailure(op, "expected a static mask");
+    if (op.hasAdditiveMask() && !maskType.getElementType().isF32() &&
+        !maskType.getElementType().isF16() &&
+        !maskType.getElementType().isBF16())
+      return rewriter.notifyMatchFailure(op, "additive mask of f64");
+
+    // Operands as buffers; the kernels only read them.
+    auto toBuffer = [&](Value tensor) -> Value {
+      if (!tensor)
+        return {};
+      auto type = cast<RankedTensorType>(tensor.getType());
+      return bufferization::ToBufferOp::create(
+          rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          tensor, /*read_only=*/true);
+    };
+    p.query = toBuffer(op.getQuery());
+    p.key = toBuffer(op.getKey());
+    p.value = toBuffer(op.getValue());
+    p.dout = toBuffer(op.getDout());
+    Value mask = toBuffer(op.getMask());
+    if (op.hasAdditiveMask()) {
+      p.additiveMask = mask;
+      llvm::append_range(p.maskShape, maskType.getShape());
+    }
+    if (p.dropout > 0.0)
+      p.seed = toBuffer(op.getSeed());
+    p.visibility.numQueries = p.numQueries;
+    p.visibility.numKeys = p.numKeys;
+    p.visibility.alignment = op.getAlignment();
+    if (IntegerAttr left = op.getWindowLeftAttr())
+      p.visibility.windowLeft = left.getInt();
+    p.visibility.windowRight = op.getEffectiveWindowRight();
+    if (op.hasBooleanMask())
+      p.visibility.booleanMask = mask;
+    p.visibility.keyLengths = toBuffer(op.getKeyLengths());
+    p.visibility.queryLengths = toBuffer(op.getQueryLengths());
+
+    // Workspaces and results (device allocations after the pipeline).
+    auto alloc = [&](ArrayRef<int64_t> shape, Type type) -> Value {
+      return memref::AllocOp::create(rewriter, loc,
+                                     MemRefType::get(shape, type));
+    };
+    Type f32 = rewriter.getF32Type();
+    int64_t numRows = p.batch * p.numHeads * p.numQueries;
+    Value lse = alloc({numRows}, f32);
+    Value delta = alloc({numRows}, f32);
+    Value dqAcc = alloc({numRows * p.keyDim}, f32);
+    Value dq = alloc(queryType.getShape(), elementType);
+    Value dk = alloc(keyType.getShape(), elementType);
+    Value dv = alloc(valueType.getShape(), elementType);
+    Value dmaskAcc, dmask;
+    if (p.additiveMask) {
+      dmaskAcc = alloc({maskType.getNumElements()}, f32);
+      dmask = alloc(maskType.getShape(), maskType.getElementType());
+    }
+
+    auto zeroFill = [&](Value buffer) {
+      int64_t count = cast<MemRefType>(buffer.getType()).getNumElements();
+      buildElementwiseLaunch(rewriter, loc, count,
+                             [&](KernelBuilder &kb, Value n) {
+                               kb.store(kb.f32(0.0), buffer, n);
+                             });
+    };
+    auto castInto = [&](Value acc, Value result) {
+      ArrayRef<int64_t> shape = cast<MemRefType>(result.getType()).getShape();
+      int64_t count = cast<MemRefType>(acc.getType()).getNumElements();
+      buildElementwiseLaunch(rewriter, loc, count,
+                             [&](KernelBuilder &kb, Value n) {
+                               kb.store(kb.load(acc, n), result,
+                                        delinearize(kb, n, shape));
+                             });
+    };
+
+    zeroFill(dqAcc);
+    if (dmaskAcc)
+      zeroFill(dmaskAcc);
+    buildPreprocessKernel(rewriter, loc, p, lse, delta);
+    buildMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk, dv);
+    castInto(dqAcc, dq);
+    if (dmaskAcc)
+      castInto(dmaskAcc, dmask);
+
+    SmallVector<Value> results;
+    for (Value buffer : {dq, dk, dv, dmask}) {
+      if (!buffer)
+        continue;
+      auto type = cast<MemRefType>(buffer.getType());
+      results.push_back(bufferization::ToTensorOp::create(
+          rewriter, loc,
+          RankedTensorType::get(type.getShape(), type.getElementType()), buffer,
+          /*restrict=*/rewriter.getUnitAttr(),
+          /*writable=*/rewriter.getUnitAttr()));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::kiln::populateAttentionBackwardToGPUPatterns(
-    RewritePatternSet &patterns) {}
+    RewritePatternSet &patterns) {
+  patterns.add<AttentionGradToGPU>(patterns.getContext());
+}

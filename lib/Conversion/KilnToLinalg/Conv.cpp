@@ -28,6 +28,7 @@
 
 #include "PopulatePatterns.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnConvTables.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -481,25 +482,6 @@ struct MaxPool2dOpLowering : OpConversionPattern<MaxPool2dOp> {
   }
 };
 
-/// The divisor of each window of an average pool along one spatial dim, as
-/// in PyTorch's avg_pool2d: the window clipped to the padded input, or with
-/// `countIncludePad` false, to the input.
-static SmallVector<int64_t> getAvgPoolDivisors(int64_t in, int64_t out,
-                                               int64_t kernel, int64_t stride,
-                                               int64_t padding,
-                                               bool countIncludePad) {
-  SmallVector<int64_t> divisors;
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t start = o * stride - padding;
-    int64_t end = std::min(start + kernel, in + padding);
-    int64_t poolSize = end - start;
-    start = std::max<int64_t>(start, 0);
-    end = std::min(end, in);
-    divisors.push_back(countIncludePad ? poolSize : end - start);
-  }
-  return divisors;
-}
-
 /// kiln.avg_pool2d -> tensor.pad with 0 + linalg.pooling_nchw_sum, divided by
 /// the product of the per-dim window divisors.
 struct AvgPool2dOpLowering : OpConversionPattern<AvgPool2dOp> {
@@ -584,72 +566,6 @@ struct AvgPool2dOpLowering : OpConversionPattern<AvgPool2dOp> {
 //===----------------------------------------------------------------------===//
 // Upsampling
 //===----------------------------------------------------------------------===//
-
-/// The source indices and weights of bilinear interpolation along one dim,
-/// computed like PyTorch's compute_source_index_and_lambda in `T`, the
-/// opmath type (float for f32 and narrower, double for f64).
-struct LinearTaps {
-  SmallVector<int64_t> index0, index1;
-  SmallVector<double> lambda0, lambda1;
-};
-
-template <typename T>
-static LinearTaps getLinearTaps(int64_t in, int64_t out, bool alignCorners) {
-  LinearTaps taps;
-  T scale;
-  if (alignCorners)
-    scale = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
-  else
-    scale = static_cast<T>(in) / static_cast<T>(out);
-  for (int64_t dst = 0; dst < out; ++dst) {
-    if (in == out) {
-      taps.index0.push_back(dst);
-      taps.index1.push_back(dst);
-      taps.lambda0.push_back(1.0);
-      taps.lambda1.push_back(0.0);
-      continue;
-    }
-    T src;
-    if (alignCorners) {
-      src = scale * static_cast<T>(dst);
-    } else {
-      src = scale * (static_cast<T>(dst) + T(0.5)) - T(0.5);
-      if (src < T(0))
-        src = T(0);
-    }
-    int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
-    int64_t i1 = i0 < in - 1 ? i0 + 1 : i0;
-    T lambda1 = src - static_cast<T>(i0);
-    T lambda0 = T(1) - lambda1;
-    taps.index0.push_back(i0);
-    taps.index1.push_back(i1);
-    taps.lambda0.push_back(lambda0);
-    taps.lambda1.push_back(lambda1);
-  }
-  return taps;
-}
-
-/// The input index each output index reads with PyTorch's legacy nearest
-/// mode (nearest_idx): the identity for equal sizes, dst / 2 when doubling,
-/// and otherwise min(floor(dst * scale), in - 1) in float32 with
-/// scale = float(in) / out. The float scale rounds a few indices down from
-/// the exact floor(dst * in / out), e.g. in = 26, out = 22, dst = 11 reads 12,
-/// not 13.
-static SmallVector<int64_t> getNearestIndices(int64_t in, int64_t out) {
-  SmallVector<int64_t> indices;
-  float scale = static_cast<float>(in) / static_cast<float>(out);
-  for (int64_t dst = 0; dst < out; ++dst) {
-    if (in == out)
-      indices.push_back(dst);
-    else if (out == 2 * in)
-      indices.push_back(dst >> 1);
-    else
-      indices.push_back(std::min(
-          static_cast<int64_t>(std::floor(static_cast<float>(dst) * scale)),
-          in - 1));
-  }
-  return indices;
-}
 
 /// kiln.upsample2d -> linalg.generic: nearest through an affine indexing map,
 /// bilinear through per-dim tap tables and tensor.extract.
@@ -753,9 +669,8 @@ struct Upsample2dOpLowering : OpConversionPattern<Upsample2dOp> {
     for (int64_t i = 0; i < 2; ++i) {
       int64_t in = inputType.getDimSize(2 + i);
       int64_t out = resultType.getDimSize(2 + i);
-      LinearTaps taps = elementType.isF64()
-                            ? getLinearTaps<double>(in, out, alignCorners)
-                            : getLinearTaps<float>(in, out, alignCorners);
+      LinearTaps taps =
+          getLinearTaps(in, out, alignCorners, elementType.isF64());
       auto indexType = RankedTensorType::get({out}, rewriter.getI64Type());
       auto weightType = RankedTensorType::get({out}, computeType);
       auto floats = [&](ArrayRef<double> values) {

@@ -9,12 +9,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/IR/KilnConvTables.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -449,6 +452,86 @@ OpFoldResult Upsample2dOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Per-index tables (KilnConvTables.h)
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> mlir::kiln::getAvgPoolDivisors(int64_t in, int64_t out,
+                                                    int64_t kernel,
+                                                    int64_t stride,
+                                                    int64_t padding,
+                                                    bool countIncludePad) {
+  SmallVector<int64_t> divisors;
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t start = o * stride - padding;
+    int64_t end = std::min(start + kernel, in + padding);
+    int64_t poolSize = end - start;
+    start = std::max<int64_t>(start, 0);
+    end = std::min(end, in);
+    divisors.push_back(countIncludePad ? poolSize : end - start);
+  }
+  return divisors;
+}
+
+/// getLinearTaps in the opmath type `T`.
+template <typename T>
+static LinearTaps getLinearTapsIn(int64_t in, int64_t out, bool alignCorners) {
+  LinearTaps taps;
+  T scale;
+  if (alignCorners)
+    scale = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  else
+    scale = static_cast<T>(in) / static_cast<T>(out);
+  for (int64_t dst = 0; dst < out; ++dst) {
+    if (in == out) {
+      taps.index0.push_back(dst);
+      taps.index1.push_back(dst);
+      taps.lambda0.push_back(1.0);
+      taps.lambda1.push_back(0.0);
+      continue;
+    }
+    T src;
+    if (alignCorners) {
+      src = scale * static_cast<T>(dst);
+    } else {
+      src = scale * (static_cast<T>(dst) + T(0.5)) - T(0.5);
+      if (src < T(0))
+        src = T(0);
+    }
+    int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+    int64_t i1 = i0 < in - 1 ? i0 + 1 : i0;
+    T lambda1 = src - static_cast<T>(i0);
+    T lambda0 = T(1) - lambda1;
+    taps.index0.push_back(i0);
+    taps.index1.push_back(i1);
+    taps.lambda0.push_back(lambda0);
+    taps.lambda1.push_back(lambda1);
+  }
+  return taps;
+}
+
+LinearTaps mlir::kiln::getLinearTaps(int64_t in, int64_t out, bool alignCorners,
+                                     bool inDouble) {
+  return inDouble ? getLinearTapsIn<double>(in, out, alignCorners)
+                  : getLinearTapsIn<float>(in, out, alignCorners);
+}
+
+SmallVector<int64_t> mlir::kiln::getNearestIndices(int64_t in, int64_t out) {
+  SmallVector<int64_t> indices;
+  float scale = static_cast<float>(in) / static_cast<float>(out);
+  for (int64_t dst = 0; dst < out; ++dst) {
+    if (in == out)
+      indices.push_back(dst);
+    else if (out == 2 * in)
+      indices.push_back(dst >> 1);
+    else
+      indices.push_back(std::min(
+          static_cast<int64_t>(std::floor(static_cast<float>(dst) * scale)),
+          in - 1));
+  }
+  return indices;
 }
 
 #define GET_OP_CLASSES

@@ -100,6 +100,7 @@ void mlir::kiln::registerAutodiffExternalModels(DialectRegistry &registry) {
   autodiff::registerReductionRules(registry);
   autodiff::registerNNRules(registry);
   autodiff::registerAttentionRules(registry);
+  autodiff::registerConvRules(registry);
 }
 
 namespace {

@@ -56,4 +56,25 @@ def KilnAutodiffPass : Pass<"kiln-autodiff", "ModuleOp"> {
                            "::mlir::kiln::KilnDialect"];
 }
 
+def KilnDecomposeAttentionPass : Pass<"kiln-decompose-attention"> {
+  let summary = "Expand kiln.attention and kiln.attention_grad into primitive "
+                "kiln ops";
+  let description = [{
+    Rewrites every `kiln.attention` and `kiln.attention_grad` nested under
+    the op it runs on into primitive kiln ops (matmul, softmax, select,
+    dropout, sum, ...) in the rank-5 grouped-query layout
+    `[B, Hkv, R, Sq, .]`: Q and dO are reshaped to `[B, Hkv, R, Sq, D]`,
+    K and V to `[B, Hkv, 1, Sk, D]`, and broadcast over `R` inside
+    `kiln.matmul`, never repeated. Every mask form, softcap, dropout (the same
+    Philox draws as the fused op, through `kiln.dropout`) and the exact-zero
+    empty rows are kept. Every op of the result has a backward rule, so the
+    decomposed graph can be differentiated again.
+
+    The decomposition materializes `[B, Hq, Sq, Sk]` scores; it is a
+    reference form and the basis of second-order differentiation, not a
+    faster lowering.
+  }];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

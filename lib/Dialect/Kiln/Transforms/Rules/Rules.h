@@ -84,6 +84,7 @@ void registerTensorRules(DialectRegistry &registry);
 void registerReductionRules(DialectRegistry &registry);
 void registerNNRules(DialectRegistry &registry);
 void registerAttentionRules(DialectRegistry &registry);
+void registerConvRules(DialectRegistry &registry);
 
 } // namespace mlir::kiln::autodiff
 

@@ -1,0 +1,80 @@
+"""Kiln's CUDA runtime on the GPU, independent of the kiln pipelines:
+libruntime_smoke.so (prepare_runtime.sh) computes y = 2x + 1 through a
+stream-ordered temporary (alloc, memset, device-to-device copy, free) and a
+kernel with 64 KiB of dynamic shared memory (which needs the runtime's
+opt-in above 48 KiB). Exact in f32 (2x + 1 rounds the same everywhere).
+Also: a call from a thread where torch never ran (the runtime pushes the
+primary context torch uses), NULL pointers (return code 1 with a message),
+and the per-call overhead of a small launch.
+"""
+import ctypes
+import sys
+import threading
+
+import torch
+
+from kiln_gpu import KilnError, KilnLibrary, artifact, fail, finish, report, \
+    time_ms
+
+
+def main():
+    quick = "--quick" in sys.argv
+    try:
+        lib = KilnLibrary(artifact("libruntime_smoke.so"))
+    except (OSError, FileNotFoundError) as error:
+        fail("runtime.load", str(error))
+        finish()
+    smoke = lib.function("smoke")
+    x = torch.randn(4096, device="cuda", dtype=torch.float32)
+    ref = 2 * x + 1
+
+    try:
+        (y,) = smoke(x)
+        report("runtime.smoke_64KiB_shared", (y - ref).abs().max().item(), 0.0)
+    except KilnError as error:
+        fail("runtime.smoke_64KiB_shared", str(error))
+
+    # From a fresh thread: no current context there until the runtime pushes
+    # the device's primary context, which torch's allocations live in.
+    y_thread = torch.empty_like(x)
+    torch.cuda.synchronize()
+    ins = (ctypes.c_void_p * 1)(x.data_ptr())
+    outs = (ctypes.c_void_p * 1)(y_thread.data_ptr())
+    result = {}
+
+    def worker():
+        # ctypes only: no torch (CUDA runtime) call on this thread.
+        result["rc"] = smoke.fn(ins, outs)
+        result["error"] = lib.last_error()
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    if result["rc"] != 0:
+        fail("runtime.other_thread", "rc %d: %s" % (result["rc"],
+                                                    result["error"]))
+    else:
+        report("runtime.other_thread",
+               (y_thread - ref).abs().max().item(), 0.0)
+
+    # NULL pointers: return code 1 and a message, no CUDA work.
+    outs = (ctypes.c_void_p * 1)(y.data_ptr())
+    rc = smoke.fn(None, outs)
+    message = lib.last_error()
+    report("runtime.null_inputs", 0.0, 0.0,
+           ok=(rc == 1 and "NULL" in message), note="rc %d: %s" % (rc, message))
+
+    # A later successful call clears the error slot.
+    (y,) = smoke(x)
+    report("runtime.error_cleared", (y - ref).abs().max().item(), 0.0,
+           ok=lib.last_error() == "" and torch.equal(y, ref))
+
+    if not quick:
+        out = torch.empty_like(x)
+        ms = time_ms(lambda: smoke(x, outputs=[out]), warmup=5, repeat=50)
+        print("INFO runtime.call_overhead %.1f us per call (stream, alloc, "
+              "memset, copy, launch, free, sync)" % (ms * 1e3), flush=True)
+    finish()
+
+
+if __name__ == "__main__":
+    main()

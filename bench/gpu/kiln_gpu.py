@@ -1,0 +1,196 @@
+"""Calls kiln-compile --target=cuda libraries on torch CUDA tensors, and the
+reporting conventions of the device-side checks (bench/gpu/check_*.py).
+
+    lib = KilnLibrary(artifact("libblock.so"))
+    main = lib.function("main")             # reads kiln_main_signature()
+    loss, *grads = main(*inputs)            # CUDA tensors in, CUDA tensors out
+
+Each check prints one line per case, `PASS|FAIL name max_abs_err tol`, with
+`report` or `compare`, and ends with `finish()`, which exits non-zero if a
+case failed. Needs torch and the CUDA driver only (no LLVM, MLIR or Kiln
+build): the libraries are built by bench/gpu/prepare.sh into
+bench/gpu/artifacts/.
+"""
+import ctypes
+import os
+import re
+import sys
+import time
+
+import torch
+
+ARTIFACTS = os.environ.get(
+    "KILN_GPU_ARTIFACTS",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "artifacts"))
+
+DTYPES = {
+    "f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
+    "f64": torch.float64, "i1": torch.bool, "i8": torch.int8,
+    "i32": torch.int32, "i64": torch.int64,
+}
+
+
+class KilnError(RuntimeError):
+    """A kiln_<name> call failed; the message is kiln_last_error()'s."""
+
+
+def artifact(name):
+    """The path of a prepared artifact; a missing one is an error that says
+    to run prepare.sh."""
+    path = os.path.join(ARTIFACTS, name)
+    if not os.path.exists(path):
+        raise FileNotFoundError(
+            "%s is missing: run bench/gpu/prepare.sh where Kiln is built and "
+            "carry bench/gpu/artifacts/" % path)
+    return path
+
+
+_SPEC = re.compile(r"(\w+)\[([\d,]*)\]")
+
+
+def parse_signature(text):
+    """'f32[2,3],f32[3]->f32[2,3]' -> ([(torch.float32, (2, 3)),
+    (torch.float32, (3,))], [(torch.float32, (2, 3))])."""
+    def specs(part):
+        return [(DTYPES[dtype], tuple(int(d) for d in dims.split(",") if d))
+                for dtype, dims in _SPEC.findall(part)]
+    ins, outs = text.split("->")
+    return specs(ins), specs(outs)
+
+
+class KilnFunction:
+    """kiln_<name> of a library: checks the tensors against its signature,
+    calls it with their device pointers and raises KilnError on failure."""
+
+    def __init__(self, lib, name):
+        self.lib = lib
+        self.name = name
+        signature = getattr(lib.handle, "kiln_%s_signature" % name)
+        signature.restype = ctypes.c_char_p
+        self.signature = signature().decode()
+        self.inputs, self.outputs = parse_signature(self.signature)
+        self.fn = getattr(lib.handle, "kiln_" + name)
+        self.fn.restype = ctypes.c_int
+        self.fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+
+    def empty_outputs(self, device=None):
+        device = device or torch.device("cuda", torch.cuda.current_device())
+        return [torch.empty(shape, dtype=dtype, device=device)
+                for dtype, shape in self.outputs]
+
+    def _check(self, kind, tensors, specs):
+        if len(tensors) != len(specs):
+            raise ValueError("kiln_%s takes %d %s, got %d (signature %s)" % (
+                self.name, len(specs), kind, len(tensors), self.signature))
+        for i, (t, (dtype, shape)) in enumerate(zip(tensors, specs)):
+            if not t.is_cuda or t.dtype != dtype or tuple(t.shape) != shape \
+                    or not t.is_contiguous():
+                raise ValueError(
+                    "kiln_%s: %s[%d] must be a contiguous CUDA %s tensor of "
+                    "shape %s, got %s %s %s%s" % (
+                        self.name, kind, i, dtype, list(shape), t.device,
+                        t.dtype, list(t.shape),
+                        "" if t.is_contiguous() else " (not contiguous)"))
+
+    def __call__(self, *inputs, outputs=None):
+        """Runs the function; returns the outputs (allocated here unless
+        given). The call is synchronous."""
+        inputs = list(inputs)
+        self._check("inputs", inputs, self.inputs)
+        if outputs is None:
+            outputs = self.empty_outputs(inputs[0].device if inputs else None)
+        self._check("outputs", outputs, self.outputs)
+        # The library's work is ordered after the legacy default stream
+        # (torch's default); wait for any other current stream explicitly.
+        stream = torch.cuda.current_stream()
+        if stream != torch.cuda.default_stream():
+            stream.synchronize()
+        ins = (ctypes.c_void_p * max(len(inputs), 1))(
+            *[t.data_ptr() for t in inputs])
+        outs = (ctypes.c_void_p * max(len(outputs), 1))(
+            *[t.data_ptr() for t in outputs])
+        rc = self.fn(ins, outs)
+        if rc != 0:
+            raise KilnError("kiln_%s returned %d: %s" % (
+                self.name, rc, self.lib.last_error()))
+        return outputs
+
+
+class KilnLibrary:
+    """A kiln-compile --target=cuda shared library."""
+
+    def __init__(self, path):
+        self.path = path
+        self.handle = ctypes.CDLL(path)
+        self.handle.kiln_last_error.restype = ctypes.c_char_p
+        self.handle.kiln_last_error.argtypes = []
+
+    def last_error(self):
+        return self.handle.kiln_last_error().decode(errors="replace")
+
+    def function(self, name):
+        return KilnFunction(self, name)
+
+
+def time_ms(fn, warmup=2, repeat=10):
+    """Median wall time of fn() in milliseconds, synchronizing around each
+    run (kiln calls are synchronous; torch work is waited for)."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - start) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+_failures = []
+_cases = [0]
+
+
+def report(name, max_abs_err, tol, ok=None, note=""):
+    """Prints `PASS|FAIL name max_abs_err tol [note]`; ok defaults to
+    max_abs_err <= tol (a NaN error fails)."""
+    if ok is None:
+        ok = max_abs_err <= tol  # False for NaN
+    _cases[0] += 1
+    if not ok:
+        _failures.append(name)
+    print("%s %s %.3e %.3e%s" % ("PASS" if ok else "FAIL", name,
+                                 float(max_abs_err), float(tol),
+                                 (" " + note) if note else ""), flush=True)
+    return ok
+
+
+def fail(name, reason):
+    """A case that could not run: FAIL with the reason."""
+    _cases[0] += 1
+    _failures.append(name)
+    print("FAIL %s nan nan %s" % (name, reason), flush=True)
+
+
+def compare(name, got, ref, tol, note=""):
+    """Compares a result with its reference (converted to float64 on the
+    reference's device): max |got - ref| <= tol."""
+    got = got.to(device=ref.device, dtype=torch.float64)
+    ref = ref.to(torch.float64)
+    if got.shape != ref.shape:
+        fail(name, "shape %s != reference %s" % (list(got.shape),
+                                                 list(ref.shape)))
+        return False
+    err = (got - ref).abs().max().item() if ref.numel() else 0.0
+    if ref.numel() and not torch.isfinite(got).all().item():
+        err = float("nan")
+    return report(name, err, tol, note=note)
+
+
+def finish():
+    """Exits 1 if a case failed, after a one-line summary."""
+    print("%s: %d cases, %d failed%s" % (
+        os.path.basename(sys.argv[0]), _cases[0], len(_failures),
+        (": " + " ".join(_failures)) if _failures else ""), flush=True)
+    sys.exit(1 if _failures else 0)

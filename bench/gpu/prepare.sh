@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds, HERE (where LLVM/MLIR, the CUDA toolkit and Kiln's build are), every
+# library the device-side checks load, into bench/gpu/artifacts/ (git-ignored),
+# which is then carried with the working tree to the GPU machine, where
+# bench/gpu/run.sh runs the checks with torch and the CUDA driver only.
+#
+#   bench/gpu/prepare.sh [--no-build] [--only NAME]
+#
+# It builds kiln-compile and the CUDA runtime (unless --no-build), then runs
+# every hook bench/gpu/prepare_<NAME>.sh (or only NAME), each of which writes
+# its own files into $KILN_GPU_ARTIFACTS. A failing hook is reported and the
+# others still run; the exit code is non-zero if any failed. The hooks get:
+#   KILN_ROOT           the repository root
+#   KILN_BUILD_DIR      Kiln's build directory
+#   KILN_COMPILE        kiln-compile
+#   KILN_GPU_ARTIFACTS  where to write (bench/gpu/artifacts)
+#   KILN_GPU_CHIP       the GPU architecture (default sm_90, the H200's)
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${KILN_BUILD_DIR:-$root/build}
+artifacts=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts}
+do_build=1
+only=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-build) do_build= ;;
+    --only) only=$2; shift ;;
+    *) echo "usage: $0 [--no-build] [--only NAME]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ -n "$do_build" ]; then
+  KILN_BUILD_DIR=$build "$root/scripts/build.sh" --target kiln-compile kiln-opt \
+    KilnCudaRuntime -j2 || { echo "prepare: the build failed" >&2; exit 1; }
+fi
+if [ ! -f "$build/lib/libKilnCudaRuntime.a" ]; then
+  echo "prepare: $build/lib/libKilnCudaRuntime.a is missing: Kiln was" \
+       "configured without the CUDA toolkit (cuda.h)" >&2
+  exit 1
+fi
+
+export KILN_ROOT=$root KILN_BUILD_DIR=$build
+export KILN_COMPILE=$build/bin/kiln-compile
+export KILN_GPU_ARTIFACTS=$artifacts
+export KILN_GPU_CHIP=${KILN_GPU_CHIP:-sm_90}
+mkdir -p "$artifacts"
+
+failed=()
+for hook in "$root"/bench/gpu/prepare_*.sh; do
+  name=$(basename "$hook" .sh); name=${name#prepare_}
+  [ -n "$only" ] && [ "$name" != "$only" ] && continue
+  start=$(date +%s)
+  if bash "$hook"; then
+    echo "prepare: $name ok ($(( $(date +%s) - start )) s)"
+  else
+    echo "prepare: $name FAILED ($(( $(date +%s) - start )) s)" >&2
+    failed+=("$name")
+  fi
+done
+
+listing=$(cd "$artifacts" && ls -l --time-style=+ | awk 'NR > 1 && $NF != "MANIFEST.txt" {print $5, $NF}')
+{
+  echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (modified)')"
+  echo "prepared $(date -u +%Y-%m-%dT%H:%M:%SZ) for ${KILN_GPU_CHIP}"
+  echo "failed hooks: ${failed[*]:-none}"
+  echo "$listing"
+} > "$artifacts/MANIFEST.txt"
+echo "prepare: artifacts in $artifacts ($(du -sh "$artifacts" | cut -f1))"
+[ ${#failed[@]} -eq 0 ] || { echo "prepare: failed: ${failed[*]}" >&2; exit 1; }

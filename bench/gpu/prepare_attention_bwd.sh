@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Libraries of check_attention_bwd.py and bench_attention_bwd.py, one kiln
+# function per library (the cases of attention_bwd_cases.py), compiled with
+# kiln-compile --target=cuda into $KILN_GPU_ARTIFACTS/attention_bwd/, so that
+# a case that fails to compile fails alone. A hook of bench/gpu/prepare.sh,
+# which sets the KILN_* variables; it also runs by itself:
+#
+#   bench/gpu/prepare_attention_bwd.sh [check|bench]   # default: both
+#
+# Up-to-date libraries are kept. Exits non-zero if any case failed to
+# compile (its error is in the .log next to its .mlir).
+set -uo pipefail
+root=${KILN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+build=${KILN_BUILD_DIR:-$root/build}
+compile=${KILN_COMPILE:-$build/bin/kiln-compile}
+chip=${KILN_GPU_CHIP:-sm_90}
+out=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts}/attention_bwd
+only=${1:-}
+
+mkdir -p "$out"
+/usr/bin/python3 "$root/bench/gpu/attention_bwd_cases.py" --out "$out" \
+  ${only:+--only "$only"} > "$out/list.txt" || exit 1
+
+failed=0
+built=0
+while read -r mlir; do
+  lib=${mlir%.mlir}.so
+  if [ -f "$lib" ] && [ "$lib" -nt "$mlir" ] && [ "$lib" -nt "$compile" ]; then
+    continue
+  fi
+  if "$compile" --target=cuda --gpu-chip="$chip" "$mlir" -o "$lib" \
+       2> "${mlir%.mlir}.log"; then
+    built=$((built + 1))
+  else
+    echo "prepare_attention_bwd: FAILED $mlir (see ${mlir%.mlir}.log)" >&2
+    rm -f "$lib"
+    failed=$((failed + 1))
+  fi
+done < "$out/list.txt"
+echo "prepare_attention_bwd: built $built, $failed failure(s) in $out"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs THERE, on the GPU machine, from the repository root, with the
+# artifacts that bench/gpu/prepare.sh built here carried along: every
+# bench/gpu/check_*.py, then every bench/gpu/bench_*.py (each with its own
+# time limit), printing the environment first and a summary last.
+#
+#   bench/gpu/run.sh [--quick] [--checks-only] [PATTERN]
+#
+# --quick passes --quick to each script (the smallest cases, for a first
+# smoke run); PATTERN runs only the scripts whose name contains it. Writes
+# the log to $OUT/gpu-run.log when OUT is set. Exits non-zero if a check
+# failed (or timed out, or crashed); a benchmark's failure is listed in the
+# summary but does not change the exit code.
+# Needs python3 with torch and numpy, and the CUDA driver; not LLVM or Kiln.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+quick=
+checks_only=
+pattern=
+for arg in "$@"; do
+  case $arg in
+    --quick) quick=--quick ;;
+    --checks-only) checks_only=1 ;;
+    -*) echo "usage: $0 [--quick] [--checks-only] [PATTERN]" >&2; exit 2 ;;
+    *) pattern=$arg ;;
+  esac
+done
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  exec > >(tee -a "$OUT/gpu-run.log") 2>&1
+fi
+python=${PYTHON:-python3}
+# Per-script limits and the whole run's budget, in seconds.
+check_limit=${KILN_GPU_CHECK_LIMIT:-90}
+bench_limit=${KILN_GPU_BENCH_LIMIT:-120}
+budget=${KILN_GPU_BUDGET:-210}
+
+echo "== environment"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
+  --format=csv,noheader 2>&1 | head -4
+$python -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "device", torch.cuda.get_device_name() if torch.cuda.is_available() else "NONE")' 2>&1
+if [ -f bench/gpu/artifacts/MANIFEST.txt ]; then
+  sed 's/^/artifacts: /' bench/gpu/artifacts/MANIFEST.txt | head -3
+else
+  echo "run: bench/gpu/artifacts/ is missing: run bench/gpu/prepare.sh where" \
+       "Kiln is built and carry the artifacts" >&2
+  exit 1
+fi
+
+start=$(date +%s)
+passed=()
+failed=()
+skipped=()
+run_script() {  # kind limit script
+  local kind=$1 limit=$2 script=$3 name rc t0
+  name=$(basename "$script" .py)
+  if [ -n "$pattern" ] && [[ $name != *"$pattern"* ]]; then return; fi
+  if [ $(( $(date +%s) - start )) -ge "$budget" ]; then
+    echo "== $name: SKIPPED (the run's ${budget} s budget is spent)"
+    skipped+=("$name"); return
+  fi
+  echo "== $name"
+  t0=$(date +%s)
+  timeout -k 5 "$limit" $python "$script" $quick
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    passed+=("$name")
+  else
+    [ $rc -eq 124 ] && echo "FAIL $name nan nan (timed out after ${limit} s)"
+    failed+=("$kind:$name")
+  fi
+  echo "-- $name: exit $rc, $(( $(date +%s) - t0 )) s"
+}
+# The runtime's own check first: if it fails, the others cannot pass.
+checks=(bench/gpu/check_runtime.py)
+for script in bench/gpu/check_*.py; do
+  [ "$script" != bench/gpu/check_runtime.py ] && checks+=("$script")
+done
+for script in "${checks[@]}"; do
+  [ -e "$script" ] && run_script check "$check_limit" "$script"
+done
+if [ -z "$checks_only" ]; then
+  for script in bench/gpu/bench_*.py; do
+    [ -e "$script" ] && run_script bench "$bench_limit" "$script"
+  done
+fi
+
+echo "== summary: ${#passed[@]} passed, ${#failed[@]} failed, ${#skipped[@]} skipped, $(( $(date +%s) - start )) s"
+[ ${#failed[@]} -eq 0 ] || echo "failed: ${failed[*]}"
+[ ${#skipped[@]} -eq 0 ] || echo "skipped: ${skipped[*]}"
+for entry in "${failed[@]}"; do
+  [[ $entry == check:* ]] && exit 1
+done
+exit 0

@@ -1,0 +1,108 @@
+//===- Passes.td - Kiln passes that move host code to the GPU -------------===//
+//
+// The stages of kiln-lower-to-nvvm between bufferization and kernel
+// outlining: buffers move to the device, linalg loops map to blocks and
+// threads, and whatever host code still reads or writes a buffer becomes a
+// one-thread kernel. See docs/GPUBackend.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CONVERSION_GPUHOST_PASSES_TD
+#define KILN_CONVERSION_GPUHOST_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnGPUHostToDevicePass : Pass<"kiln-gpu-host-to-device", "ModuleOp"> {
+  let summary = "Allocate the host's buffers on the device";
+  let description = [{
+    On bufferized host code (outside `gpu.launch` and `gpu.module`):
+    - `memref.alloc` becomes `gpu.alloc`, `memref.dealloc` becomes
+      `gpu.dealloc` (run the buffer deallocation pipeline first: its
+      deallocations are the ones kept);
+    - `memref.get_global` of a constant becomes a `gpu.alloc` filled by a
+      `gpu.memcpy` from the host global, freed by a `gpu.dealloc` at the end
+      of its block;
+    - `memref.copy` becomes `linalg.copy`, which the loop mapping then runs
+      as a kernel (it may copy between strided views, which `gpu.memcpy`
+      cannot).
+
+    Function arguments are device buffers already (the runtime ABI), so
+    after this pass every buffer the host code holds lives on the device.
+
+    ```mlir
+    %0 = memref.alloc() : memref<4xf32>
+    // becomes
+    %0 = gpu.alloc () : memref<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
+def KilnGPUMapParallelLoopsPass
+    : Pass<"kiln-gpu-map-parallel-loops", "func::FuncOp"> {
+  let summary = "Map host scf.parallel loops to GPU blocks and threads";
+  let description = [{
+    Prepares every outermost `scf.parallel` of host code for
+    `convert-parallel-loops-to-gpu`: its dimensions are collapsed into one
+    (the innermost, contiguous dimension varies fastest, so consecutive
+    threads touch consecutive elements), the collapsed loop is tiled by
+    `block-size`, and the tile loop is mapped to `block_x`, the point loop
+    to `thread_x`. Parallel loops nested deeper run sequentially in their
+    thread. A loop whose trip count is statically zero is erased: it has no
+    work, and a launch of zero blocks is a CUDA error.
+
+    One flat grid avoids the limits of the y and z grid dimensions (65535)
+    and the sequential loops that a rank > 3 loop would keep when mapped
+    dimension by dimension.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def KilnGPUHostCodeToKernelsPass
+    : Pass<"kiln-gpu-host-code-to-kernels", "func::FuncOp"> {
+  let summary = "Run host code that dereferences buffers as one-thread "
+                "kernels";
+  let description = [{
+    After `convert-parallel-loops-to-gpu`, host code may still read or
+    write buffers: a linalg op without parallel dimensions became a plain
+    `scf.for` nest, and `tensor.extract` became a `memref.load`. Each such
+    host op (or region op whose regions hold no `gpu.launch`) is moved into
+    its own `gpu.launch` of one block of one thread.
+
+    A scalar result of a moved op (the value of a `memref.load`) is stored
+    into a fresh zero-dimensional device buffer by the kernel, and reloaded
+    from it at the start of each `gpu.launch` that uses it, so no value is
+    read from device memory on the host. A use that is not inside a
+    `gpu.launch` is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def KilnGPUCheckHostCodePass : Pass<"kiln-gpu-check-host-code", "ModuleOp"> {
+  let summary = "Check that host code never dereferences a buffer";
+  let description = [{
+    Fails with a diagnostic at each op outside `gpu.launch` and `gpu.module`
+    that reads, writes or allocates a memref on the host: after the GPU
+    pipeline's mapping every buffer lives on the device, so such an op would
+    dereference a device pointer on the CPU. `gpu` dialect ops (which call
+    the runtime) and reads of constant globals (the sources of
+    `gpu.memcpy`) are allowed. The IR is not changed.
+  }];
+}
+
+#endif // KILN_CONVERSION_GPUHOST_PASSES_TD

@@ -1,0 +1,112 @@
+//===- MapParallelLoops.cpp - kiln-gpu-map-parallel-loops ------------------===//
+//
+// Collapses each outermost host scf.parallel into one dimension, tiles it by
+// the block size and maps the tiles to blocks, the points to threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/GPUHost/Passes.h"
+
+#include "Utils.h"
+
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <numeric>
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNGPUMAPPARALLELLOOPSPASS
+#include "kiln/Conversion/GPUHost/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+/// The static trip count of `loop` (the product over its dimensions), or
+/// nullopt when a bound or step is not a constant.
+static std::optional<int64_t> getStaticTripCount(scf::ParallelOp loop) {
+  int64_t count = 1;
+  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                       loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb);
+    std::optional<int64_t> u = getConstantIntValue(ub);
+    std::optional<int64_t> s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return std::nullopt;
+    count *= *u > *l ? llvm::divideCeil(*u - *l, *s) : 0;
+  }
+  return count;
+}
+
+/// Maps every dimension of `loop` to `processor`.
+static LogicalResult mapTo(scf::ParallelOp loop, gpu::Processor processor) {
+  MLIRContext *context = loop.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
+  SmallVector<gpu::ParallelLoopDimMappingAttr> mapping(
+      loop.getNumLoops(),
+      gpu::ParallelLoopDimMappingAttr::get(context, processor, identity,
+                                           identity));
+  return gpu::setMappingAttr(loop, mapping);
+}
+
+namespace {
+
+struct KilnGPUMapParallelLoopsPass
+    : kiln::impl::KilnGPUMapParallelLoopsPassBase<
+          KilnGPUMapParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (blockSize <= 0) {
+      getOperation().emitError()
+          << "kiln-gpu-map-parallel-loops: block-size must be positive, got "
+          << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    SmallVector<scf::ParallelOp> roots;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>() && isHostCode(loop))
+        roots.push_back(loop);
+    });
+
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp root : roots) {
+      std::optional<int64_t> tripCount = getStaticTripCount(root);
+      if (tripCount && *tripCount == 0) {
+        rewriter.eraseOp(root);
+        continue;
+      }
+
+      // One dimension, the last (contiguous) one varying fastest. The loop
+      // is rebuilt in place of `root`, right before the op after it.
+      scf::ParallelOp loop = root;
+      if (root.getNumLoops() > 1) {
+        Operation *next = root->getNextNode();
+        std::vector<unsigned> dims(root.getNumLoops());
+        std::iota(dims.begin(), dims.end(), 0);
+        collapseParallelLoops(rewriter, root, {dims});
+        loop = cast<scf::ParallelOp>(next->getPrevNode());
+      }
+
+      // Tiles of one block each; a static trip count below the block size
+      // gives one smaller block. The point loop keeps a constant bound (the
+      // block size) and guards its body, as convert-parallel-loops-to-gpu
+      // needs a constant block size.
+      int64_t tile = tripCount ? std::min<int64_t>(blockSize, *tripCount)
+                               : int64_t(blockSize);
+      auto [outer, inner] =
+          scf::tileParallelLoop(loop, {tile}, /*noMinMaxBounds=*/true);
+      if (failed(mapTo(outer, gpu::Processor::BlockX)) ||
+          failed(mapTo(inner, gpu::Processor::ThreadX)))
+        return signalPassFailure();
+      // Deeper parallel loops run in their thread.
+      inner.getBody()->walk([&](scf::ParallelOp nested) {
+        (void)mapTo(nested, gpu::Processor::Sequential);
+      });
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,404 @@
+//===- DecomposeAttention.cpp - Attention as primitive kiln ops -----------===//
+//
+// kiln.attention and kiln.attention_grad written out as primitive kiln ops
+// in the rank-5 grouped-query layout of docs/Attention.md: Q, dO and O are
+// viewed as [B, Hkv, R, Sq, D], K and V as [B, Hkv, 1, Sk, D], so the R
+// query heads of a group broadcast against their kv head inside kiln.matmul
+// (a view, never a repeat) and dK, dV reduce over R with one kiln.sum.
+//
+// Every op built here has a backward rule, so the decomposed graph can be
+// differentiated; kiln.attention_grad's own rule (Rules/AttentionRules.cpp)
+// relies on it for second order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/Transforms/DecomposeAttention.h"
+#include "AttentionDecomposition.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNDECOMPOSEATTENTIONPASS
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::autodiff;
+
+namespace {
+
+/// The forward part shared by both decompositions: the rank-5 operands in
+/// the compute type and the attention probabilities built from them.
+struct AttentionForward {
+  /// f32 for f16 and bf16 (as the fused lowerings), else the element type.
+  Type computeType;
+  /// [B, Hkv, R, Sq, Dk], [B, Hkv, 1, Sk, Dk], [B, Hkv, 1, Sk, Dv].
+  Value query, key, value;
+  /// tanh(s / c) of the scaled scores s, when softcapping.
+  Value tanhScores;
+  /// P and P' = dropout(P), [B, Hkv, R, Sq, Sk]; the same value without
+  /// dropout.
+  Value probs, droppedProbs;
+};
+
+/// Builds the primitive decomposition of one attention op; `OpT` is
+/// AttentionOp or AttentionGradOp, which share their operand and attribute
+/// accessors.
+template <typename OpT>
+class AttentionDecomposer {
+public:
+  AttentionDecomposer(OpBuilder &b, OpT op) : b(b), loc(op.getLoc()), op(op) {
+    auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+    auto keyType = cast<RankedTensorType>(op.getKey().getType());
+    auto valueType = cast<RankedTensorType>(op.getValue().getType());
+    batch = queryType.getDimSize(0);
+    numQueryHeads = queryType.getDimSize(1);
+    numQueries = queryType.getDimSize(2);
+    keyDim = queryType.getDimSize(3);
+    numKVHeads = keyType.getDimSize(1);
+    numKeys = keyType.getDimSize(2);
+    valueDim = valueType.getDimSize(3);
+    groupSize = op.getGroupSize();
+    elementType = queryType.getElementType();
+  }
+
+  AttentionForward buildForward();
+
+  /// [B, Hq, Sq, Dv]: the attention's result in the element type.
+  Value buildOutput(const AttentionForward &forward);
+
+  /// dQ, dK, dV and, for an additive mask, d_mask, from `dout`.
+  SmallVector<Value> buildGradients(const AttentionForward &forward,
+                                    Value dout);
+
+private:
+  /// `x` converted to the compute type (a no-op when it has it).
+  Value toCompute(Value x, Type computeType) {
+    if (getElementType(x) == computeType)
+      return x;
+    return ConvertOp::create(b, loc, x, computeType);
+  }
+  /// `x` converted back to `type`'s element type.
+  Value fromCompute(Value x, Type type) {
+    Type element = cast<RankedTensorType>(type).getElementType();
+    if (getElementType(x) == element)
+      return x;
+    return ConvertOp::create(b, loc, x, element);
+  }
+  /// A rank-0 i64 constant (broadcasts against anything).
+  Value indexScalar(int64_t value) { return createScalar(b, loc, i64(), value); }
+  Type i64() { return b.getI64Type(); }
+  /// `lhs and rhs` of two broadcastable i1 tensors; null is true.
+  Value conjoin(Value lhs, Value rhs) {
+    if (!lhs)
+      return rhs;
+    Value falseValue = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getI1Type()),
+                               false));
+    return SelectOp::create(b, loc, lhs, rhs, falseValue);
+  }
+  /// The shape of a mask of rank <= 4, broadcastable to [B, Hq, Sq, Sk],
+  /// in the rank-5 layout: its head dim is split into [Hkv, R] (or [1, 1]).
+  SmallVector<int64_t> maskShape5(RankedTensorType maskType);
+  /// Per-batch lengths [B] as an i64 [B, 1, 1, 1, 1].
+  Value lengths5(Value lengths) {
+    Value wide = lengths;
+    if (getElementType(lengths) != i64())
+      wide = ConvertOp::create(b, loc, lengths, i64());
+    return reshapeTo(b, loc, wide, {batch, 1, 1, 1, 1});
+  }
+  /// The i1 visibility of docs/Attention.md, broadcastable to
+  /// [B, Hkv, R, Sq, Sk]; null when no term is present.
+  Value buildVisible();
+
+  OpBuilder &b;
+  Location loc;
+  OpT op;
+  int64_t batch, numQueryHeads, numQueries, keyDim, numKVHeads, numKeys,
+      valueDim, groupSize;
+  Type elementType;
+};
+
+} // namespace
+
+template <typename OpT>
+SmallVector<int64_t>
+AttentionDecomposer<OpT>::maskShape5(RankedTensorType maskType) {
+  SmallVector<int64_t> shape4(4 - maskType.getRank(), 1);
+  llvm::append_range(shape4, maskType.getShape());
+  if (shape4[1] == 1)
+    return {shape4[0], 1, 1, shape4[2], shape4[3]};
+  return {shape4[0], numKVHeads, groupSize, shape4[2], shape4[3]};
+}
+
+template <typename OpT> Value AttentionDecomposer<OpT>::buildVisible() {
+  // The terms and their order are those of buildAttentionVisible
+  // (lib/Conversion/KilnToLinalg/Attention.cpp), on index tensors instead
+  // of scalars: i is an iota along Sq, j along Sk.
+  Value visible;
+  auto bounds = [&](std::optional<int64_t> edge) {
+    // p(i) lies in [min(0, Sk - Sq), max(Sq, Sk) - 1]: an edge of Sq + Sk
+    // or more excludes no key, and is left out as the fused lowering does.
+    return edge && *edge < numQueries + numKeys;
+  };
+  std::optional<int64_t> windowLeft;
+  if (IntegerAttr left = op.getWindowLeftAttr())
+    windowLeft = left.getInt();
+  std::optional<int64_t> windowRight = op.getEffectiveWindowRight();
+  bool hasLeft = bounds(windowLeft), hasRight = bounds(windowRight);
+  auto iota = [&](ArrayRef<int64_t> shape, uint64_t axis) -> Value {
+    return IotaOp::create(b, loc, RankedTensorType::get(shape, i64()), axis);
+  };
+  Value rows, columns;
+  if (hasLeft || hasRight || op.getQueryLengths())
+    rows = iota({1, 1, 1, numQueries, 1}, 3);
+  if (hasLeft || hasRight || op.getKeyLengths())
+    columns = iota({1, 1, 1, 1, numKeys}, 4);
+
+  if (hasLeft || hasRight) {
+    // p(i) - L <= j <= p(i) + R, with p(i) = i + offset, as
+    // offset - L <= j - i <= offset + R.
+    int64_t offset = op.getAlignment() == AttentionAlignment::bottom_right
+                         ? numKeys - numQueries
+                         : 0;
+    Value distance = SubOp::create(b, loc, columns, rows);
+    if (hasLeft)
+      visible = conjoin(visible, GeOp::create(b, loc, distance,
+                                              indexScalar(offset - *windowLeft)));
+    if (hasRight)
+      visible = conjoin(visible, LeOp::create(b, loc, distance,
+                                              indexScalar(offset + *windowRight)));
+  }
+  // j < clamp(kl, 0, Sk) is j < kl for every 0 <= j < Sk: the comparison
+  // needs no clamp (likewise for the query lengths).
+  if (Value keyLengths = op.getKeyLengths())
+    visible = conjoin(visible,
+                      LtOp::create(b, loc, columns, lengths5(keyLengths)));
+  if (Value queryLengths = op.getQueryLengths())
+    visible = conjoin(visible,
+                      LtOp::create(b, loc, rows, lengths5(queryLengths)));
+  if (op.hasBooleanMask()) {
+    Value mask = op.getMask();
+    visible = conjoin(
+        visible,
+        reshapeTo(b, loc, mask,
+                  maskShape5(cast<RankedTensorType>(mask.getType()))));
+  }
+  return visible;
+}
+
+template <typename OpT>
+AttentionForward AttentionDecomposer<OpT>::buildForward() {
+  AttentionForward forward;
+  Type computeType = elementType;
+  if (isa<Float16Type, BFloat16Type>(elementType))
+    computeType = b.getF32Type();
+  forward.computeType = computeType;
+  forward.query =
+      reshapeTo(b, loc, toCompute(op.getQuery(), computeType),
+                {batch, numKVHeads, groupSize, numQueries, keyDim});
+  forward.key = reshapeTo(b, loc, toCompute(op.getKey(), computeType),
+                          {batch, numKVHeads, 1, numKeys, keyDim});
+  forward.value = reshapeTo(b, loc, toCompute(op.getValue(), computeType),
+                            {batch, numKVHeads, 1, numKeys, valueDim});
+
+  // s = scale * Q·Kᵀ: K broadcasts over R inside the matmul.
+  Value keyT = TransposeOp::create(b, loc, forward.key, uint64_t(3),
+                                   uint64_t(4));
+  Value scores = MatmulOp::create(b, loc, forward.query, keyT);
+  scores = scale(b, loc, scores, op.getEffectiveScale());
+  if (FloatAttr softcap = op.getSoftcapAttr()) {
+    Value cap = createScalar(b, loc, computeType, softcap.getValueAsDouble());
+    forward.tanhScores = TanhOp::create(b, loc, div(b, loc, scores, cap));
+    scores = mul(b, loc, forward.tanhScores, cap);
+  }
+
+  // t = visible ? s + mask_add : -inf.
+  Value t = scores;
+  bool additive = op.hasAdditiveMask();
+  if (additive) {
+    Value mask = op.getMask();
+    t = add(b, loc, t,
+            reshapeTo(b, loc, toCompute(mask, computeType),
+                      maskShape5(cast<RankedTensorType>(mask.getType()))));
+  }
+  double inf = std::numeric_limits<double>::infinity();
+  Value visible = buildVisible();
+  Value negInf;
+  if (visible || additive)
+    negInf = createScalar(b, loc, computeType, -inf);
+  if (visible)
+    t = SelectOp::create(b, loc, visible, t, negInf);
+
+  // P = softmax(t), with empty rows (max = -inf) exactly 0: they take the
+  // softmax of 0 instead of exp(-inf - -inf), and are zeroed after.
+  Value probs;
+  if (visible || additive) {
+    Value rowMax = MaxOp::create(b, loc, t, ArrayRef<int64_t>{4},
+                                 /*keep_dims=*/true);
+    Value empty = EqOp::create(b, loc, rowMax, negInf);
+    Value zero = createScalar(b, loc, computeType, 0.0);
+    t = SelectOp::create(b, loc, empty, zero, t);
+    probs = SoftmaxOp::create(b, loc, t, uint64_t(4));
+    probs = SelectOp::create(b, loc, empty, zero, probs);
+  } else {
+    probs = SoftmaxOp::create(b, loc, t, uint64_t(4));
+  }
+  forward.probs = probs;
+  // kiln.dropout on [B, Hkv, R, Sq, Sk] numbers its elements as the fused
+  // op numbers [B, Hq, Sq, Sk] (h = g * R + r), so it draws the same Z.
+  forward.droppedProbs = probs;
+  if (op.getDropoutP().convertToDouble() > 0)
+    forward.droppedProbs = DropoutOp::create(b, loc, probs, op.getSeed(),
+                                             op.getDropoutPAttr());
+  return forward;
+}
+
+template <typename OpT>
+Value AttentionDecomposer<OpT>::buildOutput(const AttentionForward &forward) {
+  Value out = MatmulOp::create(b, loc, forward.droppedProbs, forward.value);
+  out = reshapeTo(b, loc, out, {batch, numQueryHeads, numQueries, valueDim});
+  return fromCompute(out, op.getQuery().getType());
+}
+
+template <typename OpT>
+SmallVector<Value>
+AttentionDecomposer<OpT>::buildGradients(const AttentionForward &forward,
+                                         Value dout) {
+  Type computeType = forward.computeType;
+  Value dout5 = reshapeTo(b, loc, toCompute(dout, computeType),
+                          {batch, numKVHeads, groupSize, numQueries, valueDim});
+  auto transposeLast = [&](Value x) -> Value {
+    return TransposeOp::create(b, loc, x, uint64_t(3), uint64_t(4));
+  };
+
+  // dV = P'ᵀ · dO, summed over the R query heads of each kv head.
+  Value dvalue = MatmulOp::create(b, loc, transposeLast(forward.droppedProbs),
+                                  dout5);
+  dvalue = SumOp::create(b, loc, dvalue, ArrayRef<int64_t>{2},
+                         /*keep_dims=*/false);
+
+  // dP = (dO · Vᵀ) * Z / (1 - p): dropout is linear in its input.
+  Value dprobs = MatmulOp::create(b, loc, dout5, transposeLast(forward.value));
+  if (op.getDropoutP().convertToDouble() > 0)
+    dprobs = DropoutOp::create(b, loc, dprobs, op.getSeed(),
+                               op.getDropoutPAttr());
+  // dT = P * (dP - rowsum(dP * P)).
+  Value rowDot = SumOp::create(b, loc, mul(b, loc, dprobs, forward.probs),
+                               ArrayRef<int64_t>{4}, /*keep_dims=*/true);
+  Value dt = mul(b, loc, forward.probs, sub(b, loc, dprobs, rowDot));
+
+  // dS = dT * (1 - tanh²(s / c)) with softcap; the mask's gradient is dT.
+  Value ds = dt;
+  if (forward.tanhScores) {
+    Value one = createScalar(b, loc, computeType, 1.0);
+    ds = mul(b, loc, dt,
+             sub(b, loc, one,
+                 mul(b, loc, forward.tanhScores, forward.tanhScores)));
+  }
+
+  // dQ = scale * dS · K, dK = scale * dSᵀ · Q summed over R.
+  double scaleValue = op.getEffectiveScale();
+  Value dquery = scale(b, loc, MatmulOp::create(b, loc, ds, forward.key),
+                       scaleValue);
+  dquery = reshapeTo(b, loc, dquery,
+                     {batch, numQueryHeads, numQueries, keyDim});
+  Value dkey = scale(b, loc,
+                     MatmulOp::create(b, loc, transposeLast(ds), forward.query),
+                     scaleValue);
+  dkey = SumOp::create(b, loc, dkey, ArrayRef<int64_t>{2},
+                       /*keep_dims=*/false);
+
+  SmallVector<Value> results = {
+      fromCompute(dquery, op.getQuery().getType()),
+      fromCompute(dkey, op.getKey().getType()),
+      fromCompute(dvalue, op.getValue().getType())};
+  if (op.hasAdditiveMask()) {
+    Type maskType = op.getMask().getType();
+    Value dt4 = reshapeTo(b, loc, dt,
+                          {batch, numQueryHeads, numQueries, numKeys});
+    Type maskCompute = cast<RankedTensorType>(maskType).clone(computeType);
+    results.push_back(
+        fromCompute(reduceToType(b, loc, dt4, maskCompute), maskType));
+  }
+  return results;
+}
+
+Value mlir::kiln::buildAttentionDecomposition(OpBuilder &builder,
+                                              AttentionOp op) {
+  AttentionDecomposer<AttentionOp> decomposer(builder, op);
+  return decomposer.buildOutput(decomposer.buildForward());
+}
+
+SmallVector<Value>
+mlir::kiln::buildAttentionGradDecomposition(OpBuilder &builder,
+                                            AttentionGradOp op) {
+  AttentionDecomposer<AttentionGradOp> decomposer(builder, op);
+  return decomposer.buildGradients(decomposer.buildForward(), op.getDout());
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns and the pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct DecomposeAttention : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildAttentionDecomposition(rewriter, op));
+    return success();
+  }
+};
+
+struct DecomposeAttentionGrad : OpRewritePattern<AttentionGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionGradOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildAttentionGradDecomposition(rewriter, op));
+    return success();
+  }
+};
+
+struct KilnDecomposeAttentionPass
+    : public kiln::impl::KilnDecomposeAttentionPassBase<
+          KilnDecomposeAttentionPass> {
+  void runOnOperation() override {
+    if (failed(decomposeAttentionOps(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::kiln::populateDecomposeAttentionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<DecomposeAttention, DecomposeAttentionGrad>(
+      patterns.getContext());
+}
+
+LogicalResult mlir::kiln::decomposeAttentionOps(Operation *root) {
+  // A plain walk rather than a pattern driver: the rewrites always apply and
+  // create no attention op, and unreachable blocks are expanded too.
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (op != root && isa<AttentionOp, AttentionGradOp>(op))
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (Operation *op : ops) {
+    rewriter.setInsertionPoint(op);
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      rewriter.replaceOp(op, buildAttentionDecomposition(rewriter, attention));
+    else
+      rewriter.replaceOp(op, buildAttentionGradDecomposition(
+                                 rewriter, cast<AttentionGradOp>(op)));
+  }
+  return success();
+}

@@ -1,0 +1,214 @@
+//===- GPU.cpp - The kiln-lower-to-nvvm pipeline ---------------------------===//
+//
+// kiln ops on tensors -> host code in the LLVM dialect calling the mgpu*
+// runtime, and gpu.binary ops holding the kernels. See docs/GPUBackend.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "kiln/Conversion/GPUHost/Passes.h"
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVM/NVVM/Utils.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+/// The CUDA toolkit that gpu-module-to-binary takes ptxas and libdevice
+/// from. MLIR looks at $CUDA_ROOT, $CUDA_HOME and $CUDA_PATH (and a path
+/// fixed when MLIR was built, empty for Debian's packages); when none is
+/// set, the toolkit CMake found when Kiln was configured. An empty result
+/// leaves MLIR to search ptxas on $PATH, without libdevice.
+static std::string getCUDAToolkitPath() {
+  if (!NVVM::getCUDAToolkitPath().empty())
+    return "";
+#ifdef KILN_CUDA_TOOLKIT_DIR
+  if (llvm::sys::fs::is_directory(KILN_CUDA_TOOLKIT_DIR))
+    return KILN_CUDA_TOOLKIT_DIR;
+#endif
+  return "";
+}
+
+void mlir::kiln::buildKilnToNVVMPipeline(
+    OpPassManager &pm, const KilnToNVVMPipelineOptions &options) {
+  // Gradients first, so that attention_grad ops that kiln-autodiff makes
+  // reach the attention kernels too.
+  pm.addPass(createKilnAutodiffPass());
+  ConvertKilnAttentionToGPUPassOptions attention;
+  attention.tensorCores = options.tensorCores;
+  pm.addPass(createConvertKilnAttentionToGPUPass(attention));
+
+  // Everything else goes the CPU's way to linalg on tensors, then to
+  // buffers with the CPU's ABI (identity layouts, results as
+  // caller-allocated out-params, deallocations placed by ownership).
+  pm.addPass(createConvertKilnToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createKilnPrepareEntryPointsPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  // Buffers to the device, linalg to kernels: each linalg op becomes one
+  // flat grid of threads, one per point of its parallel dims (reductions
+  // run sequentially in the thread); host code that still touches a buffer
+  // becomes a one-thread kernel; then nothing on the host may dereference
+  // a buffer.
+  pm.addPass(createKilnGPUHostToDevicePass());
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createKilnGPUMapParallelLoopsPass());
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addNestedPass<func::FuncOp>(createKilnGPUHostCodeToKernelsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createKilnGPUCheckHostCodePass());
+
+  // Kernels: outlining, the NVVM target, NVVM (the tail of upstream's
+  // gpu-lower-to-nvvm-pipeline, with Kiln's options and toolkit path).
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // gpu-to-llvm lowers gpu.alloc, gpu.dealloc and gpu.memcpy only in their
+  // async form: each function gets one stream that orders its launches,
+  // allocations and copies, and waits for it before returning (the call is
+  // synchronous, the ABI of docs/GPUBackend.md).
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+
+  // Host: launches become mgpu* runtime calls, kernels become gpu.binary.
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = getCUDAToolkitPath();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+LogicalResult mlir::kiln::collectOpsLoweredToGPU(ModuleOp module,
+                                                 std::vector<std::string> &ops,
+                                                 std::string &error) {
+  MLIRContext *context = module.getContext();
+  OwningOpRef<ModuleOp> copy(module.clone());
+  llvm::raw_string_ostream os(error);
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diagnostic) {
+    os << diagnostic.getLocation() << ": " << diagnostic << "\n";
+    for (const Diagnostic &note : diagnostic.getNotes())
+      os << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
+  PassManager pm(context);
+  KilnToNVVMPipelineOptions options;
+  options.format = "isa";
+  buildKilnToNVVMPipeline(pm, options);
+  if (failed(pm.run(*copy)))
+    return failure();
+  module.walk([&](Operation *op) {
+    if (op->getDialect() &&
+        op->getDialect()->getNamespace() == KilnDialect::getDialectNamespace())
+      ops.push_back(op->getName().getStringRef().str());
+  });
+  return success();
+}
+
+void mlir::kiln::registerGPUPipelineDialects(DialectRegistry &registry) {
+  registerCPUPipelineDialects(registry);
+  registry.insert<affine::AffineDialect, gpu::GPUDialect, index::IndexDialect,
+                  NVVM::NVVMDialect, nvgpu::NVGPUDialect, ub::UBDialect>();
+  // The dialect conversions that convert-gpu-to-nvvm and gpu-to-llvm look
+  // up through ConvertToLLVMPatternInterface.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  gpu::registerConvertGpuToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
+  // #nvvm.target serialization, and the LLVM IR translations it (kernels)
+  // and the host's translation (gpu.binary, launches) need.
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}

@@ -1,0 +1,711 @@
+//===- CudaRuntime.cpp - Kiln's CUDA driver-API runtime -------------------===//
+//
+// The `mgpu*` functions that code lowered by MLIR's `gpu-to-llvm` and
+// `#gpu.select_object` calls, written over the CUDA driver API, which is
+// opened with dlopen at first use. See include/kiln/Runtime/CudaRuntime.h for
+// the contract and docs/GPURuntime.md for the design.
+//
+// The file is linked into ahead-of-time libraries that must need nothing but
+// libc (and libcuda.so.1, opened at run time): it uses no C++ library
+// facility (no exceptions, RTTI, new/delete, std::string or function-local
+// statics with dynamic initialization, which would pull in libstdc++), only
+// the C library and pthreads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Runtime/CudaRuntime.h"
+
+#include "cuda.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KILN_STRINGIFY_IMPL(x) #x
+/// The symbol a cuda.h name expands to, as a string (cuMemAlloc ->
+/// "cuMemAlloc_v2").
+#define KILN_STRINGIFY(x) KILN_STRINGIFY_IMPL(x)
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The error slot
+//===----------------------------------------------------------------------===//
+
+/// This thread's first error since the last clear. Trivially constructible
+/// and destructible, so thread-local storage needs no C++ runtime support.
+thread_local char errorMessage[2048];
+thread_local bool hasError = false;
+
+/// Records a formatted message unless an error is already recorded.
+__attribute__((format(printf, 1, 2))) void reportError(const char *format,
+                                                       ...) {
+  if (hasError)
+    return;
+  va_list args;
+  va_start(args, format);
+  vsnprintf(errorMessage, sizeof(errorMessage), format, args);
+  va_end(args);
+  hasError = true;
+}
+
+//===----------------------------------------------------------------------===//
+// The driver, opened with dlopen
+//===----------------------------------------------------------------------===//
+
+/// Function pointers to the driver API, named as the symbols they resolve
+/// (cuda.h's macros turn `driver.cuMemAlloc` into `driver.cuMemAlloc_v2`).
+struct Driver {
+#define KILN_CUDA_REQUIRED(name) decltype(&::name) name;
+#include "DriverFunctions.def"
+};
+
+Driver driver;
+/// Why the driver cannot be used, or empty once it is initialized.
+char driverError[1024];
+pthread_once_t driverOnce = PTHREAD_ONCE_INIT;
+
+/// `CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected`, or the number
+/// when the driver cannot name the code (the toolkit's stub library).
+void formatResult(CUresult result, char *buffer, size_t size) {
+  const char *name = nullptr, *text = nullptr;
+  if (driver.cuGetErrorName)
+    driver.cuGetErrorName(result, &name);
+  if (driver.cuGetErrorString)
+    driver.cuGetErrorString(result, &text);
+  if (name && text)
+    snprintf(buffer, size, "%s: %s", name, text);
+  else if (name)
+    snprintf(buffer, size, "%s", name);
+  else if (result == CUDA_ERROR_STUB_LIBRARY)
+    snprintf(buffer, size,
+             "CUDA_ERROR_STUB_LIBRARY: the toolkit's stub libcuda.so was "
+             "loaded instead of a driver");
+  else
+    snprintf(buffer, size, "CUresult %d", int(result));
+}
+
+/// The library the runtime opens: KILN_CUDA_DRIVER if set (a path, used by
+/// the tests to point at a stub), else the driver's soname.
+const char *getDriverPath() {
+  const char *path = getenv("KILN_CUDA_DRIVER");
+  return path && *path ? path : "libcuda.so.1";
+}
+
+void loadDriver() {
+  const char *path = getDriverPath();
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    snprintf(driverError, sizeof(driverError),
+             "cannot load the CUDA driver %s (%s): is an NVIDIA driver "
+             "installed?",
+             path, reason ? reason : "unknown reason");
+    return;
+  }
+#define KILN_CUDA_REQUIRED(name)                                               \
+  driver.name = reinterpret_cast<decltype(driver.name)>(                       \
+      dlsym(library, KILN_STRINGIFY(name)));                                   \
+  if (!driver.name) {                                                          \
+    snprintf(driverError, sizeof(driverError),                                 \
+             "the CUDA driver %s has no function %s (the driver is too old)",  \
+             path, KILN_STRINGIFY(name));                                      \
+    return;                                                                    \
+  }
+#define KILN_CUDA_OPTIONAL(name)                                               \
+  driver.name = reinterpret_cast<decltype(driver.name)>(                       \
+      dlsym(library, KILN_STRINGIFY(name)));
+#include "DriverFunctions.def"
+  CUresult result = driver.cuInit(0);
+  if (result != CUDA_SUCCESS) {
+    char text[256];
+    formatResult(result, text, sizeof(text));
+    snprintf(driverError, sizeof(driverError), "cuInit failed: %s", text);
+    return;
+  }
+  driverError[0] = '\0';
+}
+
+/// Opens and initializes the driver once per process; reports why it cannot
+/// be used (on every call, since each thread has its own slot).
+bool ensureDriver() {
+  pthread_once(&driverOnce, loadDriver);
+  if (driverError[0]) {
+    reportError("%s", driverError);
+    return false;
+  }
+  return true;
+}
+
+/// Checks a driver call: on failure, records what was called (a printf
+/// format, formatted only then) with the result's name.
+__attribute__((format(printf, 2, 3))) bool check(CUresult result,
+                                                 const char *format, ...) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  char what[512], text[256];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(what, sizeof(what), format, args);
+  va_end(args);
+  formatResult(result, text, sizeof(text));
+  reportError("%s failed: %s", what, text);
+  return false;
+}
+
+/// Like `check`, for calls that release resources: those run even after an
+/// error, and a failure of theirs never replaces the first error.
+void checkCleanup(CUresult result, const char *what) {
+  if (!hasError)
+    check(result, "%s", what);
+}
+
+//===----------------------------------------------------------------------===//
+// Contexts
+//===----------------------------------------------------------------------===//
+
+/// The device used when the calling thread has no current context.
+thread_local int32_t defaultDevice = 0;
+
+constexpr int kMaxDevices = 64;
+/// The retained primary contexts, per device ordinal.
+CUcontext primaryContexts[kMaxDevices];
+/// Whether each device supports stream-ordered allocation: 0 unknown, 1 yes,
+/// 2 no.
+int memoryPools[kMaxDevices];
+pthread_mutex_t contextMutex = PTHREAD_MUTEX_INITIALIZER;
+
+/// Makes a context current for its lifetime: the thread's current one if it
+/// has one (PyTorch's, say), else the default device's primary context, which
+/// it retains once and pushes. `ok` is false (with the error recorded) when
+/// there is none.
+class ScopedContext {
+public:
+  ScopedContext() {
+    if (!ensureDriver())
+      return;
+    CUcontext current = nullptr;
+    if (!check(driver.cuCtxGetCurrent(&current), "cuCtxGetCurrent"))
+      return;
+    if (current) {
+      ok = true;
+      return;
+    }
+    int32_t ordinal = defaultDevice;
+    if (ordinal < 0 || ordinal >= kMaxDevices) {
+      reportError("device %d is out of range", int(ordinal));
+      return;
+    }
+    pthread_mutex_lock(&contextMutex);
+    CUcontext context = primaryContexts[ordinal];
+    if (!context) {
+      CUdevice device;
+      if (check(driver.cuDeviceGet(&device, ordinal), "cuDeviceGet(%d)",
+                int(ordinal)) &&
+          check(driver.cuDevicePrimaryCtxRetain(&context, device),
+                "cuDevicePrimaryCtxRetain"))
+        primaryContexts[ordinal] = context;
+    }
+    pthread_mutex_unlock(&contextMutex);
+    if (!context || !check(driver.cuCtxPushCurrent(context),
+                           "cuCtxPushCurrent"))
+      return;
+    pushed = true;
+    ok = true;
+  }
+  ~ScopedContext() {
+    if (pushed)
+      checkCleanup(driver.cuCtxPopCurrent(nullptr), "cuCtxPopCurrent");
+  }
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+
+  bool ok = false;
+
+private:
+  bool pushed = false;
+};
+
+/// Whether the current context's device supports cuMemAllocAsync.
+bool hasMemoryPools() {
+  if (!driver.cuMemAllocAsync || !driver.cuMemFreeAsync)
+    return false;
+  CUdevice device;
+  if (driver.cuCtxGetDevice(&device) != CUDA_SUCCESS || device < 0 ||
+      device >= kMaxDevices)
+    return false;
+  int known = __atomic_load_n(&memoryPools[device], __ATOMIC_RELAXED);
+  if (!known) {
+    int supported = 0;
+    if (driver.cuDeviceGetAttribute(
+            &supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, device) !=
+        CUDA_SUCCESS)
+      supported = 0;
+    known = supported ? 1 : 2;
+    __atomic_store_n(&memoryPools[device], known, __ATOMIC_RELAXED);
+  }
+  return known == 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Modules
+//===----------------------------------------------------------------------===//
+
+constexpr int kMaxModuleContexts = 16;
+
+/// What mgpuModuleLoad returns: the embedded image, and the module loaded
+/// from it in each context that used it. Loading waits for the first kernel
+/// lookup, because `#gpu.select_object` loads modules from a global
+/// constructor, which runs when the library is loaded: possibly before the
+/// process created its CUDA context, or without any device at all.
+struct Module {
+  const void *data;
+  bool isPTX;
+  int optLevel;
+  pthread_mutex_t mutex;
+  int numLoaded;
+  CUcontext contexts[kMaxModuleContexts];
+  CUmodule modules[kMaxModuleContexts];
+};
+
+Module *createModule(const void *data, bool isPTX, int optLevel) {
+  auto *module = static_cast<Module *>(calloc(1, sizeof(Module)));
+  if (!module) {
+    reportError("out of host memory for a GPU module record");
+    return nullptr;
+  }
+  module->data = data;
+  module->isPTX = isPTX;
+  module->optLevel = optLevel;
+  pthread_mutex_init(&module->mutex, nullptr);
+  return module;
+}
+
+/// Loads the image into `context` (current), with the JIT log in the error
+/// for PTX.
+CUmodule loadModule(Module *module) {
+  CUmodule loaded = nullptr;
+  if (!module->isPTX) {
+    check(driver.cuModuleLoadData(&loaded, module->data), "cuModuleLoadData");
+    return loaded;
+  }
+  char log[1024] = {0};
+  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL,
+                            CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {reinterpret_cast<void *>(intptr_t(module->optLevel)),
+                    log, reinterpret_cast<void *>(sizeof(log) - 1)};
+  CUresult result = driver.cuModuleLoadDataEx(&loaded, module->data, 3,
+                                              options, values);
+  if (result != CUDA_SUCCESS) {
+    char text[256];
+    formatResult(result, text, sizeof(text));
+    reportError("cuModuleLoadDataEx (PTX JIT) failed: %s: %s", text, log);
+    return nullptr;
+  }
+  return loaded;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Kiln's functions
+//===----------------------------------------------------------------------===//
+
+extern "C" const char *kilnCudaGetLastError(void) {
+  return hasError ? errorMessage : nullptr;
+}
+
+extern "C" void kilnCudaClearLastError(void) {
+  hasError = false;
+  errorMessage[0] = '\0';
+}
+
+extern "C" void kilnCudaReportError(const char *message) {
+  reportError("%s", message);
+}
+
+extern "C" void kilnCudaSynchronize(void) {
+  if (hasError)
+    return;
+  ScopedContext context;
+  if (context.ok)
+    check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+//===----------------------------------------------------------------------===//
+// Modules and launches
+//===----------------------------------------------------------------------===//
+
+extern "C" void *mgpuModuleLoad(void *data, size_t /*gpuBlobSize*/) {
+  return createModule(data, /*isPTX=*/false, 0);
+}
+
+extern "C" void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  return createModule(data, /*isPTX=*/true, optLevel);
+}
+
+extern "C" void mgpuModuleUnload(void *handle) {
+  auto *module = static_cast<Module *>(handle);
+  if (!module)
+    return;
+  // Runs from a global destructor, possibly after the driver shut down at
+  // process exit: failures are ignored.
+  for (int i = 0; i < module->numLoaded; ++i)
+    (void)driver.cuModuleUnload(module->modules[i]);
+  pthread_mutex_destroy(&module->mutex);
+  free(module);
+}
+
+extern "C" void *mgpuModuleGetFunction(void *handle, const char *name) {
+  auto *module = static_cast<Module *>(handle);
+  if (hasError || !module)
+    return nullptr;
+  ScopedContext scope;
+  if (!scope.ok)
+    return nullptr;
+  CUcontext context = nullptr;
+  if (!check(driver.cuCtxGetCurrent(&context), "cuCtxGetCurrent"))
+    return nullptr;
+  CUmodule loaded = nullptr;
+  pthread_mutex_lock(&module->mutex);
+  for (int i = 0; i < module->numLoaded; ++i)
+    if (module->contexts[i] == context)
+      loaded = module->modules[i];
+  if (!loaded) {
+    if (module->numLoaded == kMaxModuleContexts) {
+      reportError("a GPU module was loaded into more than %d contexts",
+                  kMaxModuleContexts);
+    } else if ((loaded = loadModule(module))) {
+      module->contexts[module->numLoaded] = context;
+      module->modules[module->numLoaded++] = loaded;
+    }
+  }
+  pthread_mutex_unlock(&module->mutex);
+  if (!loaded)
+    return nullptr;
+  CUfunction function = nullptr;
+  check(driver.cuModuleGetFunction(&function, loaded, name),
+        "cuModuleGetFunction(\"%s\")", name);
+  return function;
+}
+
+/// Allows `function` to use `smem` bytes of dynamic shared memory: above
+/// 48 KiB, a kernel must opt in.
+static bool allowSharedMemory(CUfunction function, int32_t smem) {
+  constexpr int32_t kDefaultLimit = 48 * 1024;
+  if (smem <= kDefaultLimit)
+    return true;
+  return check(driver.cuFuncSetAttribute(
+                   function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                   smem),
+               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d)",
+               int(smem));
+}
+
+extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
+                                 intptr_t gridY, intptr_t gridZ,
+                                 intptr_t blockX, intptr_t blockY,
+                                 intptr_t blockZ, int32_t smem, void *stream,
+                                 void **params, void **extra,
+                                 size_t /*paramsCount*/) {
+  if (hasError || !function)
+    return;
+  ScopedContext scope;
+  if (!scope.ok)
+    return;
+  auto *kernel = static_cast<CUfunction>(function);
+  if (!allowSharedMemory(kernel, smem))
+    return;
+  check(driver.cuLaunchKernel(kernel, gridX, gridY, gridZ, blockX, blockY,
+                              blockZ, smem, static_cast<CUstream>(stream),
+                              params, extra),
+        "cuLaunchKernel(grid %ldx%ldx%ld, block %ldx%ldx%ld, %d bytes of "
+        "shared memory)",
+        long(gridX), long(gridY), long(gridZ), long(blockX), long(blockY),
+        long(blockZ), int(smem));
+}
+
+extern "C" void mgpuLaunchClusterKernel(
+    void *function, intptr_t clusterX, intptr_t clusterY, intptr_t clusterZ,
+    intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
+    intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
+    void **params, void **extra) {
+  if (hasError || !function)
+    return;
+  ScopedContext scope;
+  if (!scope.ok)
+    return;
+  if (!driver.cuLaunchKernelEx) {
+    reportError("a cluster launch needs cuLaunchKernelEx (CUDA 12.0), which "
+                "the driver lacks");
+    return;
+  }
+  auto *kernel = static_cast<CUfunction>(function);
+  if (!allowSharedMemory(kernel, smem))
+    return;
+  // More than 8 blocks per cluster is non-portable and needs an opt-in.
+  if (clusterX * clusterY * clusterZ > 8 &&
+      !check(driver.cuFuncSetAttribute(
+                 kernel, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                 1),
+             "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)"))
+    return;
+  CUlaunchAttribute attribute;
+  memset(&attribute, 0, sizeof(attribute));
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = unsigned(clusterX);
+  attribute.value.clusterDim.y = unsigned(clusterY);
+  attribute.value.clusterDim.z = unsigned(clusterZ);
+  CUlaunchConfig config;
+  memset(&config, 0, sizeof(config));
+  config.gridDimX = unsigned(gridX);
+  config.gridDimY = unsigned(gridY);
+  config.gridDimZ = unsigned(gridZ);
+  config.blockDimX = unsigned(blockX);
+  config.blockDimY = unsigned(blockY);
+  config.blockDimZ = unsigned(blockZ);
+  config.sharedMemBytes = unsigned(smem);
+  config.hStream = static_cast<CUstream>(stream);
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  check(driver.cuLaunchKernelEx(&config, kernel, params, extra),
+        "cuLaunchKernelEx (cluster launch)");
+}
+
+//===----------------------------------------------------------------------===//
+// Streams and events
+//===----------------------------------------------------------------------===//
+
+extern "C" void *mgpuStreamCreate(void) {
+  if (hasError)
+    return nullptr;
+  ScopedContext scope;
+  if (!scope.ok)
+    return nullptr;
+  // A blocking stream: its work is ordered after work queued before on the
+  // legacy default stream, where PyTorch writes the inputs by default.
+  CUstream stream = nullptr;
+  check(driver.cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
+  return stream;
+}
+
+extern "C" void mgpuStreamDestroy(void *stream) {
+  if (!stream)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    checkCleanup(driver.cuStreamDestroy(static_cast<CUstream>(stream)),
+                 "cuStreamDestroy");
+}
+
+extern "C" void mgpuStreamSynchronize(void *stream) {
+  // Waits even after an error: the work queued before it may still use
+  // memory that the caller frees next.
+  ScopedContext scope;
+  if (scope.ok)
+    checkCleanup(driver.cuStreamSynchronize(static_cast<CUstream>(stream)),
+                 "cuStreamSynchronize (a kernel or copy failed)");
+}
+
+extern "C" void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (hasError || !event)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    check(driver.cuStreamWaitEvent(static_cast<CUstream>(stream),
+                                   static_cast<CUevent>(event), 0),
+          "cuStreamWaitEvent");
+}
+
+extern "C" void *mgpuEventCreate(void) {
+  if (hasError)
+    return nullptr;
+  ScopedContext scope;
+  if (!scope.ok)
+    return nullptr;
+  CUevent event = nullptr;
+  check(driver.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+        "cuEventCreate");
+  return event;
+}
+
+extern "C" void mgpuEventDestroy(void *event) {
+  if (!event)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    checkCleanup(driver.cuEventDestroy(static_cast<CUevent>(event)),
+                 "cuEventDestroy");
+}
+
+extern "C" void mgpuEventSynchronize(void *event) {
+  if (!event)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    checkCleanup(driver.cuEventSynchronize(static_cast<CUevent>(event)),
+                 "cuEventSynchronize (a kernel or copy failed)");
+}
+
+extern "C" void mgpuEventRecord(void *event, void *stream) {
+  if (hasError || !event)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    check(driver.cuEventRecord(static_cast<CUevent>(event),
+                               static_cast<CUstream>(stream)),
+          "cuEventRecord");
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
+                              bool isHostShared) {
+  // Zero-size buffers (empty tensors) are never dereferenced.
+  if (hasError || sizeBytes == 0)
+    return nullptr;
+  ScopedContext scope;
+  if (!scope.ok)
+    return nullptr;
+  CUdeviceptr pointer = 0;
+  auto bytes = static_cast<unsigned long long>(sizeBytes);
+  if (isHostShared) {
+    check(driver.cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL),
+          "cuMemAllocManaged(%llu bytes)", bytes);
+  } else if (hasMemoryPools()) {
+    // Stream-ordered: no device-wide synchronization, unlike cuMemAlloc.
+    check(driver.cuMemAllocAsync(&pointer, sizeBytes,
+                                 static_cast<CUstream>(stream)),
+          "cuMemAllocAsync(%llu bytes)", bytes);
+  } else {
+    check(driver.cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc(%llu bytes)",
+          bytes);
+  }
+  return reinterpret_cast<void *>(pointer);
+}
+
+extern "C" void mgpuMemFree(void *ptr, void *stream) {
+  // Frees even after an error, so a failed call does not leak.
+  if (!ptr)
+    return;
+  ScopedContext scope;
+  if (!scope.ok)
+    return;
+  auto pointer = reinterpret_cast<CUdeviceptr>(ptr);
+  unsigned isManaged = 0;
+  if (driver.cuPointerGetAttribute(&isManaged, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   pointer) != CUDA_SUCCESS)
+    isManaged = 0;
+  if (!isManaged && hasMemoryPools())
+    checkCleanup(driver.cuMemFreeAsync(pointer, static_cast<CUstream>(stream)),
+                 "cuMemFreeAsync");
+  else
+    checkCleanup(driver.cuMemFree(pointer), "cuMemFree");
+}
+
+extern "C" void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                           void *stream) {
+  if (hasError || sizeBytes == 0)
+    return;
+  ScopedContext scope;
+  if (!scope.ok)
+    return;
+  // Unified addressing: the driver tells host from device pointers.
+  check(driver.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                             reinterpret_cast<CUdeviceptr>(src), sizeBytes,
+                             static_cast<CUstream>(stream)),
+        "cuMemcpyAsync(%zu bytes)", sizeBytes);
+}
+
+extern "C" void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                             void *stream) {
+  if (hasError || count == 0)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    check(driver.cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value,
+                                  count, static_cast<CUstream>(stream)),
+          "cuMemsetD16Async");
+}
+
+extern "C" void mgpuMemset32(void *dst, unsigned int value, size_t count,
+                             void *stream) {
+  if (hasError || count == 0)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    check(driver.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
+                                  count, static_cast<CUstream>(stream)),
+          "cuMemsetD32Async");
+}
+
+extern "C" void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
+  if (hasError || sizeBytes == 0)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    check(driver.cuMemHostRegister(ptr, sizeBytes, 0), "cuMemHostRegister");
+}
+
+extern "C" void mgpuMemHostUnregister(void *ptr) {
+  if (!ptr)
+    return;
+  ScopedContext scope;
+  if (scope.ok)
+    checkCleanup(driver.cuMemHostUnregister(ptr), "cuMemHostUnregister");
+}
+
+namespace {
+/// The start and byte size of a ranked memref given as a descriptor pointer
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}, which must be
+/// dense (row-major, as upstream requires too).
+bool getDenseExtent(int64_t rank, void *descriptor, int64_t elementSize,
+                    char **start, uint64_t *sizeBytes) {
+  auto *fields = static_cast<int64_t *>(descriptor);
+  char *aligned = reinterpret_cast<char *>(fields[1]);
+  const int64_t *sizes = fields + 3, *strides = fields + 3 + rank;
+  int64_t count = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    if (sizes[i] != 1 && strides[i] != count) {
+      reportError("gpu.host_register needs a dense row-major memref (dim %lld "
+                  "has stride %lld, expected %lld)",
+                  static_cast<long long>(i),
+                  static_cast<long long>(strides[i]),
+                  static_cast<long long>(count));
+      return false;
+    }
+    count *= sizes[i];
+  }
+  *start = aligned + fields[2] * elementSize;
+  *sizeBytes = uint64_t(count * elementSize);
+  return true;
+}
+} // namespace
+
+extern "C" void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
+                                          int64_t elementSizeBytes) {
+  char *start;
+  uint64_t sizeBytes;
+  if (!hasError &&
+      getDenseExtent(rank, descriptor, elementSizeBytes, &start, &sizeBytes))
+    mgpuMemHostRegister(start, sizeBytes);
+}
+
+extern "C" void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
+                                            int64_t elementSizeBytes) {
+  char *start;
+  uint64_t sizeBytes;
+  if (getDenseExtent(rank, descriptor, elementSizeBytes, &start, &sizeBytes) &&
+      sizeBytes)
+    mgpuMemHostUnregister(start);
+}
+
+extern "C" void mgpuSetDefaultDevice(int32_t device) {
+  defaultDevice = device;
+}

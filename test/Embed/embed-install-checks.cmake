@@ -1,0 +1,32 @@
+# Part of embed-example.cmake: what `cmake --install` put into ${prefix}.
+# The package, the umbrella header, generated headers and every tool.
+foreach(file
+    lib/cmake/kiln/KilnConfig.cmake
+    lib/cmake/kiln/KilnConfigVersion.cmake
+    lib/cmake/kiln/KilnTargets.cmake
+    include/kiln/Kiln.h
+    include/kiln/Version.h
+    include/kiln/Dialect/Kiln/IR/KilnDialect.h.inc
+    include/kiln/Dialect/Kiln/IR/KilnOps.td
+    bin/kiln-opt
+    bin/kiln-run
+    bin/kiln-coverage)
+  if(NOT EXISTS "${prefix}/${file}")
+    message(FATAL_ERROR "the install has no ${file}")
+  endif()
+endforeach()
+
+# nlohmann_json is a private detail of the build: no installed CMake file or
+# header may name it.
+file(GLOB_RECURSE installed_text
+  "${prefix}/lib/cmake/*.cmake" "${prefix}/include/*.h"
+  "${prefix}/include/*.inc")
+foreach(file IN LISTS installed_text)
+  file(STRINGS "${file}" hits REGEX "nlohmann")
+  if(hits)
+    message(FATAL_ERROR "${file} mentions nlohmann_json: ${hits}")
+  endif()
+endforeach()
+
+# The installed tools run from the prefix.
+run("kiln-opt --version" "${prefix}/bin/kiln-opt" --version)
