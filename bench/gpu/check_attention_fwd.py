@@ -19,7 +19,7 @@ rounding errors of a few ulp of the largest terms), f16 2e-3 and bf16 2e-2
 kernel multiplies P rounded to the same type with V: a few half-ulps).
 Rows the reference leaves empty (exactly 0) must be exactly 0.
 
-Usage: check_attention_fwd.py [--artifacts DIR] [--filter SUBSTRING]
+Usage: check_attention_fwd.py [--artifacts DIR] [--filter SUBSTRING] [--quick]
 """
 import argparse
 import ctypes
@@ -145,11 +145,18 @@ def check(case, artifacts):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--artifacts", default=os.path.join(
-        ROOT, "bench", "gpu", "artifacts", "attention_fwd"))
+        os.environ.get("KILN_GPU_ARTIFACTS",
+                       os.path.join(ROOT, "bench", "gpu", "artifacts")),
+        "attention_fwd"))
     parser.add_argument("--filter", default="")
+    parser.add_argument("--quick", action="store_true",
+                        help="skip the largest cases and f64")
     args = parser.parse_args()
     with open(os.path.join(args.artifacts, "cases.json")) as f:
         cases = [c for c in json.load(f)["check"] if args.filter in c["name"]]
+    if args.quick:
+        cases = [c for c in cases if c["dtype"] != "f64"
+                 and not c["name"].startswith(("long_", "d256_"))]
     failures = 0
     for case in cases:
         ok, line = check(case, args.artifacts)

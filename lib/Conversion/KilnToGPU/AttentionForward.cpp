@@ -165,12 +165,54 @@ static MemRefType workgroupType(ArrayRef<int64_t> shape, Type type) {
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
 }
 
-/// Returns the private (per-thread) memref type of `shape` x `type`.
-static MemRefType privateType(ArrayRef<int64_t> shape, Type type) {
-  MLIRContext *context = type.getContext();
-  return MemRefType::get(
-      shape, type, AffineMap(),
-      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Private));
+/// The byte offsets of `tiles` in one workgroup buffer, each at a multiple
+/// of 16 bytes, and (last) the buffer's size.
+static SmallVector<int64_t> getSharedLayout(ArrayRef<MemRefType> tiles) {
+  SmallVector<int64_t> offsets;
+  int64_t bytes = 0;
+  for (MemRefType tile : tiles) {
+    offsets.push_back(bytes);
+    bytes += llvm::alignTo(
+        tile.getNumElements() * tile.getElementTypeBitWidth() / 8, 16);
+  }
+  offsets.push_back(bytes);
+  return offsets;
+}
+
+/// Creates a gpu.launch of `grid` x `threads` with dynamic shared memory for
+/// `tiles`, and, at the start of its body, views of that memory as each
+/// tile (appended to `views`).
+///
+/// Not workgroup attributions: they are block arguments of the launch,
+/// which ownership-based-buffer-deallocation (run by kiln-lower-to-nvvm
+/// while the attention launches are still inline) takes for buffers to
+/// track, adding ownership arguments that break the launch's verifier.
+/// gpu.dynamic_shared_memory is also 16-byte aligned where a workgroup
+/// attribution is only aligned to its element type.
+static gpu::LaunchOp createLaunch(KernelBuilder &kb, int64_t gridX,
+                                  int64_t gridY, int64_t gridZ,
+                                  int64_t threads,
+                                  ArrayRef<MemRefType> tiles,
+                                  SmallVectorImpl<Value> &views) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  SmallVector<int64_t> layout = getSharedLayout(tiles);
+  Value one = kb.index(1);
+  Value sharedBytes = arith::ConstantOp::create(
+      b, loc, b.getI32IntegerAttr(static_cast<int32_t>(layout.back())));
+  auto launch = gpu::LaunchOp::create(
+      b, loc, kb.index(gridX), kb.index(gridY), kb.index(gridZ),
+      kb.index(threads), one, one, sharedBytes);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  auto bufferType = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  Value buffer = gpu::DynamicSharedMemoryOp::create(b, loc, bufferType);
+  for (auto [tile, offset] : llvm::zip(tiles, layout))
+    views.push_back(memref::ViewOp::create(b, loc, tile, buffer,
+                                           kb.index(offset), ValueRange{}));
+  return launch;
 }
 
 /// The score t[i, j] of query row `i` and key `j` from the raw dot product:
@@ -248,25 +290,23 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
   int64_t keyTile = getSimtKeyTile(c);
   KernelBuilder kb{builder, loc, c.computeType};
   Value one = kb.index(1);
-  Value numRowTiles = kb.index(llvm::divideCeil(c.numQueries, rows));
-  SmallVector<Type> workgroup = {
-      workgroupType({keyTile, c.keyDim}, c.elementType),
-      workgroupType({keyTile, c.valueDim}, c.elementType)};
-  SmallVector<Type> priv = {privateType({c.keyDim}, c.computeType),
-                            privateType({c.valueDim}, c.computeType),
-                            privateType({keyTile}, c.computeType)};
-  auto launch = gpu::LaunchOp::create(
-      builder, loc, numRowTiles, kb.index(c.numHeads), kb.index(c.batch),
-      kb.index(rows), one, one, /*dynamicSharedMemorySize=*/nullptr,
-      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup, priv);
-
   OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(&launch.getBody().front());
-  Value keyTileSmem = launch.getWorkgroupAttributions()[0];
-  Value valueTileSmem = launch.getWorkgroupAttributions()[1];
-  Value qRow = launch.getPrivateAttributions()[0];
-  Value acc = launch.getPrivateAttributions()[1];
-  Value scores = launch.getPrivateAttributions()[2];
+  SmallVector<Value> smemTiles;
+  auto launch = createLaunch(
+      kb, llvm::divideCeil(c.numQueries, rows), c.numHeads, c.batch, rows,
+      {workgroupType({keyTile, c.keyDim}, c.elementType),
+       workgroupType({keyTile, c.valueDim}, c.elementType)},
+      smemTiles);
+  Value keyTileSmem = smemTiles[0];
+  Value valueTileSmem = smemTiles[1];
+  // Per-thread arrays (local memory).
+  auto perThread = [&](int64_t size) -> Value {
+    return memref::AllocaOp::create(
+        builder, loc, MemRefType::get({size}, c.computeType));
+  };
+  Value qRow = perThread(c.keyDim);
+  Value acc = perThread(c.valueDim);
+  Value scores = perThread(keyTile);
 
   Value tileIndex = launch.getBlockIds().x;
   Value h = launch.getBlockIds().y;
@@ -558,8 +598,7 @@ static Value buildQuadReduce(KernelBuilder &kb, Value x,
 /// The tiles hold 32-bit words of two halves, each word one B-fragment
 /// register: K as [key][d / 2] (d, d + 1 of one key) and V transposed, as
 /// [d][key / 2] (keys 2p, 2p + 1 of one column). So every fragment register
-/// is one aligned 32-bit shared load; an i32 memref is 4-byte aligned where
-/// a half one is only 2.
+/// is one aligned 32-bit shared load.
 static void buildMmaKernel(OpBuilder &builder, Location loc,
                            const ForwardConfig &c) {
   KernelBuilder kb{builder, loc, c.computeType};
@@ -568,19 +607,16 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
   Value one = kb.index(1);
   Type i32 = builder.getI32Type();
-  SmallVector<Type> workgroup = {
-      workgroupType({kMmaKeys, c.keyDim / 2 + kMmaPadWords}, i32),
-      workgroupType({c.valueDim, kMmaKeys / 2 + kMmaPadWords}, i32)};
-  auto launch = gpu::LaunchOp::create(
-      builder, loc, kb.index(llvm::divideCeil(c.numQueries, kMmaRows)),
-      kb.index(c.numHeads), kb.index(c.batch), kb.index(32 * kMmaWarps), one,
-      one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, workgroup, /*privateAttributions=*/{});
-
   OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(&launch.getBody().front());
-  Value keyTileSmem = launch.getWorkgroupAttributions()[0];
-  Value valueTileSmem = launch.getWorkgroupAttributions()[1];
+  SmallVector<Value> smemTiles;
+  auto launch = createLaunch(
+      kb, llvm::divideCeil(c.numQueries, kMmaRows), c.numHeads, c.batch,
+      32 * kMmaWarps,
+      {workgroupType({kMmaKeys, c.keyDim / 2 + kMmaPadWords}, i32),
+       workgroupType({c.valueDim, kMmaKeys / 2 + kMmaPadWords}, i32)},
+      smemTiles);
+  Value keyTileSmem = smemTiles[0];
+  Value valueTileSmem = smemTiles[1];
   Value tileIndex = launch.getBlockIds().x;
   Value h = launch.getBlockIds().y;
   Value b = launch.getBlockIds().z;

@@ -28,12 +28,11 @@
 // RUN: %ptxas -arch=sm_80 %t.f32.sm80.ptx -o %t.o
 
 // Sq = Sk = 200: an [Sq, Sk] block would be 40000 elements. Only the K and
-// V tiles live in shared memory, as 4-byte words of two halves (64 keys x
-// (32 + 4) words = 9216 bytes, Vᵀ 32 x (32 + 4) = 4608); no variable is
+// V tiles live in shared memory (dynamic, 16-byte aligned; 13824 bytes: K
+// as 64 keys x (32 + 4) words, Vᵀ as 32 x (32 + 4)); no variable is
 // declared in global memory. Fragments are loaded as 32-bit words.
 // F16-NOT: .global .align
-// F16: .shared .align 4 .b8 {{.*}}[9216];
-// F16: .shared .align 4 .b8 {{.*}}[4608];
+// F16: .shared .align 16 .b8 __dynamic_shmem__{{[0-9]+}};
 // F16-NOT: .global .align
 // F16-DAG: bar.sync
 // F16-DAG: ld.global.v4
@@ -58,9 +57,8 @@ func.func @bf16(%q: tensor<1x2x200x128xbf16>, %k: tensor<1x2x200x128xbf16>, %v: 
 // local memory.
 // F32-NOT: .global .align
 // F32-NOT: mma.sync
-// F32: .local .align {{[0-9]+}} .b8 {{.*}}[768];
-// F32: .shared .align {{[0-9]+}} .b8 {{.*}}[16384];
-// F32: .shared .align {{[0-9]+}} .b8 {{.*}}[16384];
+// F32-DAG: .shared .align 16 .b8 __dynamic_shmem__{{[0-9]+}};
+// F32-DAG: .local .align {{[0-9]+}} .b8 {{.*}}[768];
 // F32-NOT: mma.sync
 // F32: bar.sync
 // F32: st.shared
