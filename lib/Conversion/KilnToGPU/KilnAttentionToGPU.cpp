@@ -24,6 +24,11 @@ struct ConvertKilnAttentionToGPUPass
           ConvertKilnAttentionToGPUPass> {
   using Base::Base;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerAttentionKernelEffectModels(registry);
+  }
+
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet owningPatterns(context);
     AttentionGPUOptions options;

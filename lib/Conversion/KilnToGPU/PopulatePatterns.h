@@ -9,6 +9,7 @@
 #define KILN_LIB_CONVERSION_KILNTOGPU_POPULATEPATTERNS_H
 
 namespace mlir {
+class DialectRegistry;
 class RewritePatternSet;
 } // namespace mlir
 
@@ -21,6 +22,9 @@ void populateAttentionForwardToGPUPatterns(RewritePatternSet &patterns,
                                            const AttentionGPUOptions &options);
 /// AttentionBackward.cpp: kiln.attention_grad -> gpu.launch (flash backward).
 void populateAttentionBackwardToGPUPatterns(RewritePatternSet &patterns);
+/// KernelEffects.cpp: memory effects for the kernels' ops that declare none
+/// (gpu.barrier, nvvm.mma.sync), which buffer deallocation needs.
+void registerAttentionKernelEffectModels(DialectRegistry &registry);
 
 } // namespace mlir::kiln
 
