@@ -35,7 +35,6 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include "llvm/Support/Debug.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -110,7 +109,6 @@ struct KernelBuilder {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
-  Value exp2(Value x) { return math::Exp2Op::create(b, loc, x); }
   /// Extends (or truncates) the float `x` to `type`.
   Value convert(Value x, Type type) {
     unsigned from = cast<FloatType>(x.getType()).getWidth();
@@ -165,54 +163,12 @@ static MemRefType workgroupType(ArrayRef<int64_t> shape, Type type) {
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
 }
 
-/// The byte offsets of `tiles` in one workgroup buffer, each at a multiple
-/// of 16 bytes, and (last) the buffer's size.
-static SmallVector<int64_t> getSharedLayout(ArrayRef<MemRefType> tiles) {
-  SmallVector<int64_t> offsets;
-  int64_t bytes = 0;
-  for (MemRefType tile : tiles) {
-    offsets.push_back(bytes);
-    bytes += llvm::alignTo(
-        tile.getNumElements() * tile.getElementTypeBitWidth() / 8, 16);
-  }
-  offsets.push_back(bytes);
-  return offsets;
-}
-
-/// Creates a gpu.launch of `grid` x `threads` with dynamic shared memory for
-/// `tiles`, and, at the start of its body, views of that memory as each
-/// tile (appended to `views`).
-///
-/// Not workgroup attributions: they are block arguments of the launch,
-/// which ownership-based-buffer-deallocation (run by kiln-lower-to-nvvm
-/// while the attention launches are still inline) takes for buffers to
-/// track, adding ownership arguments that break the launch's verifier.
-/// gpu.dynamic_shared_memory is also 16-byte aligned where a workgroup
-/// attribution is only aligned to its element type.
-static gpu::LaunchOp createLaunch(KernelBuilder &kb, int64_t gridX,
-                                  int64_t gridY, int64_t gridZ,
-                                  int64_t threads,
-                                  ArrayRef<MemRefType> tiles,
-                                  SmallVectorImpl<Value> &views) {
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  SmallVector<int64_t> layout = getSharedLayout(tiles);
-  Value one = kb.index(1);
-  Value sharedBytes = arith::ConstantOp::create(
-      b, loc, b.getI32IntegerAttr(static_cast<int32_t>(layout.back())));
-  auto launch = gpu::LaunchOp::create(
-      b, loc, kb.index(gridX), kb.index(gridY), kb.index(gridZ),
-      kb.index(threads), one, one, sharedBytes);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  auto bufferType = MemRefType::get(
-      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
-      gpu::AddressSpaceAttr::get(b.getContext(),
-                                 gpu::AddressSpace::Workgroup));
-  Value buffer = gpu::DynamicSharedMemoryOp::create(b, loc, bufferType);
-  for (auto [tile, offset] : llvm::zip(tiles, layout))
-    views.push_back(memref::ViewOp::create(b, loc, tile, buffer,
-                                           kb.index(offset), ValueRange{}));
-  return launch;
+/// Returns the private (per-thread) memref type of `shape` x `type`.
+static MemRefType privateType(ArrayRef<int64_t> shape, Type type) {
+  MLIRContext *context = type.getContext();
+  return MemRefType::get(
+      shape, type, AffineMap(),
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Private));
 }
 
 /// The score t[i, j] of query row `i` and key `j` from the raw dot product:
@@ -290,23 +246,25 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
   int64_t keyTile = getSimtKeyTile(c);
   KernelBuilder kb{builder, loc, c.computeType};
   Value one = kb.index(1);
+  Value numRowTiles = kb.index(llvm::divideCeil(c.numQueries, rows));
+  SmallVector<Type> workgroup = {
+      workgroupType({keyTile, c.keyDim}, c.elementType),
+      workgroupType({keyTile, c.valueDim}, c.elementType)};
+  SmallVector<Type> priv = {privateType({c.keyDim}, c.computeType),
+                            privateType({c.valueDim}, c.computeType),
+                            privateType({keyTile}, c.computeType)};
+  auto launch = gpu::LaunchOp::create(
+      builder, loc, numRowTiles, kb.index(c.numHeads), kb.index(c.batch),
+      kb.index(rows), one, one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup, priv);
+
   OpBuilder::InsertionGuard guard(builder);
-  SmallVector<Value> smemTiles;
-  auto launch = createLaunch(
-      kb, llvm::divideCeil(c.numQueries, rows), c.numHeads, c.batch, rows,
-      {workgroupType({keyTile, c.keyDim}, c.elementType),
-       workgroupType({keyTile, c.valueDim}, c.elementType)},
-      smemTiles);
-  Value keyTileSmem = smemTiles[0];
-  Value valueTileSmem = smemTiles[1];
-  // Per-thread arrays (local memory).
-  auto perThread = [&](int64_t size) -> Value {
-    return memref::AllocaOp::create(
-        builder, loc, MemRefType::get({size}, c.computeType));
-  };
-  Value qRow = perThread(c.keyDim);
-  Value acc = perThread(c.valueDim);
-  Value scores = perThread(keyTile);
+  builder.setInsertionPointToStart(&launch.getBody().front());
+  Value keyTileSmem = launch.getWorkgroupAttributions()[0];
+  Value valueTileSmem = launch.getWorkgroupAttributions()[1];
+  Value qRow = launch.getPrivateAttributions()[0];
+  Value acc = launch.getPrivateAttributions()[1];
+  Value scores = launch.getPrivateAttributions()[2];
 
   Value tileIndex = launch.getBlockIds().x;
   Value h = launch.getBlockIds().y;
@@ -484,9 +442,9 @@ constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kMmaRows = 16 * kMmaWarps;
 /// Keys per K/V tile of the mma kernel.
 constexpr int64_t kMmaKeys = 64;
-/// Extra 32-bit words per row of the K and Vᵀ tiles, so that the fragment
-/// loads of the 8 rows a warp reads at once fall in distinct banks.
-constexpr int64_t kMmaPadWords = 4;
+/// Extra elements per row of the K/V tiles, so that the fragment loads of
+/// the 8 rows a warp reads at once fall in distinct banks.
+constexpr int64_t kMmaPad = 8;
 constexpr int64_t kMaxMmaHeadDim = 128;
 
 /// Returns true if the tensor-core kernel computes `c`.
@@ -512,31 +470,6 @@ namespace {
 struct MmaBuilder {
   KernelBuilder &kb;
   FloatType elementType;
-
-  /// Packs two compute-type (f32) or element-type values into an i32, the
-  /// first in the low half: the word the K and Vᵀ tiles hold.
-  Value packWord(Value lo, Value hi) {
-    OpBuilder &b = kb.b;
-    Location loc = kb.loc;
-    Value pair = vector::FromElementsOp::create(
-        b, loc, VectorType::get({2}, elementType),
-        ValueRange{kb.convert(lo, elementType), kb.convert(hi, elementType)});
-    Value word = vector::BitCastOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), pair);
-    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
-  }
-
-  /// The mma operand register of a packed word.
-  Value fromWord(Value word) {
-    if (!elementType.isF16())
-      return word;
-    OpBuilder &b = kb.b;
-    Location loc = kb.loc;
-    Value vec = vector::FromElementsOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word});
-    return vector::BitCastOp::create(
-        b, loc, VectorType::get({2}, elementType), vec);
-  }
 
   /// Packs two compute-type (f32) or element-type values into a register.
   Value pack(Value lo, Value hi) {
@@ -594,11 +527,6 @@ static Value buildQuadReduce(KernelBuilder &kb, Value x,
 /// for the whole block; per tile of 64 keys, S = Q Kᵀ is 8 m16n8 tiles of
 /// mma, masked per element at its (row, col), and O += P V reuses S's C
 /// fragments as P's A fragments (FlashAttention-2's register layout).
-///
-/// The tiles hold 32-bit words of two halves, each word one B-fragment
-/// register: K as [key][d / 2] (d, d + 1 of one key) and V transposed, as
-/// [d][key / 2] (keys 2p, 2p + 1 of one column). So every fragment register
-/// is one aligned 32-bit shared load.
 static void buildMmaKernel(OpBuilder &builder, Location loc,
                            const ForwardConfig &c) {
   KernelBuilder kb{builder, loc, c.computeType};
@@ -606,21 +534,24 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   int64_t keySteps = c.keyDim / 16, valueTiles = c.valueDim / 8;
   constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
   Value one = kb.index(1);
-  Type i32 = builder.getI32Type();
+  SmallVector<Type> workgroup = {
+      workgroupType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType),
+      workgroupType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType)};
+  auto launch = gpu::LaunchOp::create(
+      builder, loc, kb.index(llvm::divideCeil(c.numQueries, kMmaRows)),
+      kb.index(c.numHeads), kb.index(c.batch), kb.index(32 * kMmaWarps), one,
+      one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, workgroup, /*privateAttributions=*/{});
+
   OpBuilder::InsertionGuard guard(builder);
-  SmallVector<Value> smemTiles;
-  auto launch = createLaunch(
-      kb, llvm::divideCeil(c.numQueries, kMmaRows), c.numHeads, c.batch,
-      32 * kMmaWarps,
-      {workgroupType({kMmaKeys, c.keyDim / 2 + kMmaPadWords}, i32),
-       workgroupType({c.valueDim, kMmaKeys / 2 + kMmaPadWords}, i32)},
-      smemTiles);
-  Value keyTileSmem = smemTiles[0];
-  Value valueTileSmem = smemTiles[1];
+  builder.setInsertionPointToStart(&launch.getBody().front());
+  Value keyTileSmem = launch.getWorkgroupAttributions()[0];
+  Value valueTileSmem = launch.getWorkgroupAttributions()[1];
   Value tileIndex = launch.getBlockIds().x;
   Value h = launch.getBlockIds().y;
   Value b = launch.getBlockIds().z;
   Value tid = launch.getThreadIds().x;
+  Value zero = kb.index(0);
   Value g = arith::DivUIOp::create(builder, loc, h, kb.index(c.groupSize));
   Value warp = arith::DivUIOp::create(builder, loc, tid, kb.index(32));
   Value lane = arith::RemUIOp::create(builder, loc, tid, kb.index(32));
@@ -659,21 +590,6 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
 
   auto [keyBegin, keyEnd] = buildKeyRange(kb, c, b, rowBegin, rowEnd);
   Value keyTileSize = kb.index(kMmaKeys);
-  // Whether K and V start at 16-byte boundaries (block-uniform).
-  Value aligned;
-  {
-    Type indexType = builder.getIndexType();
-    Value keyPointer = memref::ExtractAlignedPointerAsIndexOp::create(
-        builder, loc, indexType, c.key);
-    Value valuePointer = memref::ExtractAlignedPointerAsIndexOp::create(
-        builder, loc, indexType, c.value);
-    Value low = arith::AndIOp::create(
-        builder, loc,
-        arith::OrIOp::create(builder, loc, keyPointer, valuePointer),
-        kb.index(15));
-    aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                    low, kb.index(0));
-  }
   Value f32Zero = arith::ConstantOp::create(builder, loc,
                                             builder.getF32FloatAttr(0.0));
   Value f32NegInf = kb.negInf();
@@ -688,148 +604,51 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         // times a zero probability could still be NaN).
         gpu::BarrierOp::create(builder, loc);
         Value lastKey = kb.index(c.numKeys - 1);
-        Value elementZero = arith::ConstantOp::create(
-            builder, loc, builder.getFloatAttr(c.elementType, 0.0));
-        auto loadKey = [&](Value source, Value j, Value d) -> Value {
-          Value x = memref::LoadOp::create(
-              builder, loc, source, ValueRange{b, g, kb.min(j, lastKey), d});
-          return kb.select(kb.lt(j, keyEnd), x, elementZero);
-        };
-        int64_t threads = 32 * kMmaWarps;
-        auto stageScalar = [&] {
-          // K words [r][w] = (K[kt + r][2w], K[kt + r][2w + 1]).
-          int64_t keyWords = c.keyDim / 2;
-          kb.loop(tid, kb.index(kMmaKeys * keyWords), kb.index(threads), {},
+        auto stage = [&](Value source, Value tile, int64_t dim) {
+          kb.loop(tid, kb.index(kMmaKeys * dim), kb.index(32 * kMmaWarps), {},
                   [&](Value e, ValueRange) {
-                    Value r = arith::DivUIOp::create(builder, loc, e,
-                                                     kb.index(keyWords));
-                    Value w = arith::RemUIOp::create(builder, loc, e,
-                                                     kb.index(keyWords));
+                    Value dimValue = kb.index(dim);
+                    Value r = arith::DivUIOp::create(builder, loc, e, dimValue);
+                    Value d = arith::RemUIOp::create(builder, loc, e, dimValue);
                     Value j = kb.add(kt, r);
-                    Value d = kb.mul(w, kb.index(2));
-                    Value x0 = loadKey(c.key, j, d);
-                    Value x1 = loadKey(c.key, j, kb.add(d, one));
-                    Value word = mb.packWord(x0, x1);
-                    memref::StoreOp::create(builder, loc, word, keyTileSmem,
-                                            ValueRange{r, w});
-                    return SmallVector<Value>{};
-                  });
-          // Vᵀ words [d][p] = (V[kt + 2p][d], V[kt + 2p + 1][d]); consecutive
-          // threads read consecutive d.
-          kb.loop(tid, kb.index(kMmaKeys / 2 * c.valueDim), kb.index(threads),
-                  {}, [&](Value e, ValueRange) {
-                    Value p = arith::DivUIOp::create(builder, loc, e,
-                                                     kb.index(c.valueDim));
-                    Value d = arith::RemUIOp::create(builder, loc, e,
-                                                     kb.index(c.valueDim));
-                    Value j = kb.add(kt, kb.mul(p, kb.index(2)));
-                    Value x0 = loadKey(c.value, j, d);
-                    Value x1 = loadKey(c.value, kb.add(j, one), d);
-                    Value word = mb.packWord(x0, x1);
-                    memref::StoreOp::create(builder, loc, word, valueTileSmem,
-                                            ValueRange{d, p});
+                    Value x = memref::LoadOp::create(
+                        builder, loc, source,
+                        ValueRange{b, g, kb.min(j, lastKey), d});
+                    Value elementZero = arith::ConstantOp::create(
+                        builder, loc, builder.getFloatAttr(c.elementType, 0.0));
+                    x = kb.select(kb.lt(j, keyEnd), x, elementZero);
+                    memref::StoreOp::create(builder, loc, x, tile,
+                                            ValueRange{r, d});
                     return SmallVector<Value>{};
                   });
         };
-        // With 16-byte aligned K and V (rows and 8-element chunks then are:
-        // Dk, Dv are multiples of 16), each thread reads 8 halves at once.
-        auto stageVector = [&] {
-          auto chunkType = VectorType::get({8}, c.elementType);
-          Value chunkZero = arith::ConstantOp::create(
-              builder, loc, DenseElementsAttr::get(
-                                chunkType, builder.getFloatAttr(
-                                               c.elementType, 0.0)));
-          auto loadChunk = [&](Value source, Value j, Value d) -> Value {
-            Value x = vector::LoadOp::create(
-                builder, loc, chunkType, source,
-                ValueRange{b, g, kb.min(j, lastKey), d},
-                /*nontemporal=*/false, llvm::Align(16));
-            return arith::SelectOp::create(builder, loc, kb.lt(j, keyEnd), x,
-                                           chunkZero);
-          };
-          // K words [r][4ch + x] are word x of chunk ch of key row r.
-          int64_t keyChunks = c.keyDim / 8;
-          kb.loop(tid, kb.index(kMmaKeys * keyChunks), kb.index(threads), {},
-                  [&](Value e, ValueRange) {
-                    Value r = arith::DivUIOp::create(builder, loc, e,
-                                                     kb.index(keyChunks));
-                    Value ch = arith::RemUIOp::create(builder, loc, e,
-                                                      kb.index(keyChunks));
-                    Value chunk = loadChunk(c.key, kb.add(kt, r),
-                                            kb.mul(ch, kb.index(8)));
-                    Value words = vector::BitCastOp::create(
-                        builder, loc, VectorType::get({4}, i32), chunk);
-                    for (int64_t x = 0; x < 4; ++x) {
-                      Value word = vector::ExtractOp::create(
-                          builder, loc, words, ArrayRef<int64_t>{x});
-                      memref::StoreOp::create(
-                          builder, loc, word, keyTileSmem,
-                          ValueRange{r, kb.add(kb.mul(ch, kb.index(4)),
-                                               kb.index(x))});
-                    }
-                    return SmallVector<Value>{};
-                  });
-          // Vᵀ words [8ch + x][p] pair element x of chunk ch of key rows
-          // 2p and 2p + 1; consecutive threads take consecutive p, so the
-          // stores fall in distinct banks.
-          int64_t valueChunks = c.valueDim / 8;
-          kb.loop(tid, kb.index(kMmaKeys / 2 * valueChunks), kb.index(threads),
-                  {}, [&](Value e, ValueRange) {
-                    Value ch = arith::DivUIOp::create(builder, loc, e,
-                                                      kb.index(kMmaKeys / 2));
-                    Value p = arith::RemUIOp::create(builder, loc, e,
-                                                     kb.index(kMmaKeys / 2));
-                    Value j = kb.add(kt, kb.mul(p, kb.index(2)));
-                    Value d = kb.mul(ch, kb.index(8));
-                    Value lo = loadChunk(c.value, j, d);
-                    Value hi = loadChunk(c.value, kb.add(j, one), d);
-                    for (int64_t x = 0; x < 8; ++x) {
-                      Value x0 = vector::ExtractOp::create(
-                          builder, loc, lo, ArrayRef<int64_t>{x});
-                      Value x1 = vector::ExtractOp::create(
-                          builder, loc, hi, ArrayRef<int64_t>{x});
-                      memref::StoreOp::create(
-                          builder, loc, mb.packWord(x0, x1), valueTileSmem,
-                          ValueRange{kb.add(d, kb.index(x)), p});
-                    }
-                    return SmallVector<Value>{};
-                  });
-        };
-        auto ifOp = scf::IfOp::create(builder, loc, aligned,
-                                      /*withElseRegion=*/true);
-        {
-          OpBuilder::InsertionGuard guard(builder);
-          builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
-          stageVector();
-          builder.setInsertionPointToStart(&ifOp.getElseRegion().front());
-          stageScalar();
-        }
+        stage(c.key, keyTileSmem, c.keyDim);
+        stage(c.value, valueTileSmem, c.valueDim);
         gpu::BarrierOp::create(builder, loc);
 
-        // S = Q Kᵀ: B[k = d][n = key] = K[key][d], so b{0,1} are d = 16ks +
-        // 2t, +1 of key row g: word 8ks + t of that row (b{2,3}: + 4).
-        auto wordAt = [&](Value tile, Value row, Value column) {
-          return mb.fromWord(memref::LoadOp::create(builder, loc, tile,
-                                                    ValueRange{row, column}));
-        };
+        // S = Q Kᵀ: B[k = d][n = key] = K[key][d], so b{0,1} are the two
+        // adjacent d of key row g.
         SmallVector<SmallVector<Value>> scores;
         for (int64_t n = 0; n < keyTiles; ++n) {
           SmallVector<Value> acc(4, f32Zero);
           Value keyRow = kb.add(quad, kb.index(8 * n));
           for (int64_t ks = 0; ks < keySteps; ++ks) {
-            Value word = kb.add(quadLane, kb.index(8 * ks));
-            Value bRegs[2] = {
-                wordAt(keyTileSmem, keyRow, word),
-                wordAt(keyTileSmem, keyRow, kb.add(word, kb.index(4)))};
+            Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
+            auto pairAt = [&](Value column) {
+              Value x0 = memref::LoadOp::create(builder, loc, keyTileSmem,
+                                                ValueRange{keyRow, column});
+              Value x1 = memref::LoadOp::create(
+                  builder, loc, keyTileSmem,
+                  ValueRange{keyRow, kb.add(column, one)});
+              return mb.pack(x0, x1);
+            };
+            Value bRegs[2] = {pairAt(col), pairAt(kb.add(col, kb.index(8)))};
             acc = mb.mma(queryFrags[ks], bRegs, acc);
           }
           scores.push_back(acc);
         }
 
-        // t per element, at row rows[e / 2] and key kt + 8n + 2t + e % 2,
-        // kept in base 2 (t * log2(e)) from here on: exp2 is one ex2.approx
-        // where exp is a libdevice call, and m and the exponents scale
-        // alike (LSE converts back).
+        // t per element, at row rows[e / 2] and key kt + 8n + 2t + e % 2.
         Value tileMax[2] = {f32NegInf, f32NegInf};
         for (int64_t n = 0; n < keyTiles; ++n) {
           for (int64_t e = 0; e < 4; ++e) {
@@ -837,7 +656,6 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
             Value t = buildLogit(kb, c, scores[n][e], b, h, readRows[e / 2],
                                  kb.min(j, lastKey));
             t = kb.select(kb.lt(j, keyEnd), t, f32NegInf);
-            t = kb.fmul(t, kb.fconst(llvm::numbers::log2e));
             scores[n][e] = t;
             tileMax[e / 2] =
                 arith::MaximumFOp::create(builder, loc, tileMax[e / 2], t);
@@ -850,7 +668,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           });
           newMax[r] = arith::MaximumFOp::create(builder, loc, state[r], quadMax);
           alpha[r] = kb.select(kb.feq(newMax[r], f32NegInf), kb.fconst(1.0),
-                               kb.exp2(kb.fsub(state[r], newMax[r])));
+                               kb.exp(kb.fsub(state[r], newMax[r])));
           sums[r] = kb.fmul(state[2 + r], alpha[r]);
         }
         // P (unnormalized, then dropped out for O only).
@@ -858,7 +676,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           for (int64_t e = 0; e < 4; ++e) {
             Value t = scores[n][e];
             Value p = kb.select(kb.feq(t, f32NegInf), f32Zero,
-                                kb.exp2(kb.fsub(t, newMax[e / 2])));
+                                kb.exp(kb.fsub(t, newMax[e / 2])));
             sums[e / 2] = kb.fadd(sums[e / 2], p);
             if (c.dropout > 0.0) {
               Value j =
@@ -884,18 +702,23 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         }
         // O += P V: P's A fragment of keys 16kk..16kk+15 is the C fragments
         // of S tiles 2kk and 2kk+1; B[k = key][n = d] = V[key][d], so
-        // b{0,1} are keys 16kk + 2t, +1 of column g: Vᵀ word 8kk + t of row
-        // 8dn + g (b{2,3}: keys + 8, word + 4).
+        // b{0,1} are keys 2t, 2t+1 (+8) of column g.
         for (int64_t kk = 0; kk < pvSteps; ++kk) {
           ArrayRef<Value> lo = scores[2 * kk], hi = scores[2 * kk + 1];
           Value aRegs[4] = {mb.pack(lo[0], lo[1]), mb.pack(lo[2], lo[3]),
                             mb.pack(hi[0], hi[1]), mb.pack(hi[2], hi[3])};
-          Value word = kb.add(quadLane, kb.index(8 * kk));
+          Value key = kb.add(twiceQuadLane, kb.index(16 * kk));
           for (int64_t dn = 0; dn < valueTiles; ++dn) {
             Value col = kb.add(quad, kb.index(8 * dn));
-            Value bRegs[2] = {
-                wordAt(valueTileSmem, col, word),
-                wordAt(valueTileSmem, col, kb.add(word, kb.index(4)))};
+            auto pairAt = [&](Value keyRow) {
+              Value x0 = memref::LoadOp::create(builder, loc, valueTileSmem,
+                                                ValueRange{keyRow, col});
+              Value x1 = memref::LoadOp::create(
+                  builder, loc, valueTileSmem,
+                  ValueRange{kb.add(keyRow, one), col});
+              return mb.pack(x0, x1);
+            };
+            Value bRegs[2] = {pairAt(key), pairAt(kb.add(key, kb.index(8)))};
             out[dn] = mb.mma(aRegs, bRegs, out[dn]);
           }
         }
@@ -925,10 +748,9 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
       }
       if (c.lse) {
         kb.ifThen(kb.lt(quadLane, one), [&] {
-          // m is in base 2: LSE = m * ln(2) + log(l).
           Value lse = kb.select(
               empty, kb.fconst(std::numeric_limits<double>::infinity()),
-              kb.fadd(kb.fmul(tiles.getResult(r), kb.fconst(llvm::numbers::ln2)),
+              kb.fadd(tiles.getResult(r),
                       math::LogOp::create(builder, loc, sums[r])));
           Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
           memref::StoreOp::create(builder, loc, kb.convert(lse, lseType),

@@ -28,17 +28,17 @@
 // RUN: %ptxas -arch=sm_80 %t.f32.sm80.ptx -o %t.o
 
 // Sq = Sk = 200: an [Sq, Sk] block would be 40000 elements. Only the K and
-// V tiles live in shared memory (dynamic, 16-byte aligned; 13824 bytes: K
-// as 64 keys x (32 + 4) words, Vᵀ as 32 x (32 + 4)); no variable is
-// declared in global memory. Fragments are loaded as 32-bit words.
+// V tiles live in shared memory (64 keys x (64 + 8) halves = 9216 bytes,
+// 64 x (32 + 8) = 5120); no variable is declared in global memory.
 // F16-NOT: .global .align
-// F16: .shared .align 16 .b8 __dynamic_shmem__{{[0-9]+}};
+// F16: .shared .align {{[0-9]+}} .b8 {{.*}}[9216];
+// F16: .shared .align {{[0-9]+}} .b8 {{.*}}[5120];
 // F16-NOT: .global .align
-// F16-DAG: bar.sync
-// F16-DAG: ld.global.v4
-// F16-DAG: ld.shared.b32
-// F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// F16-DAG: shfl.sync.bfly
+// F16: bar.sync
+// F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// F16: ld.shared
+// F16: shfl.sync.bfly
+// F16-NOT: .global .align
 func.func @f16(%q: tensor<1x2x200x64xf16>, %k: tensor<1x2x200x64xf16>, %v: tensor<1x2x200x32xf16>) -> tensor<1x2x200x32xf16> {
   %o = kiln.attention %q, %k, %v {causal} : tensor<1x2x200x64xf16>, tensor<1x2x200x64xf16>, tensor<1x2x200x32xf16> -> tensor<1x2x200x32xf16>
   return %o : tensor<1x2x200x32xf16>
@@ -57,8 +57,9 @@ func.func @bf16(%q: tensor<1x2x200x128xbf16>, %k: tensor<1x2x200x128xbf16>, %v: 
 // local memory.
 // F32-NOT: .global .align
 // F32-NOT: mma.sync
-// F32-DAG: .shared .align 16 .b8 __dynamic_shmem__{{[0-9]+}};
-// F32-DAG: .local .align {{[0-9]+}} .b8 {{.*}}[768];
+// F32: .local .align {{[0-9]+}} .b8 {{.*}}[768];
+// F32: .shared .align {{[0-9]+}} .b8 {{.*}}[16384];
+// F32: .shared .align {{[0-9]+}} .b8 {{.*}}[16384];
 // F32-NOT: mma.sync
 // F32: bar.sync
 // F32: st.shared
