@@ -20,7 +20,8 @@
 //      JitOptions::addGraphPasses.
 //   4. The CPU pipeline (kiln/Pipelines/Pipelines.h): buildKilnToCPUPipeline
 //      fills a PassManager, typed options in KilnToCPUPipelineOptions;
-//      lowerToCPU() below runs it on a module.
+//      lowerToCPU() below runs it on a module. The GPU pipeline likewise:
+//      buildKilnToNVVMPipeline, KilnToNVVMPipelineOptions, lowerToGPU().
 //   5. The runtime (kiln/Runtime/): JitSession compiles a module through the
 //      CPU pipeline into a JitModule whose functions run on HostTensors,
 //      with JitOptions (the pipeline's options, graph passes, LLVM's);
@@ -91,6 +92,18 @@ FailureOr<func::FuncOp> buildFunction(ModuleOp module, StringRef name,
 /// autodiff. Returns failure after a diagnostic.
 LogicalResult
 lowerToCPU(ModuleOp module, const KilnToCPUPipelineOptions &options = {},
+           function_ref<void(OpPassManager &)> addGraphPasses = nullptr);
+
+/// Lowers `module` (kiln ops on tensors) through kiln-lower-to-nvvm with the
+/// typed `options` (chip, PTX features, opt level, binary format, tensor
+/// cores): host code in the LLVM dialect calling Kiln's CUDA runtime, and
+/// `gpu.binary` ops holding the kernels (docs/GPUBackend.md). Registers the
+/// pipeline's dialects and interface models in the module's context first;
+/// `addGraphPasses` runs on the kiln graph before the lowering, as for
+/// lowerToCPU. `format=bin` needs the CUDA toolkit's ptxas; `format=isa`
+/// (PTX) needs nothing outside LLVM. Returns failure after a diagnostic.
+LogicalResult
+lowerToGPU(ModuleOp module, const KilnToNVVMPipelineOptions &options = {},
            function_ref<void(OpPassManager &)> addGraphPasses = nullptr);
 
 /// The typed options of kiln-autodiff: the pass's own ODS options struct

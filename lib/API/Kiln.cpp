@@ -59,6 +59,21 @@ mlir::kiln::lowerToCPU(ModuleOp module,
   return pm.run(module);
 }
 
+LogicalResult
+mlir::kiln::lowerToGPU(ModuleOp module, const KilnToNVVMPipelineOptions &options,
+                       function_ref<void(OpPassManager &)> addGraphPasses) {
+  MLIRContext *context = module.getContext();
+  DialectRegistry registry;
+  registerGPUPipelineDialects(registry);
+  context->appendDialectRegistry(registry);
+
+  PassManager pm(context);
+  if (addGraphPasses)
+    addGraphPasses(pm);
+  buildKilnToNVVMPipeline(pm, options);
+  return pm.run(module);
+}
+
 void mlir::kiln::buildAutodiffPipeline(OpPassManager &pm,
                                        const AutodiffOptions &options) {
   pm.addPass(createKilnAutodiffPass(options));

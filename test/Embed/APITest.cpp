@@ -119,6 +119,35 @@ TEST(APITest, LowerToCPUWorksInABareContext) {
   EXPECT_TRUE(succeeded(lowerToCPU(*module)));
 }
 
+TEST(APITest, LowerToGPUEmitsPTXForTheChosenChip) {
+  MLIRContext context; // lowerToGPU registers what the pipeline needs
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  ASSERT_TRUE(succeeded(buildAdd(*module, "add")));
+  KilnToNVVMPipelineOptions options;
+  options.chip = "sm_80";
+  options.format = "isa"; // PTX: no ptxas needed
+  bool hookCalled = false;
+  ASSERT_TRUE(succeeded(lowerToGPU(*module, options, [&](OpPassManager &) {
+    hookCalled = true;
+  })));
+  EXPECT_TRUE(hookCalled);
+  std::string ptx;
+  bool hasCInterface = false;
+  module->walk([&](Operation *op) {
+    EXPECT_NE(op->getDialect()->getNamespace(), "kiln");
+    if (op->getName().getStringRef() == "llvm.func" &&
+        cast<SymbolOpInterface>(op).getName() == "_mlir_ciface_add")
+      hasCInterface = true;
+    if (op->getName().getStringRef() == "gpu.binary") {
+      llvm::raw_string_ostream os(ptx);
+      op->print(os);
+    }
+  });
+  EXPECT_TRUE(hasCInterface);
+  EXPECT_NE(ptx.find(".target sm_80"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".entry"), std::string::npos);
+}
+
 TEST(APITest, BuiltGraphsRunInTheJit) {
   JitSession session;
   OwningOpRef<ModuleOp> module =
