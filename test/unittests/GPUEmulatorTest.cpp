@@ -16,8 +16,10 @@
 
 #include "gtest/gtest.h"
 
+#include <alloca.h>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -339,6 +341,51 @@ TEST_F(GPUEmulator, DynamicSharedMemory) {
   EXPECT_EQ(out[64], 0) << "16-byte alignment";
   for (int t = 0; t < 64; ++t)
     EXPECT_EQ(out[t], 100 + (t + 1) % 64);
+}
+
+/// Fills a private array of params[0] KiB from its top down (the way a stack
+/// grows) and writes its checksum: kernels keep private arrays on the fiber
+/// stack.
+void bigFrameKernel(void **params) {
+  int32_t kib = *static_cast<int32_t *>(params[0]);
+  auto *out = static_cast<int64_t *>(params[1]);
+  size_t count = size_t(kib) * 1024 / sizeof(int64_t);
+  auto *array = static_cast<volatile int64_t *>(alloca(count * 8));
+  for (size_t i = count; i-- > 0;)
+    array[i] = int64_t(i);
+  int64_t sum = 0;
+  for (size_t i = 0; i < count; ++i)
+    sum += array[i];
+  out[__kiln_emu_sreg(kTidX)] = sum;
+}
+
+TEST_F(GPUEmulator, FiberStacksHoldLargePrivateArrays) {
+  // 384 KiB per thread fits the default 512 KiB stacks, for every thread of
+  // a block.
+  int32_t kib = 384;
+  std::vector<int64_t> out(64, 0);
+  void *params[] = {&kib, out.data()};
+  launch(bigFrameKernel, 1, 1, 1, 64, 1, 1, params);
+  ASSERT_EQ(lastError(), "");
+  int64_t count = 384 * 1024 / 8;
+  for (int t = 0; t < 64; ++t)
+    EXPECT_EQ(out[t], count * (count - 1) / 2);
+}
+
+TEST_F(GPUEmulator, StackOverflowFaults) {
+  // With 128 KiB stacks the same kernel runs into the guard region below its
+  // stack: a segmentation fault, not a write into another thread's stack.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  int32_t kib = 160;
+  std::vector<int64_t> out(2, 0);
+  void *params[] = {&kib, out.data()};
+  EXPECT_EXIT(
+      {
+        setenv("KILN_EMU_STACK_KIB", "128", 1);
+        launch(bigFrameKernel, 1, 1, 1, 2, 1, 1, params);
+        exit(0);
+      },
+      ::testing::KilledBySignal(SIGSEGV), "");
 }
 
 //===----------------------------------------------------------------------===//

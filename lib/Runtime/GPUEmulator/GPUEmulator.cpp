@@ -78,7 +78,7 @@ struct Fiber {
 #else
   ucontext_t context;
 #endif
-  /// The mapping of the stack, its lowest page a guard page.
+  /// The usable stack (above its guard region) and its size.
   char *stack;
   size_t stackBytes;
   FiberState state;
@@ -274,33 +274,39 @@ size_t getStackBytes() {
   return (bytes + page - 1) / page * page;
 }
 
-/// Maps the stacks of fibers [0, count) that have none yet: each with a
-/// PROT_NONE guard page below it, so that an overflow faults.
+/// The inaccessible region below each fiber stack. Larger than a page: code
+/// compiled from MLIR does not probe the stack, so a frame that allocates a
+/// large array can step over a single guard page.
+constexpr size_t kGuardBytes = 64 * 1024;
+
+/// Maps the stacks of fibers [0, count) that have none yet (or one of another
+/// size): each with a PROT_NONE guard region below it, so that an overflow
+/// faults instead of writing into the next stack.
 bool ensureStacks(int32_t count) {
-  size_t page = size_t(sysconf(_SC_PAGESIZE));
   size_t stackBytes = getStackBytes();
   for (int32_t i = 0; i < count; ++i) {
     Fiber &fiber = fibers[i];
     if (fiber.stack && fiber.stackBytes == stackBytes)
       continue;
     if (fiber.stack)
-      munmap(fiber.stack - page, fiber.stackBytes + page);
+      munmap(fiber.stack - kGuardBytes, fiber.stackBytes + kGuardBytes);
     fiber.stack = nullptr;
-    void *mapping = mmap(nullptr, stackBytes + page, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *mapping =
+        mmap(nullptr, stackBytes + kGuardBytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapping == MAP_FAILED) {
       reportError("GPU emulator: cannot map a %zu-byte fiber stack for "
                   "thread %d",
                   stackBytes, int(i));
       return false;
     }
-    if (mprotect(mapping, page, PROT_NONE) != 0) {
-      munmap(mapping, stackBytes + page);
-      reportError("GPU emulator: cannot protect the guard page of a fiber "
+    if (mprotect(mapping, kGuardBytes, PROT_NONE) != 0) {
+      munmap(mapping, stackBytes + kGuardBytes);
+      reportError("GPU emulator: cannot protect the guard region of a fiber "
                   "stack");
       return false;
     }
-    fiber.stack = static_cast<char *>(mapping) + page;
+    fiber.stack = static_cast<char *>(mapping) + kGuardBytes;
     fiber.stackBytes = stackBytes;
   }
   return true;
