@@ -408,7 +408,28 @@ TEST_F(GPUEmulator, StackOverflowFaults) {
         launch(bigFrameKernel, 1, 1, 1, 2, 1, 1, params);
         exit(0);
       },
-      ::testing::KilledBySignal(SIGSEGV), "");
+      ::testing::KilledBySignal(SIGSEGV),
+      "GPU emulator: segmentation fault in thread 0 \\(0,0,0\\) of block "
+      "\\(0,0,0\\): fiber stack overflow \\(the stacks have 128 KiB; set "
+      "KILN_EMU_STACK_KIB\\)");
+}
+
+/// Thread 5 of block 1 writes through a null pointer.
+void badAccessKernel(void **) {
+  if (__kiln_emu_sreg(kCtaidX) == 1 && __kiln_emu_sreg(kTidX) == 5)
+    *static_cast<volatile int32_t *>(nullptr) = 1;
+}
+
+TEST_F(GPUEmulator, SegmentationFaultNamesTheThread) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(launch(badAccessKernel, 2, 1, 1, 32, 1, 1, nullptr),
+              ::testing::KilledBySignal(SIGSEGV),
+              "GPU emulator: segmentation fault in thread 5 \\(5,0,0\\) of "
+              "block \\(1,0,0\\): a bad access at 0x0");
+  // The handler is only installed during a launch.
+  struct sigaction action;
+  sigaction(SIGSEGV, nullptr, &action);
+  EXPECT_EQ(action.sa_handler, SIG_DFL);
 }
 
 //===----------------------------------------------------------------------===//
