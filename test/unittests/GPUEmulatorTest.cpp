@@ -27,6 +27,7 @@
 #include <dlfcn.h>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern "C" uint64_t __kiln_emu_switch_count(void);
@@ -187,6 +188,28 @@ TEST_F(GPUEmulator, BarrierTreeReduction) {
   launch(treeReduceKernel, 1, 1, 1, 256, 1, 1, params);
   ASSERT_EQ(lastError(), "");
   EXPECT_NE(out[0], 256 * 257 / 2);
+}
+
+TEST_F(GPUEmulator, LaunchesFromSeveralThreadsAreSerialized) {
+  // Workgroup memory is a process global: launches from two OS threads must
+  // not interleave their blocks.
+  auto run = [](int64_t *results) {
+    for (int i = 0; i < 20; ++i) {
+      bool sync = true;
+      void *params[] = {results + 2 * i, &sync};
+      launch(treeReduceKernel, 2, 1, 1, 256, 1, 1, params);
+    }
+  };
+  std::vector<int64_t> first(40, 0), second(40, 0);
+  std::thread other(run, second.data());
+  run(first.data());
+  other.join();
+  EXPECT_EQ(lastError(), "");
+  for (int i = 0; i < 40; ++i) {
+    int64_t expected = 256 * 257 / 2 + 1000 * 256 * (i % 2);
+    EXPECT_EQ(first[i], expected) << i;
+    EXPECT_EQ(second[i], expected) << i;
+  }
 }
 
 /// Threads that returned do not hold up a barrier.
@@ -385,7 +408,28 @@ TEST_F(GPUEmulator, StackOverflowFaults) {
         launch(bigFrameKernel, 1, 1, 1, 2, 1, 1, params);
         exit(0);
       },
-      ::testing::KilledBySignal(SIGSEGV), "");
+      ::testing::KilledBySignal(SIGSEGV),
+      "GPU emulator: segmentation fault in thread 0 \\(0,0,0\\) of block "
+      "\\(0,0,0\\): fiber stack overflow \\(the stacks have 128 KiB; set "
+      "KILN_EMU_STACK_KIB\\)");
+}
+
+/// Thread 5 of block 1 writes through a null pointer.
+void badAccessKernel(void **) {
+  if (__kiln_emu_sreg(kCtaidX) == 1 && __kiln_emu_sreg(kTidX) == 5)
+    *static_cast<volatile int32_t *>(nullptr) = 1;
+}
+
+TEST_F(GPUEmulator, SegmentationFaultNamesTheThread) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(launch(badAccessKernel, 2, 1, 1, 32, 1, 1, nullptr),
+              ::testing::KilledBySignal(SIGSEGV),
+              "GPU emulator: segmentation fault in thread 5 \\(5,0,0\\) of "
+              "block \\(1,0,0\\): a bad access at 0x0");
+  // The handler is only installed during a launch.
+  struct sigaction action;
+  sigaction(SIGSEGV, nullptr, &action);
+  EXPECT_EQ(action.sa_handler, SIG_DFL);
 }
 
 //===----------------------------------------------------------------------===//
