@@ -101,7 +101,9 @@ lowerToCPU(ModuleOp module, const KilnToCPUPipelineOptions &options = {},
 /// pipeline's dialects and interface models in the module's context first;
 /// `addGraphPasses` runs on the kiln graph before the lowering, as for
 /// lowerToCPU. `format=bin` needs the CUDA toolkit's ptxas; `format=isa`
-/// (PTX) needs nothing outside LLVM. Returns failure after a diagnostic.
+/// (PTX) needs nothing outside LLVM; `emulate` gives one host LLVM module
+/// for Kiln's GPU emulator instead (docs/GPUEmulator.md). Returns failure
+/// after a diagnostic.
 LogicalResult
 lowerToGPU(ModuleOp module, const KilnToNVVMPipelineOptions &options = {},
            function_ref<void(OpPassManager &)> addGraphPasses = nullptr);
