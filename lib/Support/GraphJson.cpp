@@ -727,6 +727,13 @@ LogicalResult Importer::buildNode(size_t index) {
                                         probe->getRegions(), resultTypes)))
         result = failure();
       probe->destroy();
+      // Declared types that extend the inferred ones name optional results
+      // that inference leaves out (kiln.attention's lse); the verifier
+      // judges them.
+      if (succeeded(result) && declared.size() > resultTypes.size() &&
+          TypeRange(declared).take_front(resultTypes.size()) ==
+              TypeRange(resultTypes))
+        resultTypes = declared;
       if (succeeded(result) && !declared.empty() &&
           TypeRange(declared) != TypeRange(resultTypes)) {
         std::string want;
@@ -1482,8 +1489,19 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     if (!attrs.empty())
       entry["attrs"] = attrs;
 
-    // Types only where the op does not infer them.
-    if (!node->getName().hasInterface<InferTypeOpInterface>()) {
+    // Types only where the op does not infer them, or where it has results
+    // that inference leaves out (kiln.attention's optional lse).
+    bool inferred = false;
+    if (auto infer = dyn_cast<InferTypeOpInterface>(node)) {
+      SmallVector<Type> types;
+      inferred =
+          succeeded(infer.inferReturnTypes(
+              node->getContext(), node->getLoc(), node->getOperands(),
+              node->getRawDictionaryAttrs(), node->getPropertiesStorage(),
+              node->getRegions(), types)) &&
+          TypeRange(types) == node->getResultTypes();
+    }
+    if (!inferred) {
       ojson types = ojson::array();
       for (Type t : node->getResultTypes()) {
         auto tensor = dyn_cast<RankedTensorType>(t);

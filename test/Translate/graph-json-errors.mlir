@@ -8,6 +8,7 @@
 // RUN: not kiln-translate --import-graph-json %t/cycle.json 2>&1 | FileCheck %s --check-prefix=CYCLE
 // RUN: not kiln-translate --import-graph-json %t/shape.json 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not kiln-translate --export-graph-json %t/not-kiln.mlir 2>&1 | FileCheck %s --check-prefix=EXPORT
+// RUN: not kiln-translate --import-graph-json %t/lse-type.json 2>&1 | FileCheck %s --check-prefix=LSE
 
 // SYNTAX: error: JSON: syntax error: {{.*}}parse error at line 2, column 1
 // OP: error: nodes[1] (id "b").op: unknown op "frobnicate"
@@ -16,6 +17,7 @@
 // CYCLE: error: nodes[1] (id "b"): cyclic reference: "a" -> "b" -> "a"
 // SHAPE: error: nodes[0] (id "mm"): contraction dimension of lhs [2, 3] has size 3 but that of rhs [2, 3] has size 2
 // EXPORT: error: graph JSON export: only kiln ops have a JSON form
+// LSE: error: nodes[0] (id "a"): 'kiln.attention' op lse type 'tensor<1x1x4xf32>' must be 'tensor<1x1x3xf32>'
 
 //--- syntax.json
 {"name": "f", "inputs": [
@@ -40,6 +42,11 @@
 //--- shape.json
 {"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 3]}],
  "nodes": [{"id": "mm", "op": "matmul", "inputs": ["x", "x"]}],
+ "outputs": []}
+//--- lse-type.json
+{"name": "f", "inputs": [{"name": "q", "dtype": "f32", "shape": [1, 1, 3, 2]}],
+ "nodes": [{"id": "a", "op": "attention", "inputs": ["q", "q", "q"],
+            "types": [{"dtype": "f32", "shape": [1, 1, 3, 2]}, {"dtype": "f32", "shape": [1, 1, 4]}]}],
  "outputs": []}
 //--- not-kiln.mlir
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {

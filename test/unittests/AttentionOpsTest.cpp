@@ -49,13 +49,38 @@ protected:
   std::string lastError;
 };
 
+TEST_F(AttentionOpTest, LseResultByCloneOnly) {
+  // Inference builds the one-result form; cloneWithLse adds the lse
+  // ([B, Hq, Sq], f32 for a half query) and takes it off again.
+  Type f16 = builder.getF16Type();
+  Value q = arg({2, 4, 3, 8}, f16);
+  Value k = arg({2, 2, 5, 8}, f16);
+  Value v = arg({2, 2, 5, 16}, f16);
+  auto op = AttentionOp::create(builder, loc, q, k, v);
+  EXPECT_EQ(op->getNumResults(), 1u);
+  EXPECT_FALSE(op.getLse());
+  AttentionOp withLse = op.cloneWithLse(builder, /*withLse=*/true);
+  ASSERT_TRUE(withLse.getLse());
+  EXPECT_EQ(withLse.getLse().getType(),
+            RankedTensorType::get({2, 4, 3}, builder.getF32Type()));
+  EXPECT_EQ(withLse.getResult().getType(), op.getResult().getType());
+  EXPECT_TRUE(verifies(withLse)) << lastError;
+  AttentionOp without = withLse.cloneWithLse(builder, /*withLse=*/false);
+  EXPECT_EQ(without->getNumResults(), 1u);
+  EXPECT_TRUE(verifies(without)) << lastError;
+  EXPECT_EQ(AttentionOp::getLseType(cast<RankedTensorType>(
+                arg({1, 2, 3, 4}, builder.getF64Type()).getType())),
+            RankedTensorType::get({1, 2, 3}, builder.getF64Type()));
+}
+
 TEST_F(AttentionOpTest, PlainInfersTypeAndDefaults) {
   Type f32 = builder.getF32Type();
   Value q = arg({2, 4, 3, 8}, f32);
   Value k = arg({2, 2, 5, 8}, f32);
   Value v = arg({2, 2, 5, 16}, f32);
   auto op = AttentionOp::create(builder, loc, q, k, v);
-  EXPECT_EQ(op.getType(), RankedTensorType::get({2, 4, 3, 16}, f32));
+  EXPECT_EQ(op.getResult().getType(),
+            RankedTensorType::get({2, 4, 3, 16}, f32));
   EXPECT_TRUE(verifies(op)) << lastError;
 
   EXPECT_EQ(op.getNumQueryHeads(), 4);
@@ -90,7 +115,8 @@ TEST_F(AttentionOpTest, EveryOptionalOperandAndAttribute) {
       AttentionAlignmentAttr::get(&context, AttentionAlignment::top_left),
       /*softcap=*/builder.getF64FloatAttr(30.0),
       /*dropout_p=*/builder.getF64FloatAttr(0.1));
-  EXPECT_EQ(op.getType(), RankedTensorType::get({2, 4, 3, 4}, bf16));
+  EXPECT_EQ(op.getResult().getType(),
+            RankedTensorType::get({2, 4, 3, 4}, bf16));
   EXPECT_TRUE(verifies(op)) << lastError;
 
   EXPECT_EQ(op.getMask(), mask);
@@ -118,7 +144,8 @@ TEST_F(AttentionOpTest, OnlySomeOptionalOperands) {
       /*window_left=*/nullptr,
       /*window_right=*/builder.getI64IntegerAttr(1), /*alignment=*/nullptr,
       /*softcap=*/nullptr, /*dropout_p=*/nullptr);
-  EXPECT_EQ(op.getType(), RankedTensorType::get({1, 8, 1, 16}, f64));
+  EXPECT_EQ(op.getResult().getType(),
+            RankedTensorType::get({1, 8, 1, 16}, f64));
   EXPECT_TRUE(verifies(op)) << lastError;
   EXPECT_FALSE(op.getQueryLengths());
   EXPECT_FALSE(op.getSeed());
@@ -138,7 +165,7 @@ TEST_F(AttentionOpTest, ZeroSizes) {
   Value k = arg({0, 0, 0, 0}, f16);
   Value v = arg({0, 0, 0, 3}, f16);
   auto op = AttentionOp::create(builder, loc, q, k, v);
-  EXPECT_EQ(op.getType(), RankedTensorType::get({0, 0, 0, 3}, f16));
+  EXPECT_EQ(op.getResult().getType(), RankedTensorType::get({0, 0, 0, 3}, f16));
   EXPECT_TRUE(verifies(op)) << lastError;
   // No division by zero: R is 1 for Hq = Hkv = 0, and the default scale is
   // 1 (not 1/sqrt(0)) for Dk = 0.

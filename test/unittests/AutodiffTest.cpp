@@ -984,6 +984,60 @@ func.func @f(%x: tensor<2x3xf64>) -> tensor<f64> {
   }
 }
 
+/// A loss that reads attention's lse result too. The default policy refuses
+/// it (test/Transforms/Autodiff/invalid.mlir); `remat=save-all` decomposes
+/// the attention before the sweep, so the lse is differentiated through the
+/// primitive ops' rules: checked against central differences in q, k, v
+/// (every row sees a key, so every lse is finite).
+TEST_F(AutodiffTest, AttentionLseCotangentUnderSaveAll) {
+  constexpr const char *kSource = R"mlir(
+func.func @f(%q: tensor<2x2x3x2xf64>, %k: tensor<2x1x4x2xf64>, %v: tensor<2x1x4x2xf64>, %w: tensor<2x2x3xf64>) -> tensor<f64> {
+  %kl = kiln.constant dense<[4, 2]> : tensor<2xi32>
+  %o, %lse = kiln.attention %q, %k, %v key_lengths(%kl : tensor<2xi32>) {causal} : tensor<2x2x3x2xf64>, tensor<2x1x4x2xf64>, tensor<2x1x4x2xf64> -> tensor<2x2x3x2xf64>, tensor<2x2x3xf64>
+  %lw = kiln.mul %lse, %w : (tensor<2x2x3xf64>, tensor<2x2x3xf64>) -> tensor<2x2x3xf64>
+  %a = kiln.sum %lw {axes = array<i64: 0, 1, 2>} : tensor<2x2x3xf64> -> tensor<f64>
+  %b = kiln.sum %o {axes = array<i64: 0, 1, 2, 3>} : tensor<2x2x3x2xf64> -> tensor<f64>
+  %l = kiln.add %a, %b : (tensor<f64>, tensor<f64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+)mlir";
+  MLIRContext &context = session().getContext();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kSource, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  KilnAutodiffPassOptions options;
+  options.function = "f";
+  options.wrt = {0, 1, 2};
+  options.remat = RematPolicy::SaveAll;
+  pm.addPass(createKilnAutodiffPass(options));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  auto compiled = session().compile(*module);
+  ASSERT_TRUE(succeeded(compiled));
+  JitModule &jit = **compiled;
+  std::mt19937_64 rng(11);
+  SmallVector<HostTensor> inputs{
+      makeInput(f64({2, 2, 3, 2}), rng), makeInput(f64({2, 1, 4, 2}), rng),
+      makeInput(f64({2, 1, 4, 2}), rng), makeInput(f64({2, 2, 3}), rng)};
+  auto grads = jit.invoke("f_value_and_grad", inputs);
+  ASSERT_TRUE(succeeded(grads));
+  const double step = 1e-6;
+  for (int64_t arg = 0; arg < 3; ++arg) {
+    HostTensor &x = inputs[arg];
+    for (int64_t i = 0; i < x.getNumElements(); ++i) {
+      double saved = x.getElementAsDouble(i);
+      x.setElementFromDouble(i, saved + step);
+      double plus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
+      x.setElementFromDouble(i, saved - step);
+      double minus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
+      x.setElementFromDouble(i, saved);
+      double numeric = (plus - minus) / (2 * step);
+      EXPECT_NEAR((*grads)[1 + arg].getElementAsDouble(i), numeric,
+                  1e-6 * (1 + std::fabs(numeric)))
+          << "d f / d arg" << arg << "[" << i << "]";
+    }
+  }
+}
+
 /// Second order through the conv family: `@h(x, v) = <grad f(x), v>`,
 /// where `f` feeds `x` to an op both as its input and (sliced) as its
 /// weight, is differentiated again and its gradient checked against central

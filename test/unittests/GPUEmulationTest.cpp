@@ -547,6 +547,111 @@ INSTANTIATE_TEST_SUITE_P(
                     AttentionParam{DType::BF16, false}),
     getParamName);
 
+/// @pair_<name>(q, k, v, dout, optional...) -> (o, lse, dq, dk, dv[, dmask]):
+/// the forward with its lse result and the backward from the forward's O and
+/// LSE, as kiln-autodiff pairs them (docs/Attention.md, "The lse result").
+std::string getPairedFunction(const AttentionCase &c, StringRef dtype) {
+  std::string q = tensorType({c.B, c.Hq, c.Sq, c.Dk}, dtype);
+  std::string k = tensorType({c.B, c.Hkv, c.Sk, c.Dk}, dtype);
+  std::string v = tensorType({c.B, c.Hkv, c.Sk, c.Dv}, dtype);
+  std::string o = tensorType({c.B, c.Hq, c.Sq, c.Dv}, dtype);
+  std::string l = tensorType({c.B, c.Hq, c.Sq},
+                             dtype == "f16" || dtype == "bf16" ? "f32" : dtype);
+  std::string args, groups;
+  for (auto &[name, type] : getOptionalOperands(c, dtype)) {
+    args += ", %" + name + ": " + type;
+    groups += " " + name + "(%" + name + " : " + type + ")";
+  }
+  std::string attrs = getAttributes(c);
+  std::string results = q + ", " + k + ", " + v;
+  std::string values = "%dq, %dk, %dv";
+  if (c.mask == "add") {
+    results += ", " + tensorType(c.maskShape, dtype);
+    values += ", %dm";
+  }
+  return "func.func @pair_" + c.name + "(%q: " + q + ", %k: " + k +
+         ", %v: " + v + ", %do: " + o + args + ") -> (" + o + ", " + l + ", " +
+         results + ") {\n  %o, %lse = kiln.attention %q, %k, %v" + groups +
+         " " + attrs + " : " + q + ", " + k + ", " + v + " -> " + o + ", " + l +
+         "\n  " + values + " = kiln.attention_grad %q, %k, %v, %do" + groups +
+         " out(%o : " + o + ") lse(%lse : " + l + ") " + attrs + " : " + q +
+         ", " + k + ", " + v + ", " + o + " -> " + results + "\n  return %o, " +
+         "%lse, " + values + " : " + o + ", " + l + ", " + results + "\n}\n";
+}
+
+/// The forward with its lse and the backward from its O and LSE, on the CPU
+/// and on the emulator (the lse-writing forward kernels, the backward's
+/// D-only preprocess reading the emulated forward's O and LSE). f64 and f32
+/// only: with half types the two forwards' O legitimately differ by an ulp
+/// of the half type (and the tensor-core kernel's rounding of P), which
+/// moves D = rowsum(dO * O) by O(2^-11) and needs a bound not derived here.
+/// Bounds: O as in Forward. LSE = m + log l: +inf exactly where the CPU has
+/// it (empty rows), else l a sum of Sk terms and m from dot products of Dk,
+/// (2 (Sk + Dk) + 32) u max(1, max|LSE|). The gradients as in Backward, with
+/// Sk more terms in n: the backward now reads the forward's O and LSE, each
+/// with the error of its own sum over the Sk keys.
+class GPUEmulationPaired : public testing::TestWithParam<AttentionParam> {};
+
+TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
+  AttentionParam param = GetParam();
+  StringRef dtype = stringifyDType(param.dtype);
+  std::string source;
+  for (const AttentionCase &c : getAttentionCases())
+    source += getPairedFunction(c, dtype);
+  Backends &backends = Backends::get();
+  JitModule *cpu = backends.compile("attention-cpu-pair-" + dtype.str(),
+                                    source, cpuOptions());
+  JitModule *emulated = backends.compile(
+      "attention-emu-pair-" + dtype.str() +
+          (param.tensorCores ? "-mma" : "-simt"),
+      source, emulatorOptions(param.tensorCores));
+  uint64_t switches = getSwitchCount();
+  for (auto [index, c] : llvm::enumerate(getAttentionCases())) {
+    SCOPED_TRACE("pair_" + c.name);
+    SmallVector<HostTensor> inputs = getAttentionInputs(
+        c, param.dtype, /*backward=*/true, 100 * index + 11);
+    SmallVector<HostTensor> a, b;
+    if (!runBoth(cpu, emulated, "pair_" + c.name, inputs, a, b))
+      continue;
+    expectClose("O", a[0], b[0], c.Sk, maxAbs(inputs[2]));
+
+    // LSE: the same +inf rows (set to 1 on both sides, in place), then the
+    // finite entries.
+    HostTensor &cpuLse = a[1], &emuLse = b[1];
+    double maxLse = 1;
+    int64_t infMismatches = 0;
+    for (int64_t i = 0; i < cpuLse.getNumElements(); ++i) {
+      double x = cpuLse.getElementAsDouble(i), y = emuLse.getElementAsDouble(i);
+      if (std::isinf(x) || std::isinf(y)) {
+        infMismatches += !(x == y && x > 0);
+        cpuLse.setElementFromDouble(i, 1);
+        emuLse.setElementFromDouble(i, 1);
+        continue;
+      }
+      maxLse = std::max(maxLse, std::abs(x));
+    }
+    EXPECT_EQ(infMismatches, 0) << "LSE: +inf rows differ";
+    expectClose("LSE", cpuLse, emuLse, c.Sk + c.Dk, maxLse);
+
+    int64_t group = c.Hq / c.Hkv;
+    StringRef names[] = {"dQ", "dK", "dV", "d_mask"};
+    int64_t lengths[] = {c.Sk + c.Dv, c.Sq * group + c.Dv, c.Sq * group,
+                         c.B * c.Hq + c.Dv};
+    for (size_t i = 2; i < a.size(); ++i) {
+      double scale = 4 * std::max(maxAbs(a[i]), maxAbs(b[i]));
+      expectClose(names[i - 2], a[i], b[i], lengths[i - 2] + c.Sk, scale);
+    }
+  }
+  EXPECT_GT(getSwitchCount(), switches) << "no kernel ran on the emulator";
+}
+
+// f64: the SIMT forward, the backward the generic way (its linalg lowering
+// of the out/lse form); f32: the SIMT kernels and the D-only preprocess.
+INSTANTIATE_TEST_SUITE_P(, GPUEmulationPaired,
+                         testing::Values(AttentionParam{DType::F64, false},
+                                         AttentionParam{DType::F32, false}),
+                         getParamName);
+
 // Generic-path ops (one flat grid per linalg op, reductions sequential in
 // the thread): the CPU's lowering patterns on the GPU. Bounds: a sum or
 // dot product of n terms (2 n + 32) u max sum|terms| (the terms are

@@ -367,6 +367,11 @@ TEST(SplitRematTest, TransformerBlock) {
                       shape.back() == sk;
       EXPECT_FALSE(isScores) << "a residual of the attention scores' shape";
     }
+    // The attention's row log-sum-exp LSE [B, Hq, Sq] = [2, 4, 8] is saved:
+    // the backward rebuilds P from it (docs/Autodiff.md).
+    EXPECT_TRUE(llvm::any_of(gen.residuals, [](RankedTensorType type) {
+      return type.getShape() == ArrayRef<int64_t>{2, 4, 8};
+    })) << "no residual of the lse's shape [2, 4, 8]";
   }
 }
 

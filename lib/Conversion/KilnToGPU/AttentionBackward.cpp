@@ -26,6 +26,12 @@
 //     tile once, atomically, into the f32 dQ accumulator.
 //  4. cast: the f32 accumulators of dQ (and d_mask) to the result types.
 //
+// With the forward's `out` and `lse` operands (FlashAttention-2's saved
+// residuals) the preprocess walks no key: one thread per row computes
+// D_i = rowsum(dO_i * O_i) over Dv (equal to rowsum(dP * P), dropout
+// included, since O = P'V), and the main kernel reads the given f32 LSE
+// buffer itself.
+//
 // The visibility predicate and the dropout draw are the builders of
 // KilnToLinalg/Attention.h, which read the mask and lengths from buffers
 // here: every backend shares one definition. f16 and bf16 load half values,
@@ -400,6 +406,33 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
       });
 }
 
+/// The preprocess kernel of the saved forward: D_i = sum_d dO[b, h, i, d] *
+/// O[b, h, i, d] of every (b, h, i), one thread per row, into the
+/// [B * Hq * Sq] f32 `delta`. No key is read: the row's LSE comes with the
+/// op. An empty row has O = 0, hence D = 0.
+static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
+                                       const BackwardProblem &problem,
+                                       Value out, Value delta) {
+  const BackwardProblem &p = problem;
+  buildLaunch(
+      builder, loc, {ceilDiv(p.numQueries, kRowsPerBlock), p.numHeads, p.batch},
+      kRowsPerBlock, {}, {}, [&](KernelBuilder &kb, gpu::LaunchOp op) {
+        Value i = kb.add(kb.mul(op.getBlockIds().x, kb.index(kRowsPerBlock)),
+                         op.getThreadIds().x);
+        Value h = op.getBlockIds().y, b = op.getBlockIds().z;
+        kb.ifThen(kb.lt(i, kb.index(p.numQueries)), [&](KernelBuilder &kb) {
+          Value dot =
+              kb.sum(kb.index(p.valueDim), [&](KernelBuilder &kb, Value d) {
+                return kb.loadProduct(p.dout, {b, h, i, d}, out, {b, h, i, d});
+              });
+          Value row = kb.add(kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h),
+                                    kb.index(p.numQueries)),
+                             i);
+          kb.store(dot, delta, row);
+        });
+      });
+}
+
 /// The rows of a query tile: the largest power of two up to 64 (and up to
 /// Sq rounded up) whose Q, dO, P' and dS tiles fit the shared memory budget.
 static int64_t getQueryTileRows(const BackwardProblem &p) {
@@ -751,7 +784,15 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     };
     Type f32 = rewriter.getF32Type();
     int64_t numRows = p.batch * p.numHeads * p.numQueries;
-    Value lse = alloc({numRows}, f32);
+    // The forward's LSE ([B, Hq, Sq] f32 for every element type lowered
+    // here) is the main kernel's [B * Hq * Sq] buffer as it is.
+    Value lse;
+    if (op.hasSavedForward())
+      lse = memref::CollapseShapeOp::create(
+          rewriter, loc, toBuffer(op.getLse()),
+          SmallVector<ReassociationIndices>{{0, 1, 2}});
+    else
+      lse = alloc({numRows}, f32);
     Value delta = alloc({numRows}, f32);
     Value dqAcc = alloc({numRows * p.keyDim}, f32);
     Value dq = alloc(queryType.getShape(), elementType);
@@ -783,7 +824,11 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     zeroFill(dqAcc);
     if (dmaskAcc)
       zeroFill(dmaskAcc);
-    buildPreprocessKernel(rewriter, loc, p, lse, delta);
+    if (op.hasSavedForward())
+      buildSavedPreprocessKernel(rewriter, loc, p, toBuffer(op.getOut()),
+                                 delta);
+    else
+      buildPreprocessKernel(rewriter, loc, p, lse, delta);
     buildMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk, dv);
     castInto(dqAcc, dq);
     if (dmaskAcc)

@@ -788,15 +788,28 @@ struct AttentionForwardToGPU : OpRewritePattern<AttentionOp> {
           rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
           operand, /*read_only=*/true));
     }
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
     auto outType =
         MemRefType::get(resultType.getShape(), resultType.getElementType());
     Value out = memref::AllocOp::create(rewriter, loc, outType);
-    if (failed(buildAttentionForwardLaunch(rewriter, loc, op, memrefs, out,
-                                           /*lseMemref=*/nullptr, options)))
+    // The optional lse result: both kernels store it when given a buffer.
+    RankedTensorType lseType;
+    Value lse;
+    if (op.getLse()) {
+      lseType = cast<RankedTensorType>(op.getLse().getType());
+      lse = memref::AllocOp::create(
+          rewriter, loc,
+          MemRefType::get(lseType.getShape(), lseType.getElementType()));
+    }
+    if (failed(buildAttentionForwardLaunch(rewriter, loc, op, memrefs, out, lse,
+                                           options)))
       return failure();
-    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, resultType, out, /*restrict=*/true, /*writable=*/true);
+    SmallVector<Value> results = {bufferization::ToTensorOp::create(
+        rewriter, loc, resultType, out, /*restrict=*/true, /*writable=*/true)};
+    if (lse)
+      results.push_back(bufferization::ToTensorOp::create(
+          rewriter, loc, lseType, lse, /*restrict=*/true, /*writable=*/true));
+    rewriter.replaceOp(op, results);
     return success();
   }
 
@@ -813,7 +826,7 @@ LogicalResult mlir::kiln::canBuildAttentionForward(AttentionOp op,
       reason = "expected statically shaped tensor operands";
       return failure();
     }
-  auto resultType = dyn_cast<RankedTensorType>(op.getType());
+  auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
   if (!resultType || !resultType.hasStaticShape() ||
       resultType.getRank() != 4) {
     reason = "expected a statically shaped rank-4 result";

@@ -273,8 +273,26 @@ struct BlockBuilder : AttentionBlockBuilder {
     return generic.getResult(0);
   }
 
-
-
+  /// A parallel 1-D generic over rows into a fresh [Sq] tensor:
+  /// `body(m[i], l[i])`. Not in place: written into `rowMax` (which the
+  /// block updates read too), the CPU pipeline produced wrong LSE values
+  /// when the (b, h) loop has a single iteration (the `ties` case of
+  /// attention_grad.json caught it), apparently the elementwise-fusion
+  /// issue of the P'·V comment below.
+  Value mapRows(Value rowMax, Value rowSum,
+                function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
+    auto type = cast<RankedTensorType>(rowMax.getType());
+    Value init = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<AffineMap> maps(3, map(1, {0}));
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange{type}, ValueRange{rowMax, rowSum},
+        ValueRange{init}, maps, {utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, body(b, l, args[0], args[1]));
+        });
+    return generic.getResult(0);
+  }
 };
 
 /// kiln.attention -> scf.for over (b, h) of linalg on [Sq, Sk] blocks.
@@ -290,7 +308,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     auto queryType = dyn_cast<RankedTensorType>(op.getQuery().getType());
     auto keyType = dyn_cast<RankedTensorType>(op.getKey().getType());
     auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
-    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
     if (!queryType || !keyType || !valueType || !resultType ||
         queryType.getRank() != 4 || keyType.getRank() != 4 ||
         valueType.getRank() != 4 || !resultType.hasStaticShape() ||
@@ -338,17 +356,34 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
 
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          elementType);
+    // The optional lse result [B, Hq, Sq], in the compute type (f32 for half
+    // types, as AttentionOp::getLseType says).
+    RankedTensorType lseType;
+    Value lseInit;
+    if (Value lse = op.getLse()) {
+      lseType = cast<RankedTensorType>(lse.getType());
+      lseInit = tensor::EmptyOp::create(rewriter, loc, lseType.getShape(),
+                                        lseType.getElementType());
+    }
     // An empty result has nothing to compute (and a static slice offset 0 of
-    // a size-0 dim would not verify).
-    if (resultType.getNumElements() == 0) {
-      rewriter.replaceOp(op, init);
+    // a size-0 dim would not verify). Only Dv = 0 leaves O empty and the lse
+    // not.
+    if (resultType.getNumElements() == 0 &&
+        (!lseType || lseType.getNumElements() == 0)) {
+      SmallVector<Value> results = {init};
+      if (lseInit)
+        results.push_back(lseInit);
+      rewriter.replaceOp(op, results);
       return success();
     }
+    SmallVector<Value> inits = {init};
+    if (lseInit)
+      inits.push_back(lseInit);
     Value zero = constIndex(rewriter, loc, 0);
     Value one = constIndex(rewriter, loc, 1);
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, constIndex(rewriter, loc, batch * numHeads), one,
-        ValueRange{init},
+        inits,
         [&](OpBuilder &builder, Location loc, Value bh, ValueRange iterArgs) {
           BlockBuilder bb{{builder, loc}};
           Value numHeadsValue = constIndex(builder, loc, numHeads);
@@ -469,6 +504,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
                 return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
               });
 
+          SmallVector<Value> yields;
           // O[i, d] = sum_j P'[i, j] * V[j, d], as a named linalg.matmul
           // (V extended to the compute type by its cast). It must not be a
           // linalg.generic: linalg-fuse-elementwise-ops would fuse `probs`
@@ -476,34 +512,65 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
           // block), the fused op would re-normalize P'[i, j] once per d.
           // The other in-place updates each have two users (a reduction and
           // the next update), so they are never fused.
-          Value out = bb.filled({numQueries, valueDim}, computeType,
-                                computeAttr(0.0));
-          out = linalg::MatmulOp::create(builder, loc, TypeRange{out.getType()},
+          if (valueDim == 0) {
+            yields.push_back(iterArgs[0]);
+          } else {
+            Value out = bb.filled({numQueries, valueDim}, computeType,
+                                  computeAttr(0.0));
+            out =
+                linalg::MatmulOp::create(builder, loc, TypeRange{out.getType()},
                                          ValueRange{probs, v}, ValueRange{out})
                     .getResult(0);
-          if (computeType != elementType) {
-            Value rounded =
-                tensor::EmptyOp::create(builder, loc, {numQueries, valueDim},
-                                        elementType);
-            out = bb.updateBlock(
-                rounded, out, id2,
-                [&](OpBuilder &pb, Location pl, ValueRange args, Value,
-                    Value) -> Value {
-                  return arith::TruncFOp::create(pb, pl, elementType, args[1]);
-                });
+            if (computeType != elementType) {
+              Value rounded = tensor::EmptyOp::create(
+                  builder, loc, {numQueries, valueDim}, elementType);
+              out = bb.updateBlock(rounded, out, id2,
+                                   [&](OpBuilder &pb, Location pl,
+                                       ValueRange args, Value, Value) -> Value {
+                                     return arith::TruncFOp::create(
+                                         pb, pl, elementType, args[1]);
+                                   });
+            }
+
+            SmallVector<OpFoldResult> offsets = {b, h, builder.getIndexAttr(0),
+                                                 builder.getIndexAttr(0)};
+            SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
+                                               builder.getIndexAttr(1),
+                                               builder.getIndexAttr(numQueries),
+                                               builder.getIndexAttr(valueDim)};
+            SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+            yields.push_back(tensor::InsertSliceOp::create(
+                builder, loc, out, iterArgs[0], offsets, sizes, strides));
           }
 
-          SmallVector<OpFoldResult> offsets = {b, h, builder.getIndexAttr(0),
-                                               builder.getIndexAttr(0)};
-          SmallVector<OpFoldResult> sizes = {
-              builder.getIndexAttr(1), builder.getIndexAttr(1),
-              builder.getIndexAttr(numQueries), builder.getIndexAttr(valueDim)};
-          SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-          Value updated = tensor::InsertSliceOp::create(
-              builder, loc, out, iterArgs[0], offsets, sizes, strides);
-          scf::YieldOp::create(builder, loc, updated);
+          // LSE[i] = m + log(l), and +inf for an empty row (m = -inf, l = 0).
+          if (lseInit) {
+            Value rowLse = bb.mapRows(
+                rowMax, rowSum,
+                [&](OpBuilder &pb, Location pl, Value m, Value l) -> Value {
+                  Value empty = arith::CmpFOp::create(
+                      pb, pl, arith::CmpFPredicate::OEQ, m,
+                      arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
+                  Value lse = arith::AddFOp::create(
+                      pb, pl, m, math::LogOp::create(pb, pl, l));
+                  return arith::SelectOp::create(
+                      pb, pl, empty,
+                      arith::ConstantOp::create(pb, pl, computeAttr(-negInf)),
+                      lse);
+                });
+            SmallVector<OpFoldResult> lseOffsets = {b, h,
+                                                    builder.getIndexAttr(0)};
+            SmallVector<OpFoldResult> lseSizes = {
+                builder.getIndexAttr(1), builder.getIndexAttr(1),
+                builder.getIndexAttr(numQueries)};
+            SmallVector<OpFoldResult> lseStrides(3, builder.getIndexAttr(1));
+            yields.push_back(tensor::InsertSliceOp::create(
+                builder, loc, rowLse, iterArgs[1], lseOffsets, lseSizes,
+                lseStrides));
+          }
+          scf::YieldOp::create(builder, loc, yields);
         });
-    rewriter.replaceOp(op, loop.getResult(0));
+    rewriter.replaceOp(op, loop.getResults());
     return success();
   }
 };

@@ -14,6 +14,11 @@
 //   dS'   = scale * dS * (1 - tanh^2(scale s / c))   (the factor: softcap)
 //   dQ_h  = dS' K                 dK_g += dS'^T Q
 //
+// With the forward's `out` and `lse` the probabilities come from the saved
+// row statistics instead, P = exp(t - LSE) (0 where LSE = +inf), and
+// rowsum(dP * P) is the cheaper rowsum(dO * O) over Dv: no row max or sum is
+// recomputed.
+//
 // dK and dV of kv head g accumulate over its R query heads in the inner
 // loop's iter_args and are inserted once: K and V are never repeated.
 // Masked entries and empty rows have P = 0, hence dS = 0 and P' = 0: they
@@ -134,6 +139,20 @@ Value slice2(OpBuilder &builder, Location loc, Value source, Value b,
                                         sizes, strides);
 }
 
+/// The rank-1 [rows] slice of a rank-3 tensor at (b, head).
+Value slice1(OpBuilder &builder, Location loc, Value source, Value b,
+             Value head, int64_t rows) {
+  auto type = RankedTensorType::get(
+      {rows}, cast<RankedTensorType>(source.getType()).getElementType());
+  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
+                                     builder.getIndexAttr(1),
+                                     builder.getIndexAttr(rows)};
+  SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(builder, loc, type, source, offsets,
+                                        sizes, strides);
+}
+
 /// Inserts the rank-2 `block` into the rank-4 `dest` at (b, head); a block
 /// without elements leaves `dest` as it is.
 Value insert2(OpBuilder &builder, Location loc, Value block, Value dest,
@@ -212,6 +231,8 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
     visibility.keyLengths = adaptor.getKeyLengths();
     visibility.queryLengths = adaptor.getQueryLengths();
     Value additiveMask = op.hasAdditiveMask() ? adaptor.getMask() : Value();
+    // The forward's O and LSE, when given (the verifier pairs them).
+    bool saved = op.hasSavedForward();
     double scale = op.getEffectiveScale();
     std::optional<double> softcap;
     if (FloatAttr cap = op.getSoftcapAttr())
@@ -343,44 +364,65 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                       return arith::SelectOp::create(
                           pb, pl, visible, x, bb.constant(pb, pl, negInf));
                     });
-                Value rowMax = bb.reduceRows(logits, negInf,
-                                             [](OpBuilder &pb, Location pl,
-                                                Value x, Value acc) -> Value {
-                                               return arith::MaximumFOp::create(
-                                                   pb, pl, x, acc);
-                                             });
-                Value exps = bb.elementwise(
-                    blockShape, computeType, ValueRange{logits, rowMax},
-                    {id2, row},
-                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                        Value) -> Value {
-                      Value empty = arith::CmpFOp::create(
-                          pb, pl, arith::CmpFPredicate::OEQ, a[1],
-                          bb.constant(pb, pl, negInf));
-                      Value e = math::ExpOp::create(
-                          pb, pl, arith::SubFOp::create(pb, pl, a[0], a[1]));
-                      return arith::SelectOp::create(
-                          pb, pl, empty, bb.constant(pb, pl, 0.0), e);
-                    });
-                Value rowSum = bb.reduceRows(exps, 0.0,
-                                             [](OpBuilder &pb, Location pl,
-                                                Value x, Value acc) -> Value {
-                                               return arith::AddFOp::create(
-                                                   pb, pl, acc, x);
-                                             });
-                // P = e / l, 0 in an empty row.
-                Value probs = bb.elementwise(
-                    blockShape, computeType, ValueRange{exps, rowSum},
-                    {id2, row},
-                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                        Value) -> Value {
-                      Value zeroValue = bb.constant(pb, pl, 0.0);
-                      Value empty = arith::CmpFOp::create(
-                          pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
-                      Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
-                      return arith::SelectOp::create(pb, pl, empty, zeroValue,
-                                                     p);
-                    });
+                Value probs;
+                if (saved) {
+                  // P = exp(t - LSE), and 0 in an empty row (LSE = +inf);
+                  // an invisible entry has t = -inf, hence P = 0.
+                  Value lse =
+                      slice1(builder, loc, adaptor.getLse(), b, h, numQueries);
+                  probs = bb.elementwise(
+                      blockShape, computeType, ValueRange{logits, lse},
+                      {id2, row},
+                      [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                          Value) -> Value {
+                        Value empty = arith::CmpFOp::create(
+                            pb, pl, arith::CmpFPredicate::OEQ, a[1],
+                            bb.constant(pb, pl, -negInf));
+                        Value p = math::ExpOp::create(
+                            pb, pl, arith::SubFOp::create(pb, pl, a[0], a[1]));
+                        return arith::SelectOp::create(
+                            pb, pl, empty, bb.constant(pb, pl, 0.0), p);
+                      });
+                } else {
+                  Value rowMax = bb.reduceRows(
+                      logits, negInf,
+                      [](OpBuilder &pb, Location pl, Value x,
+                         Value acc) -> Value {
+                        return arith::MaximumFOp::create(pb, pl, x, acc);
+                      });
+                  Value exps = bb.elementwise(
+                      blockShape, computeType, ValueRange{logits, rowMax},
+                      {id2, row},
+                      [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                          Value) -> Value {
+                        Value empty = arith::CmpFOp::create(
+                            pb, pl, arith::CmpFPredicate::OEQ, a[1],
+                            bb.constant(pb, pl, negInf));
+                        Value e = math::ExpOp::create(
+                            pb, pl, arith::SubFOp::create(pb, pl, a[0], a[1]));
+                        return arith::SelectOp::create(
+                            pb, pl, empty, bb.constant(pb, pl, 0.0), e);
+                      });
+                  Value rowSum = bb.reduceRows(exps, 0.0,
+                                               [](OpBuilder &pb, Location pl,
+                                                  Value x, Value acc) -> Value {
+                                                 return arith::AddFOp::create(
+                                                     pb, pl, acc, x);
+                                               });
+                  // P = e / l, 0 in an empty row.
+                  probs = bb.elementwise(
+                      blockShape, computeType, ValueRange{exps, rowSum},
+                      {id2, row},
+                      [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                          Value) -> Value {
+                        Value zeroValue = bb.constant(pb, pl, 0.0);
+                        Value empty = arith::CmpFOp::create(
+                            pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
+                        Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
+                        return arith::SelectOp::create(pb, pl, empty, zeroValue,
+                                                       p);
+                      });
+                }
                 // x * Z / (1 - p): dropout's keep bit, redrawn from the seed
                 // at the forward's (b, h, i, j).
                 auto dropped = [&](Value block) -> Value {
@@ -408,20 +450,52 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                 Value dprobs = dropped(
                     bb.contract(dout, bb.map(3, {0, 2}), v, bb.map(3, {1, 2}),
                                 bb.filled(blockShape, computeType, 0.0)));
-                // rowsum(dP * P)
-                Value products = bb.elementwise(
-                    blockShape, computeType, ValueRange{dprobs, probs},
-                    {id2, id2},
-                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                        Value) -> Value {
-                      return arith::MulFOp::create(pb, pl, a[0], a[1]);
-                    });
-                Value rowDot = bb.reduceRows(products, 0.0,
-                                             [](OpBuilder &pb, Location pl,
-                                                Value x, Value acc) -> Value {
-                                               return arith::AddFOp::create(
-                                                   pb, pl, acc, x);
-                                             });
+                // rowsum(dP * P), or rowsum(dO * O) over Dv from the saved
+                // O: the same sum, since O = P' V (see the op's
+                // description).
+                Value rowDot;
+                if (saved) {
+                  Value out = slice2(builder, loc, adaptor.getOut(), b, h,
+                                     numQueries, valueDim);
+                  SmallVector<AffineMap> maps = {id2, id2, row};
+                  SmallVector<utils::IteratorType> iterators = {
+                      utils::IteratorType::parallel,
+                      utils::IteratorType::reduction};
+                  rowDot =
+                      linalg::GenericOp::create(
+                          builder, loc,
+                          TypeRange{
+                              RankedTensorType::get({numQueries}, computeType)},
+                          ValueRange{dout, out},
+                          ValueRange{bb.filled({numQueries}, computeType, 0.0)},
+                          maps, iterators,
+                          [&](OpBuilder &pb, Location pl, ValueRange a) {
+                            Value x = AttentionBlockBuilder::extend(
+                                pb, pl, a[0], computeType);
+                            Value y = AttentionBlockBuilder::extend(
+                                pb, pl, a[1], computeType);
+                            linalg::YieldOp::create(
+                                pb, pl,
+                                Value(arith::AddFOp::create(
+                                    pb, pl, a[2],
+                                    arith::MulFOp::create(pb, pl, x, y))));
+                          })
+                          .getResult(0);
+                } else {
+                  Value products = bb.elementwise(
+                      blockShape, computeType, ValueRange{dprobs, probs},
+                      {id2, id2},
+                      [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                          Value) -> Value {
+                        return arith::MulFOp::create(pb, pl, a[0], a[1]);
+                      });
+                  rowDot = bb.reduceRows(products, 0.0,
+                                         [](OpBuilder &pb, Location pl, Value x,
+                                            Value acc) -> Value {
+                                           return arith::AddFOp::create(pb, pl,
+                                                                        acc, x);
+                                         });
+                }
                 // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits,
                 // hence of the additive mask.
                 Value dscores = bb.elementwise(

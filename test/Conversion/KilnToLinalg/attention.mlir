@@ -249,3 +249,44 @@ func.func @dropout_p0(%x: tensor<3x5xf32>, %s: tensor<i64>) -> tensor<3x5xf32> {
   %0 = kiln.dropout %x, %s {p = 0.0 : f64} : tensor<3x5xf32>, tensor<i64>
   return %0 : tensor<3x5xf32>
 }
+
+// -----
+
+// The lse result: a second iter_arg [B, Hq, Sq] (f32 for f16), each block's
+// LSE = m + log(l) from the row max and row sum the softmax computes anyway
+// (into a fresh tensor, not in place), +inf for an empty row (m = -inf),
+// inserted at [b, h].
+// CHECK-LABEL: func.func @lse_f16
+// CHECK: %[[LINIT:.*]] = tensor.empty() : tensor<1x2x3xf32>
+// CHECK: scf.for {{.*}} iter_args(%[[OACC:.*]] = %{{.*}}, %[[LACC:.*]] = %[[LINIT]]) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: %[[O:.*]] = tensor.insert_slice %{{.*}} into %[[OACC]]
+// CHECK: %[[LSE:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[MAX]], %[[SUM]] : tensor<3xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK: ^bb0(%[[M:.*]]: f32, %[[L:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[M]], %{{.*}} : f32
+// CHECK: %[[LOG:.*]] = math.log %[[L]] : f32
+// CHECK: %[[ADD:.*]] = arith.addf %[[M]], %[[LOG]] : f32
+// CHECK: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK: arith.select %[[EMPTY]], %[[INF]], %[[ADD]] : f32
+// CHECK: %[[L2:.*]] = tensor.insert_slice %[[LSE]] into %[[LACC]][%{{.*}}, %{{.*}}, 0] [1, 1, 3] [1, 1, 1] : tensor<3xf32> into tensor<1x2x3xf32>
+// CHECK: scf.yield %[[O]], %[[L2]]
+func.func @lse_f16(%q: tensor<1x2x3x4xf16>, %k: tensor<1x1x5x4xf16>, %v: tensor<1x1x5x2xf16>) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>) {
+  %o, %l = kiln.attention %q, %k, %v {causal} : tensor<1x2x3x4xf16>, tensor<1x1x5x4xf16>, tensor<1x1x5x2xf16> -> tensor<1x2x3x2xf16>, tensor<1x2x3xf32>
+  return %o, %l : tensor<1x2x3x2xf16>, tensor<1x2x3xf32>
+}
+
+// -----
+
+// Dv = 0: O is empty but the lse is not, so the loop still runs and only
+// writes the lse.
+// CHECK-LABEL: func.func @lse_dv_0
+// CHECK: scf.for
+// CHECK-NOT: linalg.matmul
+// CHECK: math.log
+// CHECK: tensor.insert_slice {{.*}} : tensor<3xf64> into tensor<1x1x3xf64>
+func.func @lse_dv_0(%q: tensor<1x1x3x4xf64>, %k: tensor<1x1x5x4xf64>, %v: tensor<1x1x5x0xf64>) -> (tensor<1x1x3x0xf64>, tensor<1x1x3xf64>) {
+  %o, %l = kiln.attention %q, %k, %v : tensor<1x1x3x4xf64>, tensor<1x1x5x4xf64>, tensor<1x1x5x0xf64> -> tensor<1x1x3x0xf64>, tensor<1x1x3xf64>
+  return %o, %l : tensor<1x1x3x0xf64>, tensor<1x1x3xf64>
+}

@@ -71,3 +71,36 @@ func.func @no_keys(%q: tensor<1x2x3x4xf64>, %k: tensor<1x1x0x4xf64>, %v: tensor<
       -> tensor<1x2x3x4xf64>, tensor<1x1x0x4xf64>, tensor<1x1x0x2xf64>, tensor<3x0xf64>
   return %dq, %dm : tensor<1x2x3x4xf64>, tensor<3x0xf64>
 }
+
+// -----
+
+// With the forward's O and LSE: P = exp(t - LSE) (0 where LSE = +inf) from
+// the LSE slice, and D = rowsum(dO * O) over Dv from the O slice; no row max
+// (maximumf) and no division by a row sum.
+// CHECK-LABEL: func.func @saved_forward
+// CHECK-SAME: %[[DO:[^:]*]]: tensor<1x2x3x2xf32>, %[[O:[^:]*]]: tensor<1x2x3x2xf32>, %[[LSE:[^:]*]]: tensor<1x2x3xf32>
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.divf
+// CHECK: %[[DOS:.*]] = tensor.extract_slice %[[DO]]
+// CHECK: %[[LS:.*]] = tensor.extract_slice %[[LSE]][%{{.*}}, %{{.*}}, 0] [1, 1, 3] [1, 1, 1] : tensor<1x2x3xf32> to tensor<3xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[LS]] : tensor<3x5xf32>, tensor<3xf32>)
+// CHECK: ^bb0(%[[T:.*]]: f32, %[[L:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[L]], %{{.*}} : f32
+// CHECK: %[[D:.*]] = arith.subf %[[T]], %[[L]] : f32
+// CHECK: %[[E:.*]] = math.exp %[[D]] : f32
+// CHECK: arith.select %[[EMPTY]], %{{.*}}, %[[E]] : f32
+// CHECK: %[[OS:.*]] = tensor.extract_slice %[[O]]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[DOS]], %[[OS]] : tensor<3x2xf32>, tensor<3x2xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.divf
+// CHECK: return
+func.func @saved_forward(%q: tensor<1x2x3x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x2x3x2xf32>,
+                         %o: tensor<1x2x3x2xf32>, %lse: tensor<1x2x3xf32>)
+    -> (tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>) {
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do out(%o : tensor<1x2x3x2xf32>) lse(%lse : tensor<1x2x3xf32>) {causal}
+      : tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<1x2x3x2xf32>
+      -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>
+  return %dq, %dk, %dv : tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>
+}

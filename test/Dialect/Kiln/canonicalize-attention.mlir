@@ -222,3 +222,39 @@ func.func @negative_drop_lengths(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32
   %0 = kiln.attention %q, %k, %v key_lengths(%kl : tensor<2xi32>) : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
   return %0 : tensor<2x4x3x8xf32>
 }
+
+// -----
+
+// Every row empty: O folds to zeros and the lse to +inf (half types: f32).
+// CHECK-LABEL: func.func @fold_lse_false_mask
+// CHECK-NOT: kiln.attention
+// CHECK-DAG: %[[ZERO:.*]] = kiln.constant dense<0.000000e+00> : tensor<1x2x3x4xf16>
+// CHECK-DAG: %[[INF:.*]] = kiln.constant dense<0x7F800000> : tensor<1x2x3xf32>
+// CHECK: return %[[ZERO]], %[[INF]]
+func.func @fold_lse_false_mask(%q: tensor<1x2x3x4xf16>, %k: tensor<1x2x5x4xf16>, %v: tensor<1x2x5x4xf16>) -> (tensor<1x2x3x4xf16>, tensor<1x2x3xf32>) {
+  %m = kiln.constant dense<false> : tensor<3x5xi1>
+  %0, %1 = kiln.attention %q, %k, %v mask(%m : tensor<3x5xi1>) : tensor<1x2x3x4xf16>, tensor<1x2x5x4xf16>, tensor<1x2x5x4xf16> -> tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
+  return %0, %1 : tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
+}
+
+// -----
+
+// An lse result nothing reads is dropped.
+// CHECK-LABEL: func.func @drop_unused_lse
+// CHECK: %[[O:.*]] = kiln.attention {{.*}} -> tensor<1x2x3x4xf32>{{$}}
+// CHECK: return %[[O]]
+func.func @drop_unused_lse(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32> {
+  %0, %1 = kiln.attention %q, %k, %v {causal} : tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x3x4xf32>, tensor<1x2x3xf32>
+  return %0 : tensor<1x2x3x4xf32>
+}
+
+// -----
+
+// A read lse stays.
+// CHECK-LABEL: func.func @negative_drop_lse
+// CHECK: %[[O:.*]], %[[L:.*]] = kiln.attention
+// CHECK: return %[[O]], %[[L]]
+func.func @negative_drop_lse(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3xf32>) {
+  %0, %1 = kiln.attention %q, %k, %v {causal} : tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x3x4xf32>, tensor<1x2x3xf32>
+  return %0, %1 : tensor<1x2x3x4xf32>, tensor<1x2x3xf32>
+}

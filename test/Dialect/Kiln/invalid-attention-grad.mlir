@@ -56,3 +56,35 @@ func.func @dropout_without_seed(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>
   %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do {dropout_p = 0.5 : f64} : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>
   return
 }
+
+// -----
+
+func.func @out_without_lse(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x1x3x2xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op 'out' and 'lse' must be given together (the forward's O and LSE), got only 'out'}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do out(%do : tensor<1x1x3x2xf32>) : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>
+  return
+}
+
+// -----
+
+func.func @lse_without_out(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x1x3x2xf32>, %l: tensor<1x1x3xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op 'out' and 'lse' must be given together (the forward's O and LSE), got only 'lse'}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do lse(%l : tensor<1x1x3xf32>) : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>
+  return
+}
+
+// -----
+
+func.func @out_type(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x1x3x2xf32>, %o: tensor<1x1x3x4xf32>, %l: tensor<1x1x3xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op out type 'tensor<1x1x3x4xf32>' must be 'tensor<1x1x3x2xf32>': the attention's result type [B, Hq, Sq, Dv]}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do out(%o : tensor<1x1x3x4xf32>) lse(%l : tensor<1x1x3xf32>) : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>
+  return
+}
+
+// -----
+
+func.func @lse_type(%q: tensor<1x1x3x2xbf16>, %k: tensor<1x1x5x2xbf16>, %v: tensor<1x1x5x2xbf16>, %do: tensor<1x1x3x2xbf16>, %l: tensor<1x1x3xbf16>) {
+  // expected-error @+1 {{'kiln.attention_grad' op lse type 'tensor<1x1x3xbf16>' must be 'tensor<1x1x3xf32>': [B, Hq, Sq] in f32 for f16 and bf16 queries, else in the query element type}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do out(%do : tensor<1x1x3x2xbf16>) lse(%l : tensor<1x1x3xbf16>) : tensor<1x1x3x2xbf16>, tensor<1x1x5x2xbf16>, tensor<1x1x5x2xbf16>, tensor<1x1x3x2xbf16> -> tensor<1x1x3x2xbf16>, tensor<1x1x5x2xbf16>, tensor<1x1x5x2xbf16>
+  return
+}

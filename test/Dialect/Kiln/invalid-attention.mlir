@@ -386,3 +386,27 @@ func.func @seed_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tenso
   %0 = kiln.attention %q, %k, %v seed(%s : tensor<1xi64>) {dropout_p = 0.5 : f64} : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
   return
 }
+
+// -----
+
+func.func @lse_shape(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>) {
+  // expected-error @+1 {{'kiln.attention' op lse type 'tensor<2x4x5xf32>' must be 'tensor<2x4x3xf32>': [B, Hq, Sq] in f32 for f16 and bf16 queries, else in the query element type}}
+  %0, %1 = kiln.attention %q, %k, %v : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>, tensor<2x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @lse_half_type(%q: tensor<1x1x3x2xf16>, %k: tensor<1x1x5x2xf16>, %v: tensor<1x1x5x2xf16>) {
+  // expected-error @+1 {{'kiln.attention' op lse type 'tensor<1x1x3xf16>' must be 'tensor<1x1x3xf32>'}}
+  %0, %1 = kiln.attention %q, %k, %v : tensor<1x1x3x2xf16>, tensor<1x1x5x2xf16>, tensor<1x1x5x2xf16> -> tensor<1x1x3x2xf16>, tensor<1x1x3xf16>
+  return
+}
+
+// -----
+
+func.func @lse_element_type(%q: tensor<1x1x3x2xf64>, %k: tensor<1x1x5x2xf64>, %v: tensor<1x1x5x2xf64>) {
+  // expected-error @+1 {{'kiln.attention' op lse type 'tensor<1x1x3xf32>' must be 'tensor<1x1x3xf64>'}}
+  %0, %1 = kiln.attention %q, %k, %v : tensor<1x1x3x2xf64>, tensor<1x1x5x2xf64>, tensor<1x1x5x2xf64> -> tensor<1x1x3x2xf64>, tensor<1x1x3xf32>
+  return
+}

@@ -29,3 +29,17 @@ func.func @everything(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tens
       -> tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>, tensor<1x4x1x5xf32>
   return %dm : tensor<1x4x1x5xf32>
 }
+
+// The forward's O and LSE, after every other optional operand.
+// CHECK-LABEL: func.func @saved_forward
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x3x4xbf16>, %[[K:.*]]: tensor<1x1x5x4xbf16>, %[[V:.*]]: tensor<1x1x5x2xbf16>, %[[DO:.*]]: tensor<1x2x3x2xbf16>, %[[KL:.*]]: tensor<1xi32>, %[[O:.*]]: tensor<1x2x3x2xbf16>, %[[L:.*]]: tensor<1x2x3xf32>)
+// CHECK: kiln.attention_grad %[[Q]], %[[K]], %[[V]], %[[DO]] key_lengths(%[[KL]] : tensor<1xi32>) out(%[[O]] : tensor<1x2x3x2xbf16>) lse(%[[L]] : tensor<1x2x3xf32>) {causal} : tensor<1x2x3x4xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x2xbf16>, tensor<1x2x3x2xbf16> -> tensor<1x2x3x4xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x2xbf16>
+func.func @saved_forward(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x1x5x4xbf16>, %v: tensor<1x1x5x2xbf16>, %do: tensor<1x2x3x2xbf16>,
+                         %kl: tensor<1xi32>, %o: tensor<1x2x3x2xbf16>, %lse: tensor<1x2x3xf32>)
+    -> (tensor<1x2x3x4xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x2xbf16>) {
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do key_lengths(%kl : tensor<1xi32>)
+      out(%o : tensor<1x2x3x2xbf16>) lse(%lse : tensor<1x2x3xf32>) {causal}
+      : tensor<1x2x3x4xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x2xbf16>, tensor<1x2x3x2xbf16>
+      -> tensor<1x2x3x4xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x2xbf16>
+  return %dq, %dk, %dv : tensor<1x2x3x4xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x2xbf16>
+}

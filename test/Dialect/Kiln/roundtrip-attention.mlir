@@ -203,3 +203,23 @@ func.func @everything(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x2x5x8xbf16>, %v: te
       : tensor<2x4x3x8xbf16>, tensor<2x2x5x8xbf16>, tensor<2x2x5x4xbf16> -> tensor<2x4x3x4xbf16>
   return %0 : tensor<2x4x3x4xbf16>
 }
+
+// The optional lse result: [B, Hq, Sq] in the query's type.
+// CHECK-LABEL: func.func @with_lse
+// CHECK: %{{.*}}, %{{.*}} = kiln.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : tensor<2x4x3x8xf64>, tensor<2x2x5x8xf64>, tensor<2x2x5x16xf64> -> tensor<2x4x3x16xf64>, tensor<2x4x3xf64>
+func.func @with_lse(%q: tensor<2x4x3x8xf64>, %k: tensor<2x2x5x8xf64>, %v: tensor<2x2x5x16xf64>)
+    -> (tensor<2x4x3x16xf64>, tensor<2x4x3xf64>) {
+  %o, %lse = kiln.attention %q, %k, %v {causal}
+      : tensor<2x4x3x8xf64>, tensor<2x2x5x8xf64>, tensor<2x2x5x16xf64> -> tensor<2x4x3x16xf64>, tensor<2x4x3xf64>
+  return %o, %lse : tensor<2x4x3x16xf64>, tensor<2x4x3xf64>
+}
+
+// Half types keep their lse in f32.
+// CHECK-LABEL: func.func @with_lse_f16
+// CHECK: kiln.attention {{.*}} -> tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
+func.func @with_lse_f16(%q: tensor<1x2x3x4xf16>, %k: tensor<1x1x5x4xf16>, %v: tensor<1x1x5x4xf16>)
+    -> (tensor<1x2x3x4xf16>, tensor<1x2x3xf32>) {
+  %o, %lse = kiln.attention %q, %k, %v
+      : tensor<1x2x3x4xf16>, tensor<1x1x5x4xf16>, tensor<1x1x5x4xf16> -> tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
+  return %o, %lse : tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
+}

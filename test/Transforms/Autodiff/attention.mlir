@@ -1,11 +1,13 @@
 // RUN: kiln-opt %s --split-input-file --kiln-autodiff=function=f | FileCheck %s
 
-// attention: one kiln.attention_grad with the forward's operands and
-// attributes and the result's adjoint; dQ, dK, dV are its first results.
+// attention: the forward gets its lse result, and one kiln.attention_grad
+// takes the forward's operands and attributes, the result's adjoint and the
+// forward's O and LSE; dQ, dK, dV are its first results.
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x4x3x2xf32>, %[[K:.*]]: tensor<1x2x5x2xf32>, %[[V:.*]]: tensor<1x2x5x3xf32>, %[[KL:.*]]: tensor<1xi32>, %[[S:.*]]: tensor<i64>)
-// CHECK: %[[O:.*]] = kiln.attention %[[Q]], %[[K]], %[[V]]
-// CHECK: %[[DQ:[^ ]*]], %[[DK:[^ ]*]], %[[DV:[^ ]*]] = kiln.attention_grad %[[Q]], %[[K]], %[[V]], %{{.*}} key_lengths(%[[KL]] : tensor<1xi32>) seed(%[[S]] : tensor<i64>) {causal, dropout_p = 2.500000e-01 : f64, softcap = 5.000000e+00 : f64}
+// CHECK: %[[O:.*]], %[[LSE:.*]] = kiln.attention %[[Q]], %[[K]], %[[V]]
+// CHECK-SAME: -> tensor<1x4x3x3xf32>, tensor<1x4x3xf32>
+// CHECK: %[[DQ:[^ ]*]], %[[DK:[^ ]*]], %[[DV:[^ ]*]] = kiln.attention_grad %[[Q]], %[[K]], %[[V]], %{{.*}} key_lengths(%[[KL]] : tensor<1xi32>) seed(%[[S]] : tensor<i64>) out(%[[O]] : tensor<1x4x3x3xf32>) lse(%[[LSE]] : tensor<1x4x3xf32>) {causal, dropout_p = 2.500000e-01 : f64, softcap = 5.000000e+00 : f64}
 // CHECK-SAME: -> tensor<1x4x3x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x3xf32>
 // CHECK: return %{{.*}}, %[[DQ]], %[[DK]], %[[DV]]
 func.func @f(%q: tensor<1x4x3x2xf32>, %k: tensor<1x2x5x2xf32>, %v: tensor<1x2x5x3xf32>, %kl: tensor<1xi32>, %s: tensor<i64>) -> tensor<f32> {
@@ -42,4 +44,22 @@ func.func @f(%q: tensor<1x2x3x2xf32>, %k: tensor<1x2x4x2xf32>, %v: tensor<1x2x4x
   %o = kiln.attention %q, %k, %v mask(%m : tensor<3x4xi1>) : tensor<1x2x3x2xf32>, tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32> -> tensor<1x2x3x2xf32>
   %l = kiln.sum %o {axes = array<i64: 0, 1, 2, 3>} : tensor<1x2x3x2xf32> -> tensor<f32>
   return %l : tensor<f32>
+}
+
+// -----
+
+// An attention that does not depend on a wrt argument is not differentiated
+// and keeps its one result; the lse an active attention already has is
+// passed on as it is.
+// CHECK-LABEL: func.func @f_value_and_grad
+// CHECK: %[[C:.*]] = kiln.attention {{.*}} -> tensor<1x1x3x2xf64>{{$}}
+// CHECK: %[[O:.*]], %[[LSE:.*]] = kiln.attention {{.*}} -> tensor<1x1x3x2xf64>, tensor<1x1x3xf64>{{$}}
+// CHECK: kiln.attention_grad {{.*}} out(%[[O]] : tensor<1x1x3x2xf64>) lse(%[[LSE]] : tensor<1x1x3xf64>)
+// CHECK-NOT: kiln.attention_grad
+func.func @f(%q: tensor<1x1x3x2xf64>) -> tensor<f64> {
+  %c = kiln.constant dense<0.5> : tensor<1x1x3x2xf64>
+  %const = kiln.attention %c, %c, %c : tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64> -> tensor<1x1x3x2xf64>
+  %o, %lse = kiln.attention %q, %const, %const : tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64> -> tensor<1x1x3x2xf64>, tensor<1x1x3xf64>
+  %l = kiln.sum %o {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x3x2xf64> -> tensor<f64>
+  return %l : tensor<f64>
 }

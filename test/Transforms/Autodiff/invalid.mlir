@@ -63,3 +63,17 @@ func.func @main(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
   %l, %g = kiln.value_and_grad @external(%x) {wrt = array<i64: 0>} : (tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %l, %g : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// A cotangent of attention's lse result is refused rather than dropped.
+func.func private @through_lse(%q: tensor<1x1x3x2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{cannot differentiate through the 'lse' result of kiln.attention: only its first result 'O' may reach the differentiated output}}
+  %o, %lse = kiln.attention %q, %q, %q : tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x3xf32>
+  %l = kiln.sum %lse {axes = array<i64: 0, 1, 2>} : tensor<1x1x3xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @main(%q: tensor<1x1x3x2xf32>) -> (tensor<f32>, tensor<1x1x3x2xf32>) {
+  %l, %g = kiln.value_and_grad @through_lse(%q) {wrt = array<i64: 0>} : (tensor<1x1x3x2xf32>) -> (tensor<f32>, tensor<1x1x3x2xf32>)
+  return %l, %g : tensor<f32>, tensor<1x1x3x2xf32>
+}

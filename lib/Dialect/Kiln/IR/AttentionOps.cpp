@@ -175,6 +175,37 @@ AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
   return success();
 }
 
+bool AttentionOp::isCompatibleReturnTypes(TypeRange inferred,
+                                          TypeRange actual) {
+  // Inference gives the one-result form; the optional lse result follows it
+  // and is checked by verify(), which runs first.
+  return actual.size() >= inferred.size() &&
+         actual.size() <= inferred.size() + 1 &&
+         actual.take_front(inferred.size()) == inferred;
+}
+
+RankedTensorType AttentionOp::getLseType(RankedTensorType queryType) {
+  ArrayRef<int64_t> q = queryType.getShape();
+  Type elementType = queryType.getElementType();
+  // Half types compute in f32; their row statistics stay in f32, as
+  // FlashAttention keeps its softmax_lse.
+  if (auto floatType = dyn_cast<FloatType>(elementType);
+      floatType && floatType.getWidth() < 32)
+    elementType = Float32Type::get(queryType.getContext());
+  return RankedTensorType::get(q.take_front(3), elementType);
+}
+
+AttentionOp AttentionOp::cloneWithLse(OpBuilder &builder, bool withLse) {
+  SmallVector<Type> resultTypes = {getResult().getType()};
+  if (withLse)
+    resultTypes.push_back(
+        getLseType(cast<RankedTensorType>(getQuery().getType())));
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(*this);
+  return AttentionOp::create(builder, getLoc(), resultTypes, getOperands(),
+                             (*this)->getAttrs());
+}
+
 /// The checks kiln.attention and kiln.attention_grad share: the first
 /// `numRequired` operand groups hold one operand each, then query, key,
 /// value, the mask, the lengths and the attributes. `checkResults` runs
@@ -340,11 +371,18 @@ LogicalResult AttentionOp::verify() {
         // inference check would catch a mismatch too, but only after this
         // verifier, and with a message that does not say the rule.
         RankedTensorType resultType = getResultType(queryType, valueType);
-        if (op.getType() != resultType)
+        if (op.getResult().getType() != resultType)
           return op.emitOpError()
-                 << "result type " << op.getType() << " must be " << resultType
-                 << ": [B, Hq, Sq, Dv] in the query element type";
-
+                 << "result type " << op.getResult().getType() << " must be "
+                 << resultType << ": [B, Hq, Sq, Dv] in the query element type";
+        if (Value lse = op.getLse()) {
+          RankedTensorType lseType = getLseType(queryType);
+          if (lse.getType() != lseType)
+            return op.emitOpError()
+                   << "lse type " << lse.getType() << " must be " << lseType
+                   << ": [B, Hq, Sq] in f32 for f16 and bf16 queries, else in "
+                      "the query element type";
+        }
         return success();
       });
 }
@@ -412,20 +450,29 @@ bool AttentionOp::hasAdditiveMask() {
 // Folding and canonicalization
 //===----------------------------------------------------------------------===//
 
-OpFoldResult AttentionOp::fold(FoldAdaptor adaptor) {
+LogicalResult AttentionOp::fold(FoldAdaptor adaptor,
+                                SmallVectorImpl<OpFoldResult> &results) {
   // Every row is empty, so the result is exactly zero (the contract's rule
   // for empty rows, whatever Q, K and V hold): no keys at all, a mask that
   // blocks every key, or lengths that leave no key or no query.
   auto keyType = cast<RankedTensorType>(getKey().getType());
-  auto resultType = cast<RankedTensorType>(getType());
+  // The lse of an empty row is +inf.
+  auto resultType = cast<RankedTensorType>(getResult().getType());
   int64_t numKeys = keyType.getDimSize(2);
-  if (numKeys == 0 || isBlockingMask(adaptor.getMask()) ||
-      allLengths(adaptor.getKeyLengths(),
-                 [](int64_t length) { return length <= 0; }) ||
-      allLengths(adaptor.getQueryLengths(),
-                 [](int64_t length) { return length <= 0; }))
-    return Builder(getContext()).getZeroAttr(resultType);
-  return {};
+  if (!(numKeys == 0 || isBlockingMask(adaptor.getMask()) ||
+        allLengths(adaptor.getKeyLengths(),
+                   [](int64_t length) { return length <= 0; }) ||
+        allLengths(adaptor.getQueryLengths(),
+                   [](int64_t length) { return length <= 0; })))
+    return failure();
+  results.push_back(Builder(getContext()).getZeroAttr(resultType));
+  if (Value lse = getLse()) {
+    auto lseType = cast<RankedTensorType>(lse.getType());
+    auto elementType = cast<FloatType>(lseType.getElementType());
+    results.push_back(DenseElementsAttr::get(
+        lseType, APFloat::getInf(elementType.getFloatSemantics())));
+  }
+  return success();
 }
 
 namespace {
@@ -504,12 +551,26 @@ struct DropFullLengths : OpRewritePattern<AttentionOp> {
   }
 };
 
+/// Drops an `lse` result that nothing reads.
+struct DropUnusedLse : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getLse() || !op.getLse().use_empty())
+      return rewriter.notifyMatchFailure(op, "no unused lse result");
+    AttentionOp replacement = op.cloneWithLse(rewriter, /*withLse=*/false);
+    rewriter.replaceOp(op, {replacement.getResult(), Value()});
+    return success();
+  }
+};
+
 } // namespace
 
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
   results.add<DropUnusedSeed, DropRedundantWindowRight, DropNeutralMask,
-              DropFullLengths>(context);
+              DropFullLengths, DropUnusedLse>(context);
 }
 
 //===----------------------------------------------------------------------===//
@@ -544,6 +605,23 @@ LogicalResult AttentionGradOp::verify() {
           return emitOpError()
                  << "dmask type " << dmask.getType()
                  << " must be the mask type " << getMask().getType();
+        // The forward's O and LSE, both or neither.
+        if (static_cast<bool>(getOut()) != static_cast<bool>(getLse()))
+          return emitOpError() << "'out' and 'lse' must be given together "
+                                  "(the forward's O and LSE), got only '"
+                               << (getOut() ? "out" : "lse") << "'";
+        if (Value out = getOut(); out && out.getType() != outType)
+          return emitOpError()
+                 << "out type " << out.getType() << " must be " << outType
+                 << ": the attention's result type [B, Hq, Sq, Dv]";
+        if (Value lse = getLse()) {
+          RankedTensorType lseType = AttentionOp::getLseType(queryType);
+          if (lse.getType() != lseType)
+            return emitOpError()
+                   << "lse type " << lse.getType() << " must be " << lseType
+                   << ": [B, Hq, Sq] in f32 for f16 and bf16 queries, else in "
+                      "the query element type";
+        }
         return success();
       });
 }

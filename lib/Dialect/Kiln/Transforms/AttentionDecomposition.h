@@ -13,9 +13,10 @@
 
 namespace mlir::kiln {
 
-/// Builds `op`'s result, O, out of primitive kiln ops at the builder's
-/// insertion point.
-Value buildAttentionDecomposition(OpBuilder &builder, AttentionOp op);
+/// Builds `op`'s results, O and (when the op has it) LSE, out of primitive
+/// kiln ops at the builder's insertion point.
+SmallVector<Value> buildAttentionDecomposition(OpBuilder &builder,
+                                               AttentionOp op);
 
 /// Builds `op`'s results (dQ, dK, dV and, for an additive mask, d_mask) out
 /// of primitive kiln ops at the builder's insertion point.

@@ -314,6 +314,47 @@ static bool hasAttention(func::FuncOp function) {
       .wasInterrupted();
 }
 
+/// Gives every `kiln.attention` of `body` its `lse` result, so that its
+/// backward rule hands the forward's O and LSE to kiln.attention_grad
+/// (FlashAttention-2's residuals) instead of recomputing each row's max and
+/// sum. Runs before the forward ops are collected, so no map of the sweep
+/// ever sees the replaced ops.
+static void addAttentionLse(Block *body) {
+  SmallVector<AttentionOp> ops;
+  for (Operation &op : *body)
+    if (auto attention = dyn_cast<AttentionOp>(op);
+        attention && !attention.getLse())
+      ops.push_back(attention);
+  OpBuilder builder(body->getParentOp()->getContext());
+  for (AttentionOp op : ops) {
+    AttentionOp withLse = op.cloneWithLse(builder, /*withLse=*/true);
+    op.getResult().replaceAllUsesWith(withLse.getResult());
+    op.erase();
+  }
+}
+
+/// Takes the `lse` result off the forward attentions that nothing reads
+/// after the sweep (those that were not differentiated), updating the
+/// graph's lists of forward ops, outputs and gradients.
+static void dropUnreadAttentionLse(GradientGraph &graph) {
+  OpBuilder builder(graph.function.getContext());
+  for (Operation *&op : graph.forwardOps) {
+    auto attention = dyn_cast<AttentionOp>(op);
+    if (!attention || !attention.getLse() || !attention.getLse().use_empty())
+      continue;
+    AttentionOp plain = attention.cloneWithLse(builder, /*withLse=*/false);
+    Value from = attention.getResult(), to = plain.getResult();
+    from.replaceAllUsesWith(to);
+    for (Value &value : llvm::concat<Value>(graph.outputs, graph.gradients))
+      if (value == from)
+        value = to;
+    graph.forwardSet.erase(op);
+    graph.forwardSet.insert(plain);
+    attention.erase();
+    op = plain;
+  }
+}
+
 /// `remat=recompute-elementwise`: walks the forward ops in reverse program
 /// order and clones each cheap op (isCheapToRecompute) whose result is a
 /// residual into the start of the backward part, when the residual bytes
@@ -442,6 +483,7 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
     return failure();
   }
 
+  addAttentionLse(graph.body);
   for (Operation &op : graph.body->without_terminator())
     graph.forwardOps.push_back(&op);
   graph.forwardSet.insert(graph.forwardOps.begin(), graph.forwardOps.end());
@@ -473,6 +515,7 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
     graph.gradients.push_back(gradient);
   }
 
+  dropUnreadAttentionLse(graph);
   if (options.remat == RematPolicy::RecomputeElementwise)
     recomputeCheapOps(graph);
   return graph;

@@ -45,6 +45,10 @@ struct AttentionForward {
   /// P and P' = dropout(P), [B, Hkv, R, Sq, Sk]; the same value without
   /// dropout.
   Value probs, droppedProbs;
+  /// The softmax's input t with empty rows set to 0, the row max
+  /// [B, Hkv, R, Sq, 1] and the i1 empty-row flags (null when no row can be
+  /// empty).
+  Value logits, rowMax, emptyRows;
 };
 
 /// Builds the primitive decomposition of one attention op; `OpT` is
@@ -72,6 +76,10 @@ public:
 
   /// [B, Hq, Sq, Dv]: the attention's result in the element type.
   Value buildOutput(const AttentionForward &forward);
+
+  /// [B, Hq, Sq]: the row log-sum-exp of the logits in the compute type
+  /// (the lse result's type), +inf for an empty row.
+  Value buildLse(const AttentionForward &forward);
 
   /// dQ, dK, dV and, for an additive mask, d_mask, from `dout`.
   SmallVector<Value> buildGradients(const AttentionForward &forward,
@@ -248,9 +256,12 @@ AttentionForward AttentionDecomposer<OpT>::buildForward() {
     t = SelectOp::create(b, loc, empty, zero, t);
     probs = SoftmaxOp::create(b, loc, t, uint64_t(4));
     probs = SelectOp::create(b, loc, empty, zero, probs);
+    forward.rowMax = SelectOp::create(b, loc, empty, zero, rowMax);
+    forward.emptyRows = empty;
   } else {
     probs = SoftmaxOp::create(b, loc, t, uint64_t(4));
   }
+  forward.logits = t;
   forward.probs = probs;
   // kiln.dropout on [B, Hkv, R, Sq, Sk] numbers its elements as the fused
   // op numbers [B, Hq, Sq, Sk] (h = g * R + r), so it draws the same Z.
@@ -266,6 +277,34 @@ Value AttentionDecomposer<OpT>::buildOutput(const AttentionForward &forward) {
   Value out = MatmulOp::create(b, loc, forward.droppedProbs, forward.value);
   out = reshapeTo(b, loc, out, {batch, numQueryHeads, numQueries, valueDim});
   return fromCompute(out, op.getQuery().getType());
+}
+
+template <typename OpT>
+Value AttentionDecomposer<OpT>::buildLse(const AttentionForward &forward) {
+  Type computeType = forward.computeType;
+  auto lseType =
+      RankedTensorType::get({batch, numQueryHeads, numQueries}, computeType);
+  double inf = std::numeric_limits<double>::infinity();
+  // Sk = 0: every row is empty (and the max over no key is not -inf
+  // everywhere kiln.max could be asked).
+  if (numKeys == 0)
+    return ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(lseType, b.getFloatAttr(computeType, inf)));
+  // LSE = m + log sum exp(t - m); an empty row has t = m = 0 here and is
+  // set to +inf after, so exp(-inf - -inf) is never computed.
+  Value rowMax = forward.rowMax;
+  if (!rowMax)
+    rowMax = MaxOp::create(b, loc, forward.logits, ArrayRef<int64_t>{4},
+                           /*keep_dims=*/true);
+  Value sum = SumOp::create(
+      b, loc, ExpOp::create(b, loc, sub(b, loc, forward.logits, rowMax)),
+      ArrayRef<int64_t>{4}, /*keep_dims=*/true);
+  Value lse = add(b, loc, rowMax, LogOp::create(b, loc, sum));
+  if (forward.emptyRows)
+    lse = SelectOp::create(b, loc, forward.emptyRows,
+                           createScalar(b, loc, computeType, inf), lse);
+  return reshapeTo(b, loc, lse, lseType.getShape());
 }
 
 template <typename OpT>
@@ -331,15 +370,23 @@ AttentionDecomposer<OpT>::buildGradients(const AttentionForward &forward,
   return results;
 }
 
-Value mlir::kiln::buildAttentionDecomposition(OpBuilder &builder,
-                                              AttentionOp op) {
+SmallVector<Value> mlir::kiln::buildAttentionDecomposition(OpBuilder &builder,
+                                                           AttentionOp op) {
   AttentionDecomposer<AttentionOp> decomposer(builder, op);
-  return decomposer.buildOutput(decomposer.buildForward());
+  AttentionForward forward = decomposer.buildForward();
+  SmallVector<Value> results = {decomposer.buildOutput(forward)};
+  if (op.getLse())
+    results.push_back(decomposer.buildLse(forward));
+  return results;
 }
 
 SmallVector<Value>
 mlir::kiln::buildAttentionGradDecomposition(OpBuilder &builder,
                                             AttentionGradOp op) {
+  // `out` and `lse` are by contract the forward's O and LSE of these very
+  // operands, so the decomposition recomputes P from the scores and leaves
+  // them unread: a plain softmax is the form whose derivatives (second
+  // order) are those of the op as a function of Q, K, V and the mask.
   AttentionDecomposer<AttentionGradOp> decomposer(builder, op);
   return decomposer.buildGradients(decomposer.buildForward(), op.getDout());
 }

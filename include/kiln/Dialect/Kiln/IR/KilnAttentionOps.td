@@ -62,12 +62,25 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     The op is pure: its dropout draws are a function of `seed` and the
     position `(b, h, i, j)`.
 
+    An optional second result `lse` holds each row's log-sum-exp of the
+    logits, `LSE[b, h, i] = m_i + log sum_j exp(t[i, j] - m_i)` with
+    `m_i = max_j t[i, j]`, and `+inf` for an empty row. Its shape is
+    `[B, Hq, Sq]`; its element type is f32 for f16 and bf16 queries, else
+    the query's. The adjoint (`kiln.attention_grad` with `out` and `lse`)
+    rebuilds the probabilities from it as `P = exp(t - LSE)` instead of
+    recomputing each row's max and sum. Type inference gives the one-result
+    form; the two-result form is built with explicit result types
+    (`getLseType()`).
+
     ```mlir
     %o = kiln.attention %q, %k, %v
            mask(%m : tensor<2x1x3x5xi1>) key_lengths(%kl : tensor<2xi32>)
            {alignment = #kiln.alignment<top_left>, causal, window_left = 2 : i64}
            : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>
            -> tensor<2x4x3x16xf32>
+    %o2, %lse = kiln.attention %q, %k, %v {causal}
+           : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>
+           -> tensor<2x4x3x16xf32>, tensor<2x4x3xf32>
     ```
   }];
 
@@ -88,7 +101,8 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     OptionalAttr<F64Attr>:$softcap,
     DefaultValuedAttr<F64Attr, "0.0">:$dropout_p
   );
-  let results = (outs Kiln_FloatTensor:$result);
+  let results = (outs Kiln_FloatTensor:$result,
+                      Optional<Kiln_FloatTensor>:$lse);
 
   let assemblyFormat = [{
     $query `,` $key `,` $value
@@ -97,7 +111,7 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     (`query_lengths` `(` $query_lengths^ `:` type($query_lengths) `)`)?
     (`seed` `(` $seed^ `:` type($seed) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
-    `->` type($result)
+    `->` type($result) (`,` type($lse)^)?
   }];
 
   let builders = [
@@ -132,6 +146,18 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     bool hasBooleanMask();
     /// Returns true when the mask is an additive (float) mask.
     bool hasAdditiveMask();
+    /// InferTypeOpInterface: inference gives the one-result form [O]; the
+    /// types [O, LSE] are compatible with it too (verify() checks LSE).
+    static bool isCompatibleReturnTypes(::mlir::TypeRange inferred,
+                                        ::mlir::TypeRange actual);
+    /// Returns the type of the optional `lse` result for a rank-4 query
+    /// type [B, Hq, Sq, Dk]: [B, Hq, Sq] in f32 for f16 and bf16, else in
+    /// the query's element type.
+    static ::mlir::RankedTensorType getLseType(::mlir::RankedTensorType queryType);
+    /// Returns a copy of this op, at its position, with the `lse` result
+    /// when `withLse` is true and without it otherwise; the caller replaces
+    /// and erases this op.
+    AttentionOp cloneWithLse(::mlir::OpBuilder &builder, bool withLse);
 
     // The visibility predicate (band, lengths, boolean mask) has a single
     // C++ definition, which lives with the attention lowering so that the
@@ -141,7 +167,7 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
 
 def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     AttrSizedOperandSegments]> {
-  let summary = "the adjoint of kiln.attention (recomputes P)";
+  let summary = "the adjoint of kiln.attention (from O and LSE, or recomputed)";
   let description = [{
     The reverse-mode adjoint of `kiln.attention` with the same operands and
     attributes, plus `dout`, the adjoint of the attention's result
@@ -150,9 +176,25 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     in the mask's own type. The boolean mask, the lengths and the seed get
     no gradient.
 
-    The attention probabilities are recomputed from `query`, `key`, the
-    masks and `softcap` (never saved), and dropout's keep mask is redrawn
-    from `seed` exactly as the forward draws it:
+    The optional operands `out` (the forward's result O, `[B, Hq, Sq, Dv]`
+    in the query's type) and `lse` (the forward's `lse` result, `[B, Hq,
+    Sq]`, f32 for half types) come together or not at all. Without them the
+    attention probabilities are recomputed from `query`, `key`, the masks
+    and `softcap`, each row's max and sum included. With them (by contract
+    the values the forward computed from the same operands) no row max or
+    sum is recomputed:
+
+    ```
+    P[i, j] = exp(t[i, j] - LSE[i])    (0 where j is not visible or LSE = +inf)
+    D[i]    = rowsum(dO[i, :] * O[i, :])
+    ```
+
+    and `D` replaces `rowsum(dP * P)` below. This holds with dropout too:
+    `O[i, :] = sum_j P'[i, j] V[j, :]` with `P' = P * Z / (1 - dropout_p)`,
+    so `sum_d dO[i, d] O[i, d] = sum_j P'[i, j] (dO · Vᵀ)[i, j]
+    = sum_j P[i, j] dP[i, j]` with `dP = (dO · Vᵀ) * Z / (1 - dropout_p)`.
+    In every case dropout's keep mask is redrawn from `seed` exactly as the
+    forward draws it:
 
     ```
     dV     = P'ᵀ · dO                 (summed over the R query heads of a kv head)
@@ -184,6 +226,8 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     Optional<Kiln_IndexTensor>:$key_lengths,
     Optional<Kiln_IndexTensor>:$query_lengths,
     Optional<Kiln_SeedTensor>:$seed,
+    Optional<Kiln_FloatTensor>:$out,
+    Optional<Kiln_FloatTensor>:$lse,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -203,6 +247,8 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
     (`query_lengths` `(` $query_lengths^ `:` type($query_lengths) `)`)?
     (`seed` `(` $seed^ `:` type($seed) `)`)?
+    (`out` `(` $out^ `:` type($out) `)`)?
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($dout)
     `->` type($dquery) `,` type($dkey) `,` type($dvalue) (`,` type($dmask)^)?
   }];
@@ -218,6 +264,8 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     std::optional<int64_t> getEffectiveWindowRight();
     bool hasBooleanMask();
     bool hasAdditiveMask();
+    /// Returns true when the forward's `out` and `lse` are given.
+    bool hasSavedForward() { return getOut() && getLse(); }
   }];
 }
 

@@ -1,9 +1,12 @@
 //===- AttentionRules.cpp - Backward rules of the attention ops -----------===//
 //
-// kiln.attention's adjoint is one composite kiln.attention_grad that
-// recomputes the probabilities from Q, K and the masks (shared/design/
-// attention.md, "Adjoint"). The boolean mask, the lengths and the seed are
-// inactive by type; an additive mask gets the op's d_mask result.
+// kiln.attention's adjoint is one composite kiln.attention_grad
+// (shared/design/attention.md, "Adjoint"). When the attention has its lse
+// result (kiln-autodiff adds it to every attention it differentiates), the
+// adjoint gets the forward's O and LSE and rebuilds the probabilities from
+// them; otherwise it recomputes them from Q, K and the masks. The boolean
+// mask, the lengths and the seed are inactive by type; an additive mask
+// gets the op's d_mask result.
 //
 // kiln.attention_grad's own adjoint (second order) is not written out by
 // hand: the rule expands the op into its primitive decomposition
@@ -23,16 +26,27 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::autodiff;
 
 static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
+  // A cotangent of the lse result itself would add P[i, j] * dLSE[i] to the
+  // logits' adjoint; kiln.attention_grad has no operand for it, and a
+  // dropped contribution would be a silently wrong gradient.
+  if (op.getLse() && c.grad(1))
+    return op.emitError("cannot differentiate through the 'lse' result of "
+                        "kiln.attention: only its first result 'O' may reach "
+                        "the differentiated output");
   Value dout = c.grad();
   if (!dout)
     return success();
   Value mask = op.getMask();
   Type dmaskType = op.hasAdditiveMask() ? mask.getType() : Type();
+  // With the lse result (the pass adds it before the sweep), the adjoint
+  // reads the forward's O and LSE instead of recomputing the row max and
+  // sum.
+  Value out = op.getLse() ? op.getResult() : Value();
   auto grad = AttentionGradOp::create(
       c.b, c.loc, op.getQuery().getType(), op.getKey().getType(),
       op.getValue().getType(), dmaskType, op.getQuery(), op.getKey(),
       op.getValue(), dout, mask, op.getKeyLengths(), op.getQueryLengths(),
-      op.getSeed(), op.getScaleAttr(), op.getCausalAttr(),
+      op.getSeed(), out, op.getLse(), op.getScaleAttr(), op.getCausalAttr(),
       op.getWindowLeftAttr(), op.getWindowRightAttr(), op.getAlignmentAttr(),
       op.getSoftcapAttr(), op.getDropoutPAttr());
   for (unsigned operand = 0; operand < 3; ++operand)
