@@ -634,7 +634,7 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
     expectClose("LSE", cpuLse, emuLse, c.Sk + c.Dk, maxLse);
 
     int64_t group = c.Hq / c.Hkv;
-    StringRef names[] = {"dQ", "dK", "dV", "d_mask"};
+    const char *names[] = {"dQ", "dK", "dV", "d_mask"};
     int64_t lengths[] = {c.Sk + c.Dv, c.Sq * group + c.Dv, c.Sq * group,
                          c.B * c.Hq + c.Dv};
     for (size_t i = 2; i < a.size(); ++i) {
