@@ -14,7 +14,9 @@ count (4 * B * Hq * S * S * D, halved when causal) and Kiln's TFLOP/s over
 torch's.
 
 Usage: bench_attention_fwd.py [--artifacts DIR] [--iters N] [--budget S]
-                              [--filter SUBSTRING]
+                              [--filter SUBSTRING] [--quick]
+
+--quick: S <= 2048 only (bench/gpu/run.sh --quick passes it).
 """
 import argparse
 import ctypes
@@ -51,15 +53,20 @@ def time_calls(fn, iters, budget):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--artifacts", default=os.path.join(
-        ROOT, "bench", "gpu", "artifacts", "attention_fwd"))
+        os.environ.get("KILN_GPU_ARTIFACTS",
+                       os.path.join(ROOT, "bench", "gpu", "artifacts")),
+        "attention_fwd"))
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--budget", type=float, default=1.0)
     parser.add_argument("--filter", default="")
+    parser.add_argument("--quick", action="store_true",
+                        help="S <= 2048 only")
     args = parser.parse_args()
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     with open(os.path.join(args.artifacts, "cases.json")) as f:
-        cases = [c for c in json.load(f)["bench"] if args.filter in c["name"]]
+        cases = [c for c in json.load(f)["bench"] if args.filter in c["name"]
+                 and not (args.quick and c["Sq"] > 2048)]
     print(f"{'case':40s} {'kiln ms':>9s} {'torch ms':>9s} {'kiln TF/s':>9s} "
           f"{'torch TF/s':>10s} {'ratio':>6s}", flush=True)
     for case in cases:

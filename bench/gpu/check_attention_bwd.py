@@ -40,6 +40,8 @@ sys.path.insert(0, str(HERE.parent.parent / "scripts" / "fixtures"))
 
 import attention_bwd_cases  # noqa: E402
 from attention_ref import attention_ref  # noqa: E402
+from kiln_gpu import ARTIFACTS, DEVICE, EMULATE, synchronize, \
+    to_device  # noqa: E402
 
 TORCH_DTYPE = {"f32": torch.float32, "f16": torch.float16,
                "bf16": torch.bfloat16}
@@ -110,19 +112,19 @@ def run_kiln(lib, case, inputs):
         x = inputs[name]
         if x.is_floating_point():
             x = x.to(dtype)
-        device_inputs.append(x.contiguous().cuda())
+        device_inputs.append(to_device(x.contiguous()))
     shapes = attention_bwd_cases.shapes(case)
     out_shapes = [shapes["q"], shapes["k"], shapes["v"]]
     if case.get("mask") == "additive":
         out_shapes.append(case["mask_shape"])
-    outputs = [torch.full(s, math.nan, dtype=dtype, device="cuda")
+    outputs = [torch.full(s, math.nan, dtype=dtype, device=DEVICE)
                for s in out_shapes]
     ins = (ctypes.c_void_p * len(device_inputs))(
         *[x.data_ptr() for x in device_inputs])
     outs = (ctypes.c_void_p * len(outputs))(*[x.data_ptr() for x in outputs])
-    torch.cuda.synchronize()
+    synchronize()
     rc = lib.kiln_attention_bwd(ins, outs)
-    torch.cuda.synchronize()
+    synchronize()
     if rc != 0:
         lib.kiln_last_error.restype = ctypes.c_char_p
         raise RuntimeError(f"kiln_attention_bwd returned {rc}: "
@@ -153,12 +155,13 @@ def exact_zero_checks(case, got):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifacts", type=pathlib.Path,
-                        default=HERE / "artifacts" / "attention_bwd")
+                        default=pathlib.Path(ARTIFACTS) / "attention_bwd")
     parser.add_argument("--quick", action="store_true",
                         help="the bf16 cases only")
     parser.add_argument("filter", nargs="?", default="")
     args = parser.parse_args()
-    torch.cuda.init()
+    if not EMULATE:
+        torch.cuda.init()
     failures = 0
 
     def report(ok, name, err, tol):

@@ -19,7 +19,9 @@ rounding errors of a few ulp of the largest terms), f16 2e-3 and bf16 2e-2
 kernel multiplies P rounded to the same type with V: a few half-ulps).
 Rows the reference leaves empty (exactly 0) must be exactly 0.
 
-Usage: check_attention_fwd.py [--artifacts DIR] [--filter SUBSTRING]
+Usage: check_attention_fwd.py [--artifacts DIR] [--filter SUBSTRING] [--quick]
+
+--quick: the bf16 cases only (a first smoke run of bench/gpu/run.sh).
 """
 import argparse
 import ctypes
@@ -33,6 +35,7 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "fixtures"))
 from attention_ref import attention_ref  # noqa: E402
+from kiln_gpu import ARTIFACTS, DEVICE, synchronize, to_device  # noqa: E402
 
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 TOLERANCES = {"f32": 1e-5, "f16": 2e-3, "bf16": 2e-2}
@@ -85,13 +88,13 @@ def run_kiln(lib_path, operands, out_shape, dtype):
     fn = lib.kiln_attn
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     fn.restype = ctypes.c_int
-    device = [x.cuda().contiguous() for x in operands]
-    out = torch.full(out_shape, float("nan"), dtype=dtype, device="cuda")
+    device = [to_device(x).contiguous() for x in operands]
+    out = torch.full(out_shape, float("nan"), dtype=dtype, device=DEVICE)
     ins = (ctypes.c_void_p * len(device))(*[x.data_ptr() for x in device])
     outs = (ctypes.c_void_p * 1)(out.data_ptr())
-    torch.cuda.synchronize()
+    synchronize()
     rc = fn(ins, outs)
-    torch.cuda.synchronize()
+    synchronize()
     if rc != 0:
         err = getattr(lib, "kiln_last_error", None)
         msg = ""
@@ -132,11 +135,14 @@ def check(case, artifacts):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--artifacts", default=os.path.join(
-        ROOT, "bench", "gpu", "artifacts", "attention_fwd"))
+        ARTIFACTS, "attention_fwd"))
     parser.add_argument("--filter", default="")
+    parser.add_argument("--quick", action="store_true",
+                        help="the bf16 cases only")
     args = parser.parse_args()
     with open(os.path.join(args.artifacts, "cases.json")) as f:
-        cases = [c for c in json.load(f)["check"] if args.filter in c["name"]]
+        cases = [c for c in json.load(f)["check"] if args.filter in c["name"]
+                 and not (args.quick and c["dtype"] != "bf16")]
     failures = 0
     for case in cases:
         ok, line = check(case, args.artifacts)

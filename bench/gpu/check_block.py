@@ -4,21 +4,23 @@ same GPU with the same inputs, plus a smoke test of a few ops.
 Libraries (prepare_block.sh): libblock_grad.so (@main: the loss and the
 gradients of the 12 float parameters of examples/transformer_block.mlir, the
 module scripts/fixtures/gen_block_grad.py builds), libtrain_block.so
-(@train_step of examples/train_block.mlir: the loss and the parameters after
-one SGD step), the same two compiled with attention decomposed into
+(@train_step of examples/train_block.mlir: the loss, and the parameters and
+their moments after one Adam step), the same two compiled with attention decomposed into
 primitive ops (*_decomposed.so: the generic GPU path instead of the flash
 kernels), and libblock_smoke_ops.so (bench/gpu/block_smoke_ops.mlir).
 
 Inputs: gen_block.params() (seeded f32 weights, token ids, labels), on the
 GPU. Reference: the PyTorch block of scripts/fixtures/gen_block.py evaluated
-in float64 on the GPU, with autograd, from the same f32 values.
+in float64 on the GPU, with autograd, from the same f32 values. (On the
+emulator, KILN_GPU_EMULATE=1, both run on the CPU.)
 
 Tolerances (Kiln computes in f32, u = 2^-24), not tuned to the results:
 - loss: rtol 2e-5, atol 2e-6, as the CPU fixture (gen_block.py);
 - gradients: the analysis of gen_block_grad.py: ~60 ops deep, dot products
   of length <= 32, so an error of ~1e-4 of the gradients' scale: tol =
   1e-4 * max|every gradient| + 1e-4 * max|this gradient|;
-- SGD step p - lr * g: lr times the gradient's tol, plus one rounding of p;
+- Adam step (check_adam_step): how far the float64 update moves when the
+  gradient moves by its tol either way, plus a few f32 roundings;
 - smoke ops: the standard worst-case bounds of f32 evaluation (Higham):
   elementwise add/mul exact to half an ulp (tol u * max|ref|), exp then mul
   (libdevice expf, <= 2 ulp, then a rounding: tol 8u * max|ref|), a sum or
@@ -29,12 +31,14 @@ Tolerances (Kiln computes in f32, u = 2^-24), not tuned to the results:
 The f32 PyTorch result's error against the same reference is printed as INFO
 for scale.
 """
+import contextlib
 import os
 import sys
 
 import torch
 
-from kiln_gpu import KilnError, KilnLibrary, artifact, compare, fail, finish
+from kiln_gpu import DEVICE, EMULATE, KilnError, KilnLibrary, artifact, \
+    compare, fail, finish, to_device
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -62,8 +66,11 @@ def reference(inputs, dtype):
           for t in inputs]
     for i in WRT:
         xs[i].requires_grad_(True)
-    # gen_block's attention builds its causal mask with torch.arange.
-    with torch.device(inputs[0].device):
+    # gen_block's attention builds its causal mask with torch.arange: on
+    # the GPU, make it build there (on the emulator everything is on the
+    # CPU, and torch before 2.0 has no device context manager).
+    with (contextlib.nullcontext() if EMULATE
+          else torch.device(inputs[0].device)):
         loss = block(*xs)
     grads = torch.autograd.grad(loss, [xs[i] for i in WRT])
     return loss.detach(), [g.detach() for g in grads]
@@ -124,16 +131,16 @@ def check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol,
     update is not the sign-like first step. The tolerance of each updated
     value is how far the float64 update moves when the gradient moves by its
     own tolerance either way, plus a few float32 roundings."""
-    g = torch.Generator(device="cuda").manual_seed(7)
+    g = torch.Generator(device=DEVICE).manual_seed(7)
     ms, vs = [], []
     for ref in grads64:
         size = ref.abs().max().item() + 1e-3
-        ms.append((torch.rand(ref.shape, generator=g, device="cuda") - 0.5)
+        ms.append((torch.rand(ref.shape, generator=g, device=DEVICE) - 0.5)
                   * size)
-        vs.append((torch.rand(ref.shape, generator=g, device="cuda") + 0.5)
+        vs.append((torch.rand(ref.shape, generator=g, device=DEVICE) + 0.5)
                   * size * size)
-    step = torch.tensor(4.0, dtype=torch.float32, device="cuda")
-    lr = torch.tensor(LR, dtype=torch.float32, device="cuda")
+    step = torch.tensor(4.0, dtype=torch.float32, device=DEVICE)
+    lr = torch.tensor(LR, dtype=torch.float32, device=DEVICE)
     params = [inputs[i] for i in WRT]
     outs = lib.function("train_step")(inputs[0], inputs[1], *params,
                                       *[m.float() for m in ms],
@@ -163,10 +170,10 @@ def check_smoke_ops():
     lib = load("libblock_smoke_ops.so")
     if not lib:
         return
-    g = torch.Generator(device="cuda").manual_seed(1)
+    g = torch.Generator(device=DEVICE).manual_seed(1)
 
     def rand(*shape):
-        return torch.rand(*shape, generator=g, device="cuda") * 2 - 1
+        return torch.rand(*shape, generator=g, device=DEVICE) * 2 - 1
 
     def run(name, inputs, ref_fn, tol_fn):
         try:
@@ -198,7 +205,7 @@ def check_smoke_ops():
 
 def main():
     torch.manual_seed(0)
-    inputs = [t.cuda() for t in params()]
+    inputs = [to_device(t) for t in params()]
     check_training_step(inputs)
     check_smoke_ops()
     finish()

@@ -10,6 +10,13 @@ Each check prints one line per case, `PASS|FAIL name max_abs_err tol`, with
 case failed. Needs torch and the CUDA driver only (no LLVM, MLIR or Kiln
 build): the libraries are built by bench/gpu/prepare.sh into
 bench/gpu/artifacts/.
+
+KILN_GPU_EMULATE=1 (set by `bench/gpu/run.sh --emulate`) runs the same
+checks on Kiln's GPU emulator, without a GPU: the libraries are the
+`kiln-compile --target=cuda-emulator` ones of `prepare.sh --emulate`
+(bench/gpu/artifacts-emulator/), whose "device pointers" are host pointers,
+so DEVICE is "cpu" and synchronize() does nothing. The checks use DEVICE,
+to_device() and synchronize() instead of naming CUDA.
 """
 import ctypes
 import os
@@ -19,9 +26,25 @@ import time
 
 import torch
 
+EMULATE = os.environ.get("KILN_GPU_EMULATE", "") not in ("", "0")
+# Where the libraries' pointers live: host memory on the emulator.
+DEVICE = "cpu" if EMULATE else "cuda"
 ARTIFACTS = os.environ.get(
     "KILN_GPU_ARTIFACTS",
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "artifacts"))
+    os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                 "artifacts-emulator" if EMULATE else "artifacts"))
+
+
+def to_device(tensor):
+    """`tensor` where the libraries read it (tensor.cuda() on the GPU)."""
+    return tensor.to(DEVICE) if EMULATE else tensor.cuda()
+
+
+def synchronize():
+    """torch.cuda.synchronize() on the GPU; nothing on the emulator (its
+    calls finish before they return, and torch runs on the CPU)."""
+    if not EMULATE:
+        torch.cuda.synchronize()
 
 DTYPES = {
     "f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
@@ -40,6 +63,8 @@ def artifact(name):
     path = os.path.join(ARTIFACTS, name)
     if not os.path.exists(path):
         raise FileNotFoundError(
+            "%s is missing: run bench/gpu/prepare.sh --emulate" % path
+            if EMULATE else
             "%s is missing: run bench/gpu/prepare.sh where Kiln is built and "
             "carry bench/gpu/artifacts/" % path)
     return path
@@ -74,7 +99,9 @@ class KilnFunction:
         self.fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 
     def empty_outputs(self, device=None):
-        device = device or torch.device("cuda", torch.cuda.current_device())
+        if device is None:
+            device = torch.device("cpu") if EMULATE else torch.device(
+                "cuda", torch.cuda.current_device())
         return [torch.empty(shape, dtype=dtype, device=device)
                 for dtype, shape in self.outputs]
 
@@ -83,12 +110,13 @@ class KilnFunction:
             raise ValueError("kiln_%s takes %d %s, got %d (signature %s)" % (
                 self.name, len(specs), kind, len(tensors), self.signature))
         for i, (t, (dtype, shape)) in enumerate(zip(tensors, specs)):
-            if not t.is_cuda or t.dtype != dtype or tuple(t.shape) != shape \
-                    or not t.is_contiguous():
+            if t.device.type != DEVICE or t.dtype != dtype \
+                    or tuple(t.shape) != shape or not t.is_contiguous():
                 raise ValueError(
-                    "kiln_%s: %s[%d] must be a contiguous CUDA %s tensor of "
+                    "kiln_%s: %s[%d] must be a contiguous %s %s tensor of "
                     "shape %s, got %s %s %s%s" % (
-                        self.name, kind, i, dtype, list(shape), t.device,
+                        self.name, kind, i, DEVICE.upper(), dtype,
+                        list(shape), t.device,
                         t.dtype, list(t.shape),
                         "" if t.is_contiguous() else " (not contiguous)"))
 
@@ -102,9 +130,10 @@ class KilnFunction:
         self._check("outputs", outputs, self.outputs)
         # The library's work is ordered after the legacy default stream
         # (torch's default); wait for any other current stream explicitly.
-        stream = torch.cuda.current_stream()
-        if stream != torch.cuda.default_stream():
-            stream.synchronize()
+        if not EMULATE:
+            stream = torch.cuda.current_stream()
+            if stream != torch.cuda.default_stream():
+                stream.synchronize()
         ins = (ctypes.c_void_p * max(len(inputs), 1))(
             *[t.data_ptr() for t in inputs])
         outs = (ctypes.c_void_p * max(len(outputs), 1))(
@@ -117,7 +146,7 @@ class KilnFunction:
 
 
 class KilnLibrary:
-    """A kiln-compile --target=cuda shared library."""
+    """A kiln-compile --target=cuda (or cuda-emulator) shared library."""
 
     def __init__(self, path):
         self.path = path
@@ -137,12 +166,12 @@ def time_ms(fn, warmup=2, repeat=10):
     run (kiln calls are synchronous; torch work is waited for)."""
     for _ in range(warmup):
         fn()
-    torch.cuda.synchronize()
+    synchronize()
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         fn()
-        torch.cuda.synchronize()
+        synchronize()
         times.append((time.perf_counter() - start) * 1e3)
     times.sort()
     return times[len(times) // 2]

@@ -4,7 +4,7 @@
 # which is then carried with the working tree to the GPU machine, where
 # bench/gpu/run.sh runs the checks with torch and the CUDA driver only.
 #
-#   bench/gpu/prepare.sh [--no-build] [--only NAME]
+#   bench/gpu/prepare.sh [--no-build] [--emulate] [--only NAME]
 #
 # It builds kiln-compile and the CUDA runtime (unless --no-build), then runs
 # every hook bench/gpu/prepare_<NAME>.sh (or only NAME), each of which writes
@@ -15,28 +15,49 @@
 #   KILN_COMPILE        kiln-compile
 #   KILN_GPU_ARTIFACTS  where to write (bench/gpu/artifacts)
 #   KILN_GPU_CHIP       the GPU architecture (default sm_90, the H200's)
+#   KILN_GPU_TARGET     kiln-compile's --target: cuda, or cuda-emulator
+#   KILN_GPU_EMULATE    1 with --emulate, else empty
+#
+# --emulate builds the same libraries for Kiln's GPU emulator instead
+# (kiln-compile --target=cuda-emulator, linked with libKilnGPUEmulator.a:
+# the same C ABI on host pointers; no CUDA toolkit needed) into
+# bench/gpu/artifacts-emulator/, for `bench/gpu/run.sh --emulate` here. The
+# hooks then skip what only makes sense on a GPU (the benchmarks' libraries,
+# the emulator-against-hardware check).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${KILN_BUILD_DIR:-$root/build}
-artifacts=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts}
 do_build=1
+emulate=
 only=
 while [ $# -gt 0 ]; do
   case $1 in
     --no-build) do_build= ;;
+    --emulate) emulate=1 ;;
     --only) only=$2; shift ;;
-    *) echo "usage: $0 [--no-build] [--only NAME]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--no-build] [--emulate] [--only NAME]" >&2; exit 2 ;;
   esac
   shift
 done
+if [ -n "$emulate" ]; then
+  artifacts=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts-emulator}
+  target=cuda-emulator runtime=KilnGPUEmulator
+else
+  artifacts=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts}
+  target=cuda runtime=KilnCudaRuntime
+fi
 
 if [ -n "$do_build" ]; then
   KILN_BUILD_DIR=$build "$root/scripts/build.sh" --target kiln-compile kiln-opt \
-    KilnCudaRuntime -j2 || { echo "prepare: the build failed" >&2; exit 1; }
+    "$runtime" -j2 || { echo "prepare: the build failed" >&2; exit 1; }
 fi
-if [ ! -f "$build/lib/libKilnCudaRuntime.a" ]; then
-  echo "prepare: $build/lib/libKilnCudaRuntime.a is missing: Kiln was" \
-       "configured without the CUDA toolkit (cuda.h)" >&2
+if [ ! -f "$build/lib/lib$runtime.a" ]; then
+  if [ -n "$emulate" ]; then
+    echo "prepare: $build/lib/lib$runtime.a is missing: build Kiln" >&2
+  else
+    echo "prepare: $build/lib/lib$runtime.a is missing: Kiln was" \
+         "configured without the CUDA toolkit (cuda.h)" >&2
+  fi
   exit 1
 fi
 
@@ -44,6 +65,7 @@ export KILN_ROOT=$root KILN_BUILD_DIR=$build
 export KILN_COMPILE=$build/bin/kiln-compile
 export KILN_GPU_ARTIFACTS=$artifacts
 export KILN_GPU_CHIP=${KILN_GPU_CHIP:-sm_90}
+export KILN_GPU_TARGET=$target KILN_GPU_EMULATE=$emulate
 mkdir -p "$artifacts"
 
 failed=()
@@ -62,7 +84,7 @@ done
 listing=$(cd "$artifacts" && ls -l --time-style=+ | awk 'NR > 1 && $NF != "MANIFEST.txt" {print $5, $NF}')
 {
   echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (modified)')"
-  echo "prepared $(date -u +%Y-%m-%dT%H:%M:%SZ) for ${KILN_GPU_CHIP}"
+  echo "prepared $(date -u +%Y-%m-%dT%H:%M:%SZ) for ${emulate:+the emulator (--target=cuda-emulator) of }${KILN_GPU_CHIP}"
   echo "failed hooks: ${failed[*]:-none}"
   echo "$listing"
 } > "$artifacts/MANIFEST.txt"

@@ -7,6 +7,9 @@
 #
 #   bench/gpu/prepare_attention_bwd.sh [check|bench]   # default: both
 #
+# For the emulator (KILN_GPU_EMULATE=1, KILN_GPU_TARGET=cuda-emulator) only
+# the check libraries.
+#
 # Up-to-date libraries are kept. Exits non-zero if any case failed to
 # compile (its error is in the .log next to its .mlir).
 set -uo pipefail
@@ -14,8 +17,10 @@ root=${KILN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 build=${KILN_BUILD_DIR:-$root/build}
 compile=${KILN_COMPILE:-$build/bin/kiln-compile}
 chip=${KILN_GPU_CHIP:-sm_90}
+target=${KILN_GPU_TARGET:-cuda}
 out=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts}/attention_bwd
 only=${1:-}
+[ -n "${KILN_GPU_EMULATE:-}" ] && only=check
 
 mkdir -p "$out"
 /usr/bin/python3 "$root/bench/gpu/attention_bwd_cases.py" --out "$out" \
@@ -28,7 +33,7 @@ while read -r mlir; do
   if [ -f "$lib" ] && [ "$lib" -nt "$mlir" ] && [ "$lib" -nt "$compile" ]; then
     continue
   fi
-  if "$compile" --target=cuda --gpu-chip="$chip" "$mlir" -o "$lib" \
+  if "$compile" --target="$target" --gpu-chip="$chip" "$mlir" -o "$lib" \
        2> "${mlir%.mlir}.log"; then
     built=$((built + 1))
   else

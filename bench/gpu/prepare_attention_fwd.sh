@@ -11,15 +11,19 @@
 #
 # Environment: KILN_BUILD_DIR (default build), JOBS (parallel compiles,
 # default 2), KILN_COMPILE_FLAGS (extra kiln-compile flags), ONLY=check|bench
-# (compile only one group). A module that fails to compile is reported and
+# (compile only one group), KILN_GPU_ARTIFACTS, KILN_GPU_TARGET and
+# KILN_GPU_EMULATE (from prepare.sh; with KILN_GPU_EMULATE=1 only the check
+# group, for the emulator). A module that fails to compile is reported and
 # skipped (its case then FAILs on the GPU machine); the exit code is
 # non-zero if any did.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${KILN_BUILD_DIR:-$root/build}
-out=$root/bench/gpu/artifacts/attention_fwd
+out=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts}/attention_fwd
 compile=$build/bin/kiln-compile
+target=${KILN_GPU_TARGET:-cuda}
 [ -x "$compile" ] || { echo "no $compile: build Kiln first" >&2; exit 1; }
+[ -n "${KILN_GPU_EMULATE:-}" ] && ONLY=check
 
 rm -rf "$out"
 /usr/bin/python3 "$root/bench/gpu/gen_attention_fwd_cases.py" "$out" || exit 1
@@ -28,10 +32,10 @@ case ${ONLY:-} in
   bench) select=(-name 'bench_*.mlir') ;;
   *) select=(-name '*.mlir') ;;
 esac
-export compile KILN_COMPILE_FLAGS="${KILN_COMPILE_FLAGS:-}"
+export compile target KILN_COMPILE_FLAGS="${KILN_COMPILE_FLAGS:-}"
 find "$out" "${select[@]}" | sort | xargs -P "${JOBS:-2}" -I{} sh -c '
   f={}; so=${f%.mlir}.so
-  if "$compile" --target=cuda $KILN_COMPILE_FLAGS "$f" -o "$so" 2>"${f%.mlir}.log"; then
+  if "$compile" --target="$target" $KILN_COMPILE_FLAGS "$f" -o "$so" 2>"${f%.mlir}.log"; then
     rm -f "${f%.mlir}.log"
   else
     echo "FAILED to compile $(basename "$f") (see ${f%.mlir}.log)"; exit 1

@@ -4,24 +4,26 @@
 #                      @loss (examples/transformer_block.mlir) with respect
 #                      to its 12 float parameters: the module
 #                      scripts/fixtures/gen_block_grad.py builds
-#   libtrain_block.so  examples/train_block.mlir (@train_step: loss and the
-#                      SGD-updated parameters)
+#   libtrain_block.so  examples/train_block.mlir (@train_step: the loss,
+#                      and the parameters and moments after one Adam step)
 #   libblock_smoke_ops.so  bench/gpu/block_smoke_ops.mlir
 # and libblock_grad_decomposed.so, libtrain_block_decomposed.so: the same
 # with kiln-decompose-attention first, so attention goes the generic way
 # instead of through the flash kernels (the block check then tests the rest
 # of the pipeline and the runtime even when the attention kernels fail).
-# Run by bench/gpu/prepare.sh, which sets the KILN_* variables. Every library
-# is attempted; the exit code says whether all were built.
+# Run by bench/gpu/prepare.sh, which sets the KILN_* variables (for the
+# emulator, KILN_GPU_TARGET=cuda-emulator). Every library is attempted; the
+# exit code says whether all were built.
 set -uo pipefail
 : "${KILN_ROOT:?run bench/gpu/prepare.sh}"
 out=$KILN_GPU_ARTIFACTS
 status=0
+target=${KILN_GPU_TARGET:-cuda}
 compile() {  # source library [kiln-compile options]
-  if "$KILN_COMPILE" --target=cuda --gpu-chip="$KILN_GPU_CHIP" "$1" -o "$out/$2" "${@:3}"; then
+  if "$KILN_COMPILE" --target="$target" --gpu-chip="$KILN_GPU_CHIP" "$1" -o "$out/$2" "${@:3}"; then
     echo "prepare_block: $2"
   else
-    echo "prepare_block: kiln-compile --target=cuda $1 failed" >&2
+    echo "prepare_block: kiln-compile --target=$target $1 failed" >&2
     status=1
   fi
 }
@@ -35,7 +37,8 @@ PY
 compile "$out/block_grad.mlir" libblock_grad.so
 compile "$KILN_ROOT/examples/train_block.mlir" libtrain_block.so
 compile "$KILN_ROOT/bench/gpu/block_smoke_ops.mlir" libblock_smoke_ops.so
-decomposed="--gpu-pipeline=kiln-decompose-attention,kiln-lower-to-nvvm{chip=$KILN_GPU_CHIP}"
+# --gpu-pipeline replaces the whole pipeline, `emulate` included.
+decomposed="--gpu-pipeline=kiln-decompose-attention,kiln-lower-to-nvvm{chip=$KILN_GPU_CHIP${KILN_GPU_EMULATE:+ emulate=true}}"
 compile "$out/block_grad.mlir" libblock_grad_decomposed.so "$decomposed"
 compile "$KILN_ROOT/examples/train_block.mlir" libtrain_block_decomposed.so "$decomposed"
 exit $status

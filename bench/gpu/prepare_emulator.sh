@@ -7,6 +7,11 @@
 # sets the KILN_* variables.
 set -euo pipefail
 : "${KILN_ROOT:?run bench/gpu/prepare.sh}"
+if [ -n "${KILN_GPU_EMULATE:-}" ]; then
+  echo "prepare_emulator: skipped for the emulator (it checks the emulator" \
+       "against the GPU)"
+  exit 0
+fi
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 cmake --build "$KILN_BUILD_DIR" --target KilnGPUEmulator -j2 > /dev/null
 "$nvcc" -O2 -std=c++17 -arch="$KILN_GPU_CHIP" -I"$KILN_ROOT/include" \

@@ -4,7 +4,7 @@
 # bench/gpu/check_*.py, then every bench/gpu/bench_*.py (each with its own
 # time limit), printing the environment first and a summary last.
 #
-#   bench/gpu/run.sh [--quick] [--checks-only] [PATTERN]
+#   bench/gpu/run.sh [--quick] [--checks-only] [--emulate] [PATTERN]
 #
 # --quick passes --quick to each script (the smallest cases, for a first
 # smoke run); PATTERN runs only the scripts whose name contains it. Writes
@@ -12,16 +12,27 @@
 # failed (or timed out, or crashed); a benchmark's failure is listed in the
 # summary but does not change the exit code.
 # Needs python3 with torch and numpy, and the CUDA driver; not LLVM or Kiln.
+#
+# --emulate runs the checks HERE, without a GPU, on Kiln's GPU emulator:
+# the libraries of `bench/gpu/prepare.sh --emulate`
+# (bench/gpu/artifacts-emulator/), torch on the CPU (KILN_GPU_EMULATE=1,
+# read by kiln_gpu.py), longer time limits, no benchmarks (timing the
+# emulator means nothing) and no check_emulator.py (it compares the emulator
+# with the hardware). PYTHON defaults to the first of python3 and
+# /usr/bin/python3 that has torch.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 quick=
 checks_only=
+emulate=
 pattern=
 for arg in "$@"; do
   case $arg in
     --quick) quick=--quick ;;
     --checks-only) checks_only=1 ;;
-    -*) echo "usage: $0 [--quick] [--checks-only] [PATTERN]" >&2; exit 2 ;;
+    --emulate) emulate=1 ;;
+    -*) echo "usage: $0 [--quick] [--checks-only] [--emulate] [PATTERN]" >&2
+        exit 2 ;;
     *) pattern=$arg ;;
   esac
 done
@@ -34,15 +45,37 @@ python=${PYTHON:-python3}
 check_limit=${KILN_GPU_CHECK_LIMIT:-90}
 bench_limit=${KILN_GPU_BENCH_LIMIT:-120}
 budget=${KILN_GPU_BUDGET:-210}
+artifacts=bench/gpu/artifacts
+if [ -n "$emulate" ]; then
+  export KILN_GPU_EMULATE=1
+  artifacts=bench/gpu/artifacts-emulator
+  checks_only=1
+  check_limit=${KILN_GPU_CHECK_LIMIT:-600}
+  budget=${KILN_GPU_BUDGET:-1800}
+  if [ -z "${PYTHON:-}" ] && ! python3 -c 'import torch' 2>/dev/null; then
+    python=/usr/bin/python3
+  fi
+fi
+export KILN_GPU_ARTIFACTS=${KILN_GPU_ARTIFACTS:-$PWD/$artifacts}
+artifacts=$KILN_GPU_ARTIFACTS
 
 echo "== environment"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
-  --format=csv,noheader 2>&1 | head -4
-$python -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "device", torch.cuda.get_device_name() if torch.cuda.is_available() else "NONE")' 2>&1
-if [ -f bench/gpu/artifacts/MANIFEST.txt ]; then
-  sed 's/^/artifacts: /' bench/gpu/artifacts/MANIFEST.txt | head -3
+if [ -n "$emulate" ]; then
+  echo "Kiln GPU emulator (KILN_GPU_EMULATE=1): torch on the CPU," \
+       "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  $python -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__)' 2>&1
 else
-  echo "run: bench/gpu/artifacts/ is missing: run bench/gpu/prepare.sh where" \
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
+    --format=csv,noheader 2>&1 | head -4
+  $python -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "device", torch.cuda.get_device_name() if torch.cuda.is_available() else "NONE")' 2>&1
+fi
+if [ -f "$artifacts/MANIFEST.txt" ]; then
+  sed 's/^/artifacts: /' "$artifacts/MANIFEST.txt" | head -3
+elif [ -n "$emulate" ]; then
+  echo "run: $artifacts/ is missing: run bench/gpu/prepare.sh --emulate" >&2
+  exit 1
+else
+  echo "run: $artifacts/ is missing: run bench/gpu/prepare.sh where" \
        "Kiln is built and carry the artifacts" >&2
   exit 1
 fi
@@ -74,7 +107,10 @@ run_script() {  # kind limit script
 # The runtime's own check first: if it fails, the others cannot pass.
 checks=(bench/gpu/check_runtime.py)
 for script in bench/gpu/check_*.py; do
-  [ "$script" != bench/gpu/check_runtime.py ] && checks+=("$script")
+  [ "$script" = bench/gpu/check_runtime.py ] && continue
+  # The emulator against the hardware: nothing to compare with here.
+  [ -n "$emulate" ] && [ "$script" = bench/gpu/check_emulator.py ] && continue
+  checks+=("$script")
 done
 for script in "${checks[@]}"; do
   [ -e "$script" ] && run_script check "$check_limit" "$script"
