@@ -90,6 +90,10 @@ def ConvertKilnAttentionToGPUPass
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use tensor-core mma instructions for f16/bf16 attention "
            "(false: the same kernels with scalar f32 FMAs)">,
+    Option<"backwardTensorCores", "backward-tensor-cores", "bool",
+           /*default=*/"false",
+           "With tensor-cores, also use the tensor-core main kernel of the "
+           "attention backward (experimental: not yet checked numerically)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -24,6 +24,10 @@ struct AttentionGPUOptions {
   /// Use the tensor-core (nvgpu.mma.sync) kernel for f16/bf16 where it
   /// applies; the SIMT kernel otherwise.
   bool tensorCores = true;
+  /// Also use the tensor-core main kernel of the backward (with
+  /// `tensorCores`). Off until it has passed a numerical check on a GPU or
+  /// the emulator.
+  bool backwardTensorCores = false;
 };
 
 /// Returns success if buildAttentionForwardLaunch supports `op` (static
