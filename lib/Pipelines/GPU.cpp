@@ -152,12 +152,18 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
 
-  // Host: launches become mgpu* runtime calls, kernels become gpu.binary.
+  // Host: launches become mgpu* runtime calls, kernels become gpu.binary;
+  // or, emulated, the very same NVVM kernels become host functions that
+  // Kiln's GPU emulator launches (no toolkit, ptxas or libdevice involved).
   pm.addPass(createGpuToLLVMConversionPass());
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
-  binary.toolkitPath = getCUDAToolkitPath();
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (options.emulate) {
+    pm.addPass(createKilnGPUEmulateKernelsPass());
+  } else {
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = options.format;
+    binary.toolkitPath = getCUDAToolkitPath();
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+  }
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

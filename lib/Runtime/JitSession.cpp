@@ -36,7 +36,7 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 /// The dialects, interface models and LLVM IR translations the JIT needs.
 static DialectRegistry getJitRegistry() {
   DialectRegistry registry;
-  registerCPUPipelineDialects(registry);
+  registerGPUPipelineDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
@@ -130,11 +130,34 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
                 "(Debian: apt-get install libomp-22-dev)";
   }
 
+  // The emulator runtime that the emulated GPU code calls (__kiln_emu_*,
+  // mgpu*, __nv_*).
+  StringRef emulatorRuntime;
+  bool emulated = options.target == JitTarget::GPUEmulator;
+  if (emulated) {
+#ifdef KILN_GPU_EMULATOR_LIBRARY
+    emulatorRuntime = KILN_GPU_EMULATOR_LIBRARY;
+#endif
+    if (emulatorRuntime.empty() || !llvm::sys::fs::exists(emulatorRuntime))
+      return emitError(module.getLoc())
+             << "the GPU emulator needs its runtime "
+             << (emulatorRuntime.empty() ? StringRef("libkiln_gpu_emulator.so")
+                                         : emulatorRuntime)
+             << ", which was not built with Kiln or is gone now";
+  }
+
   PassManager pm(&context);
-  KilnToCPUPipelineOptions pipelineOptions;
-  pipelineOptions.enableOpenMP = options.enableOpenMP;
-  pipelineOptions.fuseElementwise = options.fuseElementwise;
-  buildKilnToCPUPipeline(pm, pipelineOptions);
+  if (emulated) {
+    KilnToNVVMPipelineOptions pipelineOptions;
+    pipelineOptions.emulate = true;
+    pipelineOptions.tensorCores = options.tensorCores;
+    buildKilnToNVVMPipeline(pm, pipelineOptions);
+  } else {
+    KilnToCPUPipelineOptions pipelineOptions;
+    pipelineOptions.enableOpenMP = options.enableOpenMP;
+    pipelineOptions.fuseElementwise = options.fuseElementwise;
+    buildKilnToCPUPipeline(pm, pipelineOptions);
+  }
   if (failed(pm.run(*lowered)))
     return failure();
 
@@ -152,8 +175,10 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   // memrefCopy and friends, for copies between strided buffers.
   libraries.push_back(KILN_MLIR_C_RUNNER_UTILS);
 #endif
-  if (!openMPRuntime.empty())
+  if (!openMPRuntime.empty() && !emulated)
     libraries.push_back(openMPRuntime);
+  if (!emulatorRuntime.empty())
+    libraries.push_back(emulatorRuntime);
   engineOptions.sharedLibPaths = libraries;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(*lowered, engineOptions);
@@ -178,6 +203,24 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
       return failure();
     }
     entry.function = *function;
+  }
+  if (emulated) {
+    // The emulator's error slot (its kilnCuda* functions).
+    for (auto [name, slot] :
+         {std::pair<StringRef, void **>{
+              "kilnCudaGetLastError",
+              reinterpret_cast<void **>(&jit->getLastError)},
+          {"kilnCudaClearLastError",
+           reinterpret_cast<void **>(&jit->clearLastError)}}) {
+      llvm::Expected<void *> address = jit->engine->lookup(name);
+      if (!address) {
+        emitError(module.getLoc())
+            << "cannot find " << name << " in the GPU emulator runtime: "
+            << llvm::toString(address.takeError());
+        return failure();
+      }
+      *slot = *address;
+    }
   }
   jit->timings.compileSeconds = secondsSince(start);
   return jit;
@@ -284,8 +327,18 @@ JitModule::invoke(StringRef name, ArrayRef<HostTensor> inputs) {
   for (void *&pointer : descriptorPointers)
     args.push_back(&pointer);
 
+  if (clearLastError)
+    clearLastError();
   auto start = std::chrono::steady_clock::now();
   entry.function(args.data());
   timings.runSeconds = secondsSince(start);
+  // The emulator stops a launch that deadlocks or misuses a collective and
+  // records why; the results are then incomplete.
+  if (getLastError) {
+    const char *message = getLastError();
+    if (message && *message)
+      return emitError(loc) << "@" << name << " failed on the GPU emulator: "
+                            << message;
+  }
   return results;
 }

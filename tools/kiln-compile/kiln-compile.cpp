@@ -2,7 +2,8 @@
 //
 // Usage:
 //   kiln-compile FILE.mlir -o libfoo.so [--header foo.h] [--emit-object F.o]
-//                [--target cpu|cuda] [--gpu-chip sm_90] [--gpu-format bin]
+//                [--target cpu|cuda|cuda-emulator] [--gpu-chip sm_90]
+//                [--gpu-format bin]
 //                [--mcpu NAME] [--opt-level N] [--openmp] [--cc PATH]
 //                [--time]
 //
@@ -22,7 +23,11 @@
 // kernels are embedded in the object as a cubin (or fatbin, or PTX), the
 // host code calls Kiln's CUDA runtime (lib/Runtime/CUDA), which is linked in
 // statically and opens libcuda.so.1 at run time, and the pointers passed to
-// kiln_name are device pointers (docs/GPURuntime.md).
+// kiln_name are device pointers (docs/GPURuntime.md). --target=cuda-emulator
+// compiles the same kernels for the host instead (kiln-lower-to-nvvm{emulate})
+// and links Kiln's GPU emulator (lib/Runtime/GPUEmulator) in place of the CUDA
+// runtime: the same C ABI on host pointers, no GPU or CUDA needed
+// (docs/GPUEmulator.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,7 +108,7 @@ static cl::opt<bool>
     openMP("openmp", cl::cat(kilnCompileCategory), cl::desc("Run parallel loops on OpenMP threads; the "
                               "library then links libomp"));
 namespace {
-enum class CompileTarget { CPU, CUDA };
+enum class CompileTarget { CPU, CUDA, CUDAEmulator };
 } // namespace
 static cl::opt<CompileTarget> compileTarget(
     "target", cl::init(CompileTarget::CPU), cl::cat(kilnCompileCategory),
@@ -113,7 +118,11 @@ static cl::opt<CompileTarget> compileTarget(
                clEnumValN(CompileTarget::CUDA, "cuda",
                           "an NVIDIA GPU through the CUDA driver "
                           "(kiln-lower-to-nvvm; pointers are device "
-                          "pointers)")));
+                          "pointers)"),
+               clEnumValN(CompileTarget::CUDAEmulator, "cuda-emulator",
+                          "the GPU kernels run on the host by Kiln's GPU "
+                          "emulator (kiln-lower-to-nvvm{emulate}; the C ABI "
+                          "of --target=cuda on host pointers)")));
 static cl::opt<std::string>
     gpuChip("gpu-chip", cl::init("sm_90"), cl::cat(kilnCompileCategory),
             cl::desc("--target=cuda: the GPU architecture of the kernels"));
@@ -280,7 +289,7 @@ static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
 /// prototypes.
 static std::string makeHeader(ArrayRef<EntryPoint> functions,
                               StringRef headerName, StringRef source,
-                              bool cuda) {
+                              bool cuda, bool emulated) {
   std::string text;
   raw_string_ostream os(text);
   std::string guard = "KILN_";
@@ -294,7 +303,19 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
      << " *\n"
      << " *   int kiln_name(const void *const *inputs, void *const *outputs);\n"
      << " *\n";
-  if (cuda)
+  if (emulated)
+    os << " * inputs[i] points at argument i and outputs[j] at result j: dense\n"
+       << " * row-major (C order) arrays in host memory of the dtype and shape\n"
+       << " * given below. The GPU kernels run on the host, on Kiln's GPU\n"
+       << " * emulator (one block at a time, threads as fibers; slow, for\n"
+       << " * checking). The caller allocates the outputs; the function reads\n"
+       << " * the inputs only and writes every element of every output, and\n"
+       << " * returns when done. It returns 0; 1 when inputs, outputs or a\n"
+       << " * pointer to a non-empty tensor is NULL (then it writes nothing); 2\n"
+       << " * when the emulator stopped a kernel (a deadlock, a misused warp\n"
+       << " * collective): kiln_last_error() then returns the message (\"\"\n"
+       << " * after a success; per thread).\n";
+  else if (cuda)
     os << " * inputs[i] points at argument i and outputs[j] at result j: dense\n"
        << " * row-major (C order) arrays in CUDA device memory of the dtype\n"
        << " * and shape given below (torch: tensor.data_ptr()). The caller\n"
@@ -320,7 +341,7 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
      << " * kiln_name_signature() returns the signature as text, e.g.\n"
      << " * \"f32[2,3],f32[3]->f32[2,3]\". The functions are thread-safe\n"
      << " * (no mutable global state); each call allocates its temporaries\n"
-     << (cuda ? " * on the device and frees them.\n"
+     << (cuda && !emulated ? " * on the device and frees them.\n"
               : " * with malloc and frees them.\n")
      << " */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
@@ -632,9 +653,11 @@ static void registerGPUDialects(mlir::DialectRegistry &registry) {
 
 /// Adds the lowering to the GPU: kiln-lower-to-nvvm with the --gpu-*
 /// options, or the textual --gpu-pipeline instead.
-static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm) {
+static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm,
+                                          bool emulated) {
   if (gpuPipeline.empty()) {
     KilnToNVVMPipelineOptions options;
+    options.emulate = emulated;
     options.chip = gpuChip;
     options.features = gpuFeatures;
     options.format = gpuFormat;
@@ -653,23 +676,41 @@ static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm) {
   return mlir::success();
 }
 
-/// The static library of Kiln's CUDA runtime that a --target=cuda library
-/// links: next to the build's, or in an installed tree's lib/.
-static std::string findCudaRuntimeLibrary(const char *argv0) {
-#ifdef KILN_CUDA_RUNTIME_LIBRARY
-  if (sys::fs::exists(KILN_CUDA_RUNTIME_LIBRARY))
-    return KILN_CUDA_RUNTIME_LIBRARY;
+/// The static runtime library built at `buildPath` (empty: not built) that
+/// a GPU library links: the build's, or the one in an installed tree's lib/.
+static std::string findRuntimeLibrary(const char *argv0, StringRef buildPath) {
+  if (buildPath.empty())
+    return "";
+  if (sys::fs::exists(buildPath))
+    return buildPath.str();
   std::string executable =
-      sys::fs::getMainExecutable(argv0, (void *)&findCudaRuntimeLibrary);
+      sys::fs::getMainExecutable(argv0, (void *)&findRuntimeLibrary);
   SmallString<256> installed(sys::path::parent_path(
       sys::path::parent_path(executable)));
-  sys::path::append(installed, "lib",
-                    sys::path::filename(KILN_CUDA_RUNTIME_LIBRARY));
+  sys::path::append(installed, "lib", sys::path::filename(buildPath));
   if (sys::fs::exists(installed))
     return installed.str().str();
-#endif
-  (void)argv0;
   return "";
+}
+
+/// The static library of Kiln's CUDA runtime that a --target=cuda library
+/// links.
+static std::string findCudaRuntimeLibrary(const char *argv0) {
+#ifdef KILN_CUDA_RUNTIME_LIBRARY
+  return findRuntimeLibrary(argv0, KILN_CUDA_RUNTIME_LIBRARY);
+#else
+  return findRuntimeLibrary(argv0, "");
+#endif
+}
+
+/// The static library of Kiln's GPU emulator that a --target=cuda-emulator
+/// library links.
+static std::string findGPUEmulatorLibrary(const char *argv0) {
+#ifdef KILN_GPU_EMULATOR_STATIC_LIBRARY
+  return findRuntimeLibrary(argv0, KILN_GPU_EMULATOR_STATIC_LIBRARY);
+#else
+  return findRuntimeLibrary(argv0, "");
+#endif
 }
 
 int main(int argc, char **argv) {
@@ -700,7 +741,10 @@ int main(int argc, char **argv) {
   } else if (!sys::fs::can_execute(cc)) {
     return fail("--cc '" + cc + "' is not an executable file");
   }
-  bool cuda = compileTarget == CompileTarget::CUDA;
+  // The emulated GPU library has the CUDA one's C ABI and wrappers; only
+  // the pipeline's `emulate` and the runtime it links differ.
+  bool emulated = compileTarget == CompileTarget::CUDAEmulator;
+  bool cuda = compileTarget == CompileTarget::CUDA || emulated;
   std::string cudaRuntime;
   if (cuda) {
     if (openMP)
@@ -708,11 +752,15 @@ int main(int argc, char **argv) {
     if (gpuFormat != "bin" && gpuFormat != "fatbin" && gpuFormat != "isa")
       return fail("--gpu-format must be 'bin', 'fatbin' or 'isa', not '" +
                   gpuFormat + "'");
-    cudaRuntime = findCudaRuntimeLibrary(argv[0]);
+    cudaRuntime = emulated ? findGPUEmulatorLibrary(argv[0])
+                           : findCudaRuntimeLibrary(argv[0]);
     if (cudaRuntime.empty())
-      return fail("--target=cuda needs Kiln's CUDA runtime, which was not "
-                  "built: configure Kiln where the CUDA toolkit (cuda.h) is "
-                  "found");
+      return fail(emulated
+                      ? "--target=cuda-emulator needs Kiln's GPU emulator "
+                        "library libKilnGPUEmulator.a, which was not found"
+                      : "--target=cuda needs Kiln's CUDA runtime, which was "
+                        "not built: configure Kiln where the CUDA toolkit "
+                        "(cuda.h) is found");
   }
   StringRef libomp;
   if (openMP) {
@@ -758,7 +806,7 @@ int main(int argc, char **argv) {
   auto pipelineStart = std::chrono::steady_clock::now();
   mlir::PassManager pm(&context);
   if (cuda) {
-    if (failed(addGPUPipeline(pm)))
+    if (failed(addGPUPipeline(pm, emulated)))
       return 1;
   } else {
     KilnToCPUPipelineOptions pipelineOptions;
@@ -854,7 +902,8 @@ int main(int argc, char **argv) {
 
   if (!headerFile.empty())
     if (Error error = writeFile(
-            headerFile, makeHeader(functions, headerFile, inputFile, cuda)))
+            headerFile,
+            makeHeader(functions, headerFile, inputFile, cuda, emulated)))
       return fail(toString(std::move(error)));
 
   std::string libompDir =
@@ -871,10 +920,13 @@ int main(int argc, char **argv) {
                                    "-Wl,--as-needed",
                                    "-lm"};
   if (cuda) {
-    // The runtime opens libcuda.so.1 with dlopen and uses pthreads.
+    // The CUDA runtime opens libcuda.so.1 with dlopen and uses pthreads;
+    // the emulator uses pthreads (and libm).
     args.push_back(cudaRuntime);
-    args.push_back("-ldl");
+    if (!emulated)
+      args.push_back("-ldl");
     args.push_back("-lpthread");
+    args.push_back("-lm");
   }
   if (!libomp.empty()) {
     args.push_back("-L" + libompDir);

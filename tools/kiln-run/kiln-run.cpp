@@ -4,9 +4,12 @@
 //   kiln-run FILE.mlir --entry NAME [--input a.npy ...]
 //            [--random-inputs [--seed N] [--random-range I:LO:HI ...]]
 //            [--output-dir DIR] [--print] [--print-limit N] [--time]
-//            [--openmp] [--repeat N]
+//            [--openmp] [--repeat N] [--target cpu|gpu-emulator]
+//            [--tensor-cores=false]
 //
-// Compiles FILE through the kiln-lower-to-cpu pipeline, calls @NAME on the
+// Compiles FILE through the kiln-lower-to-cpu pipeline (--target=gpu-emulator:
+// through kiln-lower-to-nvvm with the kernels run on the host by Kiln's GPU
+// emulator, docs/GPUEmulator.md), calls @NAME on the
 // inputs (one .npy file per argument, in order, or seeded random values),
 // then prints each result and/or writes it to DIR/result<i>.npy. Without
 // --output-dir the results are printed. Every error is a message and exit
@@ -73,6 +76,20 @@ static cl::opt<unsigned>
 static cl::opt<bool>
     openMP("openmp", cl::cat(kilnRunCategory), cl::desc("Run parallel loops on OpenMP threads "
                               "(OMP_NUM_THREADS sets their number)"));
+
+static cl::opt<JitTarget> target(
+    "target", cl::init(JitTarget::CPU), cl::cat(kilnRunCategory),
+    cl::desc("What runs the function"),
+    cl::values(clEnumValN(JitTarget::CPU, "cpu",
+                          "the host CPU (kiln-lower-to-cpu; the default)"),
+               clEnumValN(JitTarget::GPUEmulator, "gpu-emulator",
+                          "the GPU pipeline's kernels on Kiln's GPU emulator "
+                          "(kiln-lower-to-nvvm{emulate}; slow, no GPU "
+                          "needed)")));
+static cl::opt<bool> tensorCores(
+    "tensor-cores", cl::init(true), cl::cat(kilnRunCategory),
+    cl::desc("--target=gpu-emulator: the tensor-core attention kernels for "
+             "f16/bf16 (kiln-lower-to-nvvm's tensor-cores)"));
 
 static int fail(const Twine &message) {
   WithColor::error(errs(), "kiln-run") << message << "\n";
@@ -180,6 +197,10 @@ int main(int argc, char **argv) {
   JitOptions options;
   options.optLevel = optLevel;
   options.enableOpenMP = openMP;
+  options.target = target;
+  options.tensorCores = tensorCores;
+  if (openMP && target == JitTarget::GPUEmulator)
+    return fail("--openmp is for --target=cpu only");
   mlir::FailureOr<std::unique_ptr<JitModule>> jit =
       session.compile(*module, options);
   if (mlir::failed(jit))

@@ -70,6 +70,13 @@ struct KilnToNVVMPipelineOptions
       llvm::cl::desc("Let convert-kiln-attention-to-gpu use tensor-core mma "
                      "instructions for f16/bf16 attention"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> emulate{
+      *this, "emulate",
+      llvm::cl::desc("Compile the kernels for the host CPU and launch them "
+                     "on Kiln's GPU emulator (kiln-gpu-emulate-kernels "
+                     "instead of gpu-module-to-binary; needs no CUDA "
+                     "toolkit)"),
+      llvm::cl::init(false)};
 };
 
 /// Builds the pipeline from kiln ops on tensors to host code in the LLVM
@@ -79,7 +86,10 @@ struct KilnToNVVMPipelineOptions
 /// to the device, linalg to parallel loops mapped to blocks and threads,
 /// kernel outlining, NVVM, gpu-module-to-binary and gpu-to-llvm. Public
 /// functions keep the CPU's `_mlir_ciface_<name>` entry points, with device
-/// pointers in the memref descriptors (docs/GPUBackend.md).
+/// pointers in the memref descriptors (docs/GPUBackend.md). With
+/// `emulate`, the same kernels are compiled for the host instead and the
+/// result is one host LLVM-dialect module for Kiln's GPU emulator
+/// (docs/GPUEmulator.md).
 void buildKilnToNVVMPipeline(OpPassManager &pm,
                              const KilnToNVVMPipelineOptions &options);
 

@@ -2,7 +2,8 @@
 //
 // A JitSession owns an MLIRContext with everything the CPU pipeline needs.
 // It compiles kiln modules (ModuleOp or source text) through
-// `kiln-lower-to-cpu` into a JitModule backed by an mlir::ExecutionEngine,
+// `kiln-lower-to-cpu` (or, for JitTarget::GPUEmulator, the GPU pipeline with
+// emulated kernels) into a JitModule backed by an mlir::ExecutionEngine,
 // whose public functions are then invoked on HostTensors.
 //
 // Errors are MLIR diagnostics: compile and invoke report them through the
@@ -57,6 +58,17 @@ struct JitTimings {
   double runSeconds = 0;
 };
 
+/// What a JitSession compiles for.
+enum class JitTarget {
+  /// The host CPU: kiln-lower-to-cpu.
+  CPU,
+  /// The GPU pipeline's kernels run on the host by Kiln's GPU emulator:
+  /// kiln-lower-to-nvvm{emulate}, with libkiln_gpu_emulator.so loaded
+  /// (docs/GPUEmulator.md). Slow, but it computes exactly what the GPU
+  /// kernels compute; no GPU or CUDA toolkit is needed.
+  GPUEmulator,
+};
+
 /// Options of the CPU compilation: the `kiln-lower-to-cpu` pipeline's
 /// (KilnToCPUPipelineOptions, which are not copyable, hence mirrored here),
 /// graph passes to run before it, and LLVM's.
@@ -69,6 +81,12 @@ struct JitOptions {
   bool enableOpenMP = false;
   /// Fuses elementwise linalg ops (the pipeline's `fuse-elementwise`).
   bool fuseElementwise = true;
+  /// The target; the GPU emulator ignores `enableOpenMP` and
+  /// `fuseElementwise` (the GPU pipeline always fuses).
+  JitTarget target = JitTarget::CPU;
+  /// GPUEmulator: the tensor-core (mma) attention kernels for f16/bf16 (the
+  /// GPU pipeline's `tensor-cores`).
+  bool tensorCores = true;
   /// When set, adds passes that run on the kiln graph before the pipeline,
   /// e.g. kiln-autodiff with options (buildAutodiffPipeline in kiln/Kiln.h).
   std::function<void(OpPassManager &)> addGraphPasses;
@@ -113,6 +131,10 @@ private:
   };
   llvm::StringMap<Entry> functions;
   JitTimings timings;
+  /// GPUEmulator: the emulator runtime's error slot (kilnCudaGetLastError
+  /// and kilnCudaClearLastError), checked after each call.
+  const char *(*getLastError)() = nullptr;
+  void (*clearLastError)() = nullptr;
 };
 
 /// Compiles kiln modules for the host CPU.

@@ -133,4 +133,44 @@ def KilnGPUDeallocateTemporariesPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def KilnGPUEmulateKernelsPass
+    : Pass<"kiln-gpu-emulate-kernels", "::mlir::ModuleOp"> {
+  let summary = "Compile NVVM kernels for the host CPU and launch them on "
+                "Kiln's GPU emulator";
+  let description = [{
+    Runs where `kiln-lower-to-nvvm` would run `gpu-module-to-binary` (after
+    `convert-gpu-to-nvvm` on the `gpu.module`s and `gpu-to-llvm` on the
+    host), and turns the module into plain host LLVM dialect whose kernels
+    run on the GPU emulator's runtime (docs/GPUEmulator.md):
+
+    - every `llvm.func` and `llvm.mlir.global` of a `gpu.module @m` moves
+      into the host module as `@__kiln_emu.m.<symbol>` (internal linkage);
+      external declarations (libdevice's `__nv_*`, which the emulator
+      defines) keep their names and are declared once;
+    - address spaces are dropped (`!llvm.ptr<N>` becomes `!llvm.ptr`,
+      `llvm.addrspacecast` its operand, shared-memory globals plain
+      globals: blocks run one at a time), and so are the `nvvm.*` and
+      `gpu.*` function and argument attributes;
+    - NVVM ops become calls of the emulator ABI: the special registers
+      `tid`, `ntid`, `ctaid`, `nctaid`, `laneid` and `warpsize` call
+      `__kiln_emu_sreg`, `nvvm.barrier0` (and `nvvm.barrier` without
+      operands) `__kiln_emu_barrier`, `nvvm.shfl.sync`
+      `__kiln_emu_shfl_sync` (32-bit values as i32), `nvvm.mma.sync`
+      m16n8k16 with f16/bf16 multiplicands and f32 accumulators
+      `__kiln_emu_mma_m16n8k16_f32`, and the address of the dynamic shared
+      memory (a zero-sized `addr_space = 3` global) `__kiln_emu_dynamic_shared`;
+    - each kernel (`gpu.kernel`) gets `@__kiln_emu.m.<kernel>.entry(ptr
+      params)`, which loads argument i from `params[i]` and calls it;
+    - each `gpu.launch_func` becomes a call of `__kiln_emu_launch` with the
+      entry's address, the grid and block sizes, the dynamic shared memory
+      size, the stream and an array of pointers to the arguments;
+    - the `gpu.module`s and `gpu.binary`s are erased.
+
+    Any other NVVM op, an `llvm.inline_asm`, an NVVM intrinsic call and a
+    cluster launch is an error naming the op and the kernel: the emulator
+    never runs a kernel it cannot run exactly.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // KILN_CONVERSION_GPUHOST_PASSES_TD

@@ -1,0 +1,77 @@
+//===- GPUEmulator.h - Kiln's host-CPU GPU emulator runtime ------*- C++
+//-*-===//
+//
+// The C ABI of Kiln's GPU emulator (lib/Runtime/GPUEmulator): the functions
+// that kernels compiled for the host CPU by `kiln-gpu-emulate-kernels` call in
+// place of the NVVM operations (special registers, bar.sync, shfl.sync,
+// mma.sync), and the launch that runs a grid of such kernels, one block at a
+// time, with the threads of a block as fibers on the calling OS thread.
+//
+// The same library also defines the `mgpu*` host functions and Kiln's error
+// slot (`kilnCuda*`, declared in CudaRuntime.h) over host memory, and the
+// libdevice functions (`__nv_*`) the kernels call, so that a program lowered
+// for CUDA runs unchanged on it: it replaces KilnCudaRuntime, it is never
+// linked with it. It needs neither a GPU nor the CUDA toolkit. See
+// docs/GPUEmulator.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_GPUEMULATOR_H
+#define KILN_RUNTIME_GPUEMULATOR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Runs a grid of blocks: blocks one at a time, in x-fastest order; the
+/// threads of a block as fibers on the calling OS thread, each calling
+/// entry(params). Returns after the grid finished. dynamicSharedBytes: size of
+/// the buffer __kiln_emu_dynamic_shared returns. stream: ignored (the host
+/// code's stream handle). Errors (a block of more than 1024 threads, a barrier
+/// deadlock, divergent warp collectives, ...) go through kilnCudaReportError
+/// with a message naming the block and thread, and the launch stops.
+void __kiln_emu_launch(void (*entry)(void **params), int64_t gridX,
+                       int64_t gridY, int64_t gridZ, int64_t blockX,
+                       int64_t blockY, int64_t blockZ,
+                       int32_t dynamicSharedBytes, void *stream, void **params);
+
+/// The special registers: which = 0,1,2 tid.x/y/z; 3,4,5 ntid.x/y/z; 6,7,8
+/// ctaid.x/y/z; 9,10,11 nctaid.x/y/z; 12 laneid; 13 warpsize (32).
+int32_t __kiln_emu_sreg(int32_t which);
+
+/// bar.sync 0 / barrier0: waits until every thread of the block that has not
+/// returned reaches a barrier.
+void __kiln_emu_barrier(void);
+
+/// shfl.sync with PTX semantics. mode: 0 = idx, 1 = up, 2 = down, 3 = bfly.
+/// `clampAndMask` is PTX's `c` operand (bits 0-4 the clamp, bits 8-12 the
+/// segment mask). Writes the PTX predicate (source lane in range) to *valid
+/// when valid is non-null. The value is passed as its 32 bits (f32 values are
+/// bitcast by the caller).
+int32_t __kiln_emu_shfl_sync(int32_t mode, int32_t memberMask, int32_t value,
+                             int32_t laneOrOffset, int32_t clampAndMask,
+                             int8_t *valid);
+
+/// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 for the
+/// calling lane: kind 0 = f16, 1 = bf16. a0..a3 and b0, b1 are the lane's A
+/// and B fragment registers, each two 16-bit values (element 0 in the low
+/// half); c0..c3 its accumulator fragment; the lane's D fragment is written to
+/// d[0..3]. Warp-collective: every lane of the warp calls it; the result of
+/// each lane depends on all 32 lanes' fragments.
+void __kiln_emu_mma_m16n8k16_f32(int32_t kind, int32_t a0, int32_t a1,
+                                 int32_t a2, int32_t a3, int32_t b0, int32_t b1,
+                                 float c0, float c1, float c2, float c3,
+                                 float *d);
+
+/// The launch's dynamic shared memory (dynamicSharedBytes bytes, 16-byte
+/// aligned, the same buffer for every thread of a block; contents undefined at
+/// block start).
+void *__kiln_emu_dynamic_shared(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // KILN_RUNTIME_GPUEMULATOR_H

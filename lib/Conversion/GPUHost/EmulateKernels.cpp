@@ -1,0 +1,634 @@
+//===- EmulateKernels.cpp - kiln-gpu-emulate-kernels ------------------------===//
+//
+// Compiles the NVVM kernels of a module for the host CPU: the gpu.modules'
+// LLVM functions move into the host module, NVVM ops become calls of Kiln's
+// GPU emulator (include/kiln/Runtime/GPUEmulator.h), and gpu.launch_func
+// becomes a call of its launcher. See docs/GPUEmulator.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/GPUHost/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNGPUEMULATEKERNELSPASS
+#include "kiln/Conversion/GPUHost/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+/// The `which` operand of `__kiln_emu_sreg` for a special register op, or -1.
+static int getSpecialRegister(Operation *op) {
+  return llvm::TypeSwitch<Operation *, int>(op)
+      .Case([](NVVM::ThreadIdXOp) { return 0; })
+      .Case([](NVVM::ThreadIdYOp) { return 1; })
+      .Case([](NVVM::ThreadIdZOp) { return 2; })
+      .Case([](NVVM::BlockDimXOp) { return 3; })
+      .Case([](NVVM::BlockDimYOp) { return 4; })
+      .Case([](NVVM::BlockDimZOp) { return 5; })
+      .Case([](NVVM::BlockIdXOp) { return 6; })
+      .Case([](NVVM::BlockIdYOp) { return 7; })
+      .Case([](NVVM::BlockIdZOp) { return 8; })
+      .Case([](NVVM::GridDimXOp) { return 9; })
+      .Case([](NVVM::GridDimYOp) { return 10; })
+      .Case([](NVVM::GridDimZOp) { return 11; })
+      .Case([](NVVM::LaneIdOp) { return 12; })
+      .Case([](NVVM::WarpSizeOp) { return 13; })
+      .Default([](Operation *) { return -1; });
+}
+
+/// The `mode` operand of `__kiln_emu_shfl_sync`.
+static int getShuffleMode(NVVM::ShflKind kind) {
+  switch (kind) {
+  case NVVM::ShflKind::idx:
+    return 0;
+  case NVVM::ShflKind::up:
+    return 1;
+  case NVVM::ShflKind::down:
+    return 2;
+  case NVVM::ShflKind::bfly:
+    return 3;
+  }
+  llvm_unreachable("unknown shfl kind");
+}
+
+/// Whether `type` is a 2-element vector of `element`, or i32 (a packed pair).
+static bool isPackedPair(Type type, Type element) {
+  if (type.isInteger(32))
+    return true;
+  auto vector = dyn_cast<VectorType>(type);
+  return vector && vector.getRank() == 1 && vector.getDimSize(0) == 2 &&
+         vector.getElementType() == element;
+}
+
+/// The `kind` operand of `__kiln_emu_mma_m16n8k16_f32` (0 f16, 1 bf16), or
+/// failure with `reason` set when the emulator does not implement the mma.
+static FailureOr<int> getMmaKind(NVVM::MmaOp mma, std::string &reason) {
+  MLIRContext *context = mma.getContext();
+  if (mma.getLayoutA() != NVVM::MMALayout::row ||
+      mma.getLayoutB() != NVVM::MMALayout::col) {
+    reason = "only row-major A and column-major B are emulated";
+    return failure();
+  }
+  std::optional<NVVM::MMATypes> type = mma.getMultiplicandAPtxType();
+  if (!type && !mma.getOperandA().empty()) {
+    Type a = mma.getOperandA().front().getType();
+    if (isPackedPair(a, Float16Type::get(context)) && !a.isInteger(32))
+      type = NVVM::MMATypes::f16;
+    else if (isPackedPair(a, BFloat16Type::get(context)) && !a.isInteger(32))
+      type = NVVM::MMATypes::bf16;
+  }
+  std::optional<NVVM::MMATypes> typeB = mma.getMultiplicandBPtxType();
+  if (!type || (*type != NVVM::MMATypes::f16 && *type != NVVM::MMATypes::bf16) ||
+      (typeB && *typeB != *type)) {
+    reason = "only f16 and bf16 multiplicands are emulated";
+    return failure();
+  }
+  NVVM::MMAShapeAttr shape = mma.getShapeAttr();
+  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16) {
+    reason = "only the m16n8k16 shape is emulated";
+    return failure();
+  }
+  Type element = *type == NVVM::MMATypes::f16
+                     ? Type(Float16Type::get(context))
+                     : Type(BFloat16Type::get(context));
+  auto isPacked = [&](Value value) {
+    return isPackedPair(value.getType(), element);
+  };
+  Type f32 = Float32Type::get(context);
+  auto result = dyn_cast<LLVM::LLVMStructType>(mma.getRes().getType());
+  if (mma.getOperandA().size() != 4 || mma.getOperandB().size() != 2 ||
+      !llvm::all_of(mma.getOperandA(), isPacked) ||
+      !llvm::all_of(mma.getOperandB(), isPacked) ||
+      mma.getOperandC().size() != 4 ||
+      !llvm::all_of(mma.getOperandC().getTypes(),
+                    [&](Type t) { return t == f32; }) ||
+      !result || result.getBody().size() != 4 ||
+      !llvm::all_of(result.getBody(), [&](Type t) { return t == f32; })) {
+    reason = "only 4 A and 2 B registers of packed pairs with 4 f32 "
+             "accumulators are emulated";
+    return failure();
+  }
+  return *type == NVVM::MMATypes::f16 ? 0 : 1;
+}
+
+/// Whether `global` is the zero-sized workgroup global that
+/// `gpu.dynamic_shared_memory` lowers to.
+static bool isDynamicSharedMemory(LLVM::GlobalOp global) {
+  auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+  return global.getAddrSpace() == 3 && array && array.getNumElements() == 0;
+}
+
+namespace {
+
+/// The emulator's runtime functions, declared in the host module on demand.
+class EmulatorABI {
+public:
+  EmulatorABI(ModuleOp module) : module(module) {}
+
+  LLVM::LLVMFuncOp get(StringRef name, Type result, ArrayRef<Type> params) {
+    if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return existing;
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    return LLVM::LLVMFuncOp::create(
+        builder, module.getLoc(), name,
+        LLVM::LLVMFunctionType::get(result, params));
+  }
+
+  LLVM::LLVMFuncOp launch() {
+    Type i64 = integer(64), i32 = integer(32), ptr = pointer();
+    return get("__kiln_emu_launch", voidType(),
+               {ptr, i64, i64, i64, i64, i64, i64, i32, ptr, ptr});
+  }
+  LLVM::LLVMFuncOp sreg() {
+    return get("__kiln_emu_sreg", integer(32), {integer(32)});
+  }
+  // The collectives are `convergent`, like the NVVM intrinsics they
+  // replace: LLVM must not make them control dependent on more values (e.g.
+  // duplicate a barrier into both sides of a branch), which the emulator's
+  // strict barrier mode would report.
+  LLVM::LLVMFuncOp barrier() {
+    return convergent(get("__kiln_emu_barrier", voidType(), {}));
+  }
+  LLVM::LLVMFuncOp shuffle() {
+    Type i32 = integer(32);
+    return convergent(get("__kiln_emu_shfl_sync", i32,
+                          {i32, i32, i32, i32, i32, pointer()}));
+  }
+  LLVM::LLVMFuncOp mma() {
+    Type i32 = integer(32), f32 = Float32Type::get(module.getContext());
+    return convergent(get("__kiln_emu_mma_m16n8k16_f32", voidType(),
+                          {i32, i32, i32, i32, i32, i32, i32, f32, f32, f32,
+                           f32, pointer()}));
+  }
+  LLVM::LLVMFuncOp dynamicShared() {
+    return get("__kiln_emu_dynamic_shared", pointer(), {});
+  }
+
+private:
+  static LLVM::LLVMFuncOp convergent(LLVM::LLVMFuncOp func) {
+    func.setConvergent(true);
+    return func;
+  }
+  Type integer(unsigned width) {
+    return IntegerType::get(module.getContext(), width);
+  }
+  Type pointer() { return LLVM::LLVMPointerType::get(module.getContext()); }
+  Type voidType() { return LLVM::LLVMVoidType::get(module.getContext()); }
+
+  ModuleOp module;
+};
+
+struct KilnGPUEmulateKernelsPass
+    : kiln::impl::KilnGPUEmulateKernelsPassBase<KilnGPUEmulateKernelsPass> {
+  void runOnOperation() override;
+
+private:
+  LogicalResult checkModule(gpu::GPUModuleOp gpuModule);
+  void rewriteNVVMOps(LLVM::LLVMFuncOp func, EmulatorABI &abi);
+  LogicalResult moveModule(gpu::GPUModuleOp gpuModule, EmulatorABI &abi);
+  void rewriteLaunch(gpu::LaunchFuncOp launch, EmulatorABI &abi);
+
+  /// The entry function of each kernel, by "module::kernel".
+  llvm::StringMap<LLVM::LLVMFuncOp> entries;
+  /// The moved kernels, by "module::kernel".
+  llvm::StringMap<LLVM::LLVMFuncOp> kernels;
+  /// The last op of the launch argument slots in each host function.
+  DenseMap<Operation *, Operation *> lastSlots;
+};
+
+} // namespace
+
+/// The name of `symbol` of `gpuModule` in the host module.
+static std::string getHostName(gpu::GPUModuleOp gpuModule, StringRef symbol) {
+  return ("__kiln_emu." + gpuModule.getName() + "." + symbol).str();
+}
+
+/// Reports every op of `gpuModule` the emulator cannot run.
+LogicalResult
+KilnGPUEmulateKernelsPass::checkModule(gpu::GPUModuleOp gpuModule) {
+  bool ok = true;
+  for (Operation &op : gpuModule.getBody()->getOperations()) {
+    if (isa<LLVM::GlobalOp>(op))
+      continue;
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+    if (!func) {
+      op.emitError() << "cannot emulate '" << op.getName() << "' in gpu.module @"
+                     << gpuModule.getName()
+                     << ": only llvm.func and llvm.mlir.global are expected "
+                        "after convert-gpu-to-nvvm";
+      ok = false;
+      continue;
+    }
+    auto where = [&] {
+      return (func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName())
+                  ? "kernel @"
+                  : "function @") +
+             gpuModule.getName().str() + "::@" + func.getName().str();
+    };
+    func.walk([&](Operation *nested) {
+      std::string reason;
+      bool unsupported = false;
+      if (isa<LLVM::InlineAsmOp>(nested)) {
+        unsupported = true;
+        reason = "inline assembly cannot run on the host";
+      } else if (auto intrinsic = dyn_cast<LLVM::CallIntrinsicOp>(nested)) {
+        if (intrinsic.getIntrin().starts_with("llvm.nvvm.")) {
+          unsupported = true;
+          reason = "NVVM intrinsic '" + intrinsic.getIntrin().str() +
+                   "' has no emulation";
+        }
+      } else if (isa<NVVM::NVVMDialect>(nested->getDialect())) {
+        if (auto barrier = dyn_cast<NVVM::BarrierOp>(nested)) {
+          unsupported = barrier->getNumOperands() != 0 ||
+                        barrier->getNumResults() != 0 ||
+                        barrier.getReductionOpAttr();
+          reason = "only a barrier of the whole block without a reduction is "
+                   "emulated";
+        } else if (auto mma = dyn_cast<NVVM::MmaOp>(nested)) {
+          unsupported = failed(getMmaKind(mma, reason));
+        } else if (!isa<NVVM::Barrier0Op, NVVM::ShflOp>(nested) &&
+                   getSpecialRegister(nested) < 0) {
+          unsupported = true;
+          reason = "the emulator does not implement it";
+        }
+      } else if (!isa<LLVM::LLVMDialect>(nested->getDialect())) {
+        unsupported = true;
+        reason = "only LLVM and NVVM dialect ops are expected after "
+                 "convert-gpu-to-nvvm";
+      }
+      if (unsupported) {
+        nested->emitError() << "cannot emulate '" << nested->getName()
+                            << "' in " << where() << ": " << reason;
+        ok = false;
+      }
+    });
+  }
+  return success(ok);
+}
+
+/// Replaces the NVVM ops of `func` (address spaces already dropped) with
+/// calls of the emulator.
+void KilnGPUEmulateKernelsPass::rewriteNVVMOps(LLVM::LLVMFuncOp func,
+                                               EmulatorABI &abi) {
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isa<NVVM::NVVMDialect>(op->getDialect()) ||
+        isa<LLVM::AddrSpaceCastOp, LLVM::AddressOfOp>(op))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return;
+  MLIRContext *context = func.getContext();
+  IRRewriter rewriter(context);
+  Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  Type f32 = rewriter.getF32Type();
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  auto constantI32 = [&](Location loc, int64_t value) -> Value {
+    return LLVM::ConstantOp::create(rewriter, loc, i32, value);
+  };
+  // Scratch memory of a call's outputs: one alloca per op in the entry
+  // block, so loops do not grow the (fiber's) stack.
+  auto entryAlloca = [&](Location loc, Type element, int64_t count) -> Value {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&func.getBody().front());
+    Value size = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(),
+                                          count);
+    return LLVM::AllocaOp::create(rewriter, loc, ptr, element, size);
+  };
+  SymbolTableCollection symbols;
+  for (Operation *op : ops) {
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    if (auto cast = dyn_cast<LLVM::AddrSpaceCastOp>(op)) {
+      rewriter.replaceOp(cast, cast.getArg());
+    } else if (auto address = dyn_cast<LLVM::AddressOfOp>(op)) {
+      auto global = dyn_cast_or_null<LLVM::GlobalOp>(
+          symbols.lookupNearestSymbolFrom(address, address.getGlobalNameAttr()));
+      if (global && isDynamicSharedMemory(global))
+        rewriter.replaceOp(
+            address,
+            LLVM::CallOp::create(rewriter, loc, abi.dynamicShared(), {})
+                .getResult());
+    } else if (int which = getSpecialRegister(op); which >= 0) {
+      rewriter.replaceOp(op, LLVM::CallOp::create(rewriter, loc, abi.sreg(),
+                                                  constantI32(loc, which))
+                                 .getResult());
+    } else if (isa<NVVM::Barrier0Op, NVVM::BarrierOp>(op)) {
+      LLVM::CallOp::create(rewriter, loc, abi.barrier(), {});
+      rewriter.eraseOp(op);
+    } else if (auto shuffle = dyn_cast<NVVM::ShflOp>(op)) {
+      Value value = shuffle.getVal();
+      Type valueType = value.getType();
+      if (valueType != i32)
+        value = LLVM::BitcastOp::create(rewriter, loc, i32, value);
+      Value valid = entryAlloca(loc, i8, 1);
+      Value result =
+          LLVM::CallOp::create(
+              rewriter, loc, abi.shuffle(),
+              {constantI32(loc, getShuffleMode(shuffle.getKind())),
+               shuffle.getThreadMask(), value, shuffle.getOffset(),
+               shuffle.getMaskAndClamp(), valid})
+              .getResult();
+      if (valueType != i32)
+        result = LLVM::BitcastOp::create(rewriter, loc, valueType, result);
+      if (shuffle.getReturnValueAndIsValid()) {
+        Type structType = shuffle.getRes().getType();
+        Value isValid = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::ne,
+            LLVM::LoadOp::create(rewriter, loc, i8, valid),
+            LLVM::ConstantOp::create(rewriter, loc, i8, 0));
+        Value pair = LLVM::PoisonOp::create(rewriter, loc, structType);
+        pair = LLVM::InsertValueOp::create(rewriter, loc, structType, pair,
+                                           result, ArrayRef<int64_t>{0});
+        result = LLVM::InsertValueOp::create(rewriter, loc, structType, pair,
+                                             isValid, ArrayRef<int64_t>{1});
+      }
+      rewriter.replaceOp(shuffle, result);
+    } else if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+      std::string reason;
+      int kind = *getMmaKind(mma, reason);
+      SmallVector<Value> args = {constantI32(loc, kind)};
+      for (Value value : llvm::concat<Value>(mma.getOperandA(),
+                                             mma.getOperandB()))
+        args.push_back(value.getType() == i32
+                           ? value
+                           : LLVM::BitcastOp::create(rewriter, loc, i32, value)
+                                 .getResult());
+      llvm::append_range(args, mma.getOperandC());
+      Value d = entryAlloca(loc, f32, 4);
+      args.push_back(d);
+      LLVM::CallOp::create(rewriter, loc, abi.mma(), args);
+      Type structType = mma.getRes().getType();
+      Value result = LLVM::PoisonOp::create(rewriter, loc, structType);
+      for (int64_t i = 0; i < 4; ++i) {
+        Value element = LLVM::GEPOp::create(rewriter, loc, ptr, f32, d,
+                                            ArrayRef<LLVM::GEPArg>{int32_t(i)});
+        Value loaded = LLVM::LoadOp::create(rewriter, loc, f32, element);
+        result = LLVM::InsertValueOp::create(rewriter, loc, structType, result,
+                                             loaded, ArrayRef<int64_t>{i});
+      }
+      rewriter.replaceOp(mma, result);
+    }
+  }
+}
+
+/// Drops the `nvvm.*` and `gpu.*` attributes of `func` and its arguments.
+static void dropTargetAttributes(LLVM::LLVMFuncOp func) {
+  auto isTargetAttr = [](StringRef name) {
+    return name.starts_with("nvvm.") || name.starts_with("gpu.");
+  };
+  for (NamedAttribute attr :
+       llvm::to_vector(func->getDiscardableAttrDictionary()))
+    if (isTargetAttr(attr.getName().strref()))
+      func->removeDiscardableAttr(attr.getName());
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (DictionaryAttr attrs = func.getArgAttrDict(i))
+      for (NamedAttribute attr : attrs)
+        if (isTargetAttr(attr.getName().strref()))
+          func.removeArgAttr(i, attr.getName());
+}
+
+/// Moves the functions and globals of `gpuModule` into the host module,
+/// renamed, with NVVM ops replaced, and adds one entry per kernel.
+LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
+                                                    EmulatorABI &abi) {
+  ModuleOp module = getOperation();
+  MLIRContext *context = module.getContext();
+
+  // Rename every defined symbol (declarations keep their names: they are
+  // the libdevice functions the emulator defines).
+  for (Operation &op : llvm::make_early_inc_range(gpuModule.getOps())) {
+    auto symbol = dyn_cast<SymbolOpInterface>(op);
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+    if (!symbol || (func && func.isExternal()))
+      continue;
+    auto name = StringAttr::get(context,
+                                getHostName(gpuModule, symbol.getName()));
+    if (failed(SymbolTable::replaceAllSymbolUses(&op, name, gpuModule)))
+      return op.emitError() << "cannot rename the uses of @"
+                            << symbol.getName();
+    SymbolTable::setSymbolName(&op, name);
+  }
+
+  // No address spaces on the host.
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](LLVM::LLVMPointerType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext());
+  });
+  for (Operation &op : gpuModule.getOps())
+    replacer.recursivelyReplaceElementsIn(&op, /*replaceAttrs=*/true,
+                                          /*replaceLocs=*/false,
+                                          /*replaceTypes=*/true);
+
+  Block *hostBody = module.getBody();
+  SmallVector<LLVM::GlobalOp> dynamicShared;
+  for (Operation &op : llvm::make_early_inc_range(gpuModule.getOps())) {
+    if (auto global = dyn_cast<LLVM::GlobalOp>(op)) {
+      if (isDynamicSharedMemory(global)) {
+        dynamicShared.push_back(global);
+        continue;
+      }
+      global.setAddrSpace(0);
+      global.setLinkage(LLVM::Linkage::Internal);
+      op.moveBefore(hostBody, hostBody->end());
+      continue;
+    }
+    auto func = cast<LLVM::LLVMFuncOp>(op);
+    if (func.isExternal()) {
+      // Declared once in the host module.
+      if (Operation *existing = module.lookupSymbol(func.getName())) {
+        auto hostFunc = dyn_cast<LLVM::LLVMFuncOp>(existing);
+        if (!hostFunc || hostFunc.getFunctionType() != func.getFunctionType())
+          return func.emitError()
+                 << "cannot emulate the declaration of @" << func.getName()
+                 << " in gpu.module @" << gpuModule.getName()
+                 << ": the host module has another @" << func.getName();
+        continue;
+      }
+      dropTargetAttributes(func);
+      op.moveBefore(hostBody, hostBody->end());
+      continue;
+    }
+    bool isKernel = func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName());
+    rewriteNVVMOps(func, abi);
+    dropTargetAttributes(func);
+    func.setLinkage(LLVM::Linkage::Internal);
+    op.moveBefore(hostBody, hostBody->end());
+    if (!isKernel)
+      continue;
+
+    // void entry(ptr params): argument i is *params[i].
+    std::string key = (gpuModule.getName() + "::" +
+                       func.getName().drop_front(
+                           getHostName(gpuModule, "").size()))
+                          .str();
+    OpBuilder builder = OpBuilder::atBlockEnd(hostBody);
+    Location loc = func.getLoc();
+    Type ptr = LLVM::LLVMPointerType::get(context);
+    auto entry = LLVM::LLVMFuncOp::create(
+        builder, loc, (func.getName() + ".entry").str(),
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), {ptr}),
+        LLVM::Linkage::Internal);
+    Block *block = entry.addEntryBlock(builder);
+    builder.setInsertionPointToStart(block);
+    SmallVector<Value> args;
+    for (auto [i, type] :
+         llvm::enumerate(func.getFunctionType().getParams())) {
+      Value slot = LLVM::GEPOp::create(builder, loc, ptr, ptr,
+                                       block->getArgument(0),
+                                       ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      Value address = LLVM::LoadOp::create(builder, loc, ptr, slot);
+      args.push_back(LLVM::LoadOp::create(builder, loc, type, address));
+    }
+    LLVM::CallOp::create(builder, loc, func, args);
+    LLVM::ReturnOp::create(builder, loc, ValueRange());
+    entries[key] = entry;
+    kernels[key] = func;
+  }
+  for (LLVM::GlobalOp global : dynamicShared)
+    global.erase();
+  return success();
+}
+
+/// Reports why the emulator cannot run `launch`, if it cannot.
+static LogicalResult checkLaunch(gpu::LaunchFuncOp launch, ModuleOp module) {
+  auto fail = [&](StringRef reason) {
+    return launch.emitError()
+           << "cannot emulate the launch of @"
+           << launch.getKernelModuleName().getValue() << "::@"
+           << launch.getKernelName().getValue() << ": " << reason;
+  };
+  if (launch.hasClusterSize())
+    return fail("cluster launches are not emulated");
+  if ((launch.getAsyncToken() && !launch.getAsyncToken().use_empty()) ||
+      !launch.getAsyncDependencies().empty())
+    return fail("it has async tokens (run gpu-to-llvm first)");
+  auto gpuModule =
+      module.lookupSymbol<gpu::GPUModuleOp>(launch.getKernelModuleName());
+  auto kernel = gpuModule ? gpuModule.lookupSymbol<LLVM::LLVMFuncOp>(
+                                launch.getKernelName())
+                          : LLVM::LLVMFuncOp();
+  if (!kernel || !kernel->hasAttr(gpu::GPUDialect::getKernelFuncAttrName()))
+    return fail("no gpu.module defines that kernel");
+  if (TypeRange(launch.getKernelOperands()) !=
+          TypeRange(kernel.getFunctionType().getParams()) ||
+      !launch->getParentOfType<LLVM::LLVMFuncOp>())
+    return fail("its operands do not match the kernel's LLVM parameters "
+                "(run gpu-to-llvm first)");
+  return success();
+}
+
+/// Replaces `launch` (checked by checkLaunch) with a call of
+/// `__kiln_emu_launch`.
+void KilnGPUEmulateKernelsPass::rewriteLaunch(gpu::LaunchFuncOp launch,
+                                              EmulatorABI &abi) {
+  std::string key =
+      (launch.getKernelModuleName().getValue() + "::" +
+       launch.getKernelName().getValue())
+          .str();
+  LLVM::LLVMFuncOp entry = entries[key];
+  ArrayRef<Type> params = kernels[key].getFunctionType().getParams();
+  ValueRange operands = launch.getKernelOperands();
+  auto func = launch->getParentOfType<LLVM::LLVMFuncOp>();
+  MLIRContext *context = launch.getContext();
+  IRRewriter rewriter(context);
+  Location loc = launch.getLoc();
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+
+  // The argument slots and the array of their addresses live in the entry
+  // block (a launch in a loop reuses them), in the order of the launches.
+  SmallVector<Value> slots;
+  Value array;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    Operation *&lastSlot = lastSlots[func];
+    if (lastSlot)
+      rewriter.setInsertionPointAfter(lastSlot);
+    else
+      rewriter.setInsertionPointToStart(&func.getBody().front());
+    Value one = LLVM::ConstantOp::create(rewriter, loc, i64, 1);
+    for (Type type : params)
+      slots.push_back(LLVM::AllocaOp::create(rewriter, loc, ptr, type, one));
+    if (!params.empty()) {
+      Value count = LLVM::ConstantOp::create(rewriter, loc, i64,
+                                             int64_t(params.size()));
+      array = LLVM::AllocaOp::create(rewriter, loc, ptr, ptr, count);
+    }
+    lastSlot = rewriter.getInsertionPoint() == rewriter.getBlock()->begin()
+                   ? nullptr
+                   : &*std::prev(rewriter.getInsertionPoint());
+  }
+  rewriter.setInsertionPoint(launch);
+  for (auto [i, value, slot] : llvm::enumerate(operands, slots)) {
+    LLVM::StoreOp::create(rewriter, loc, value, slot);
+    Value element = LLVM::GEPOp::create(rewriter, loc, ptr, ptr, array,
+                                        ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    LLVM::StoreOp::create(rewriter, loc, slot, element);
+  }
+  if (!array)
+    array = LLVM::ZeroOp::create(rewriter, loc, ptr);
+  auto toI64 = [&](Value value) -> Value {
+    if (value.getType() == i64)
+      return value;
+    if (isa<IndexType>(value.getType()))
+      return arith::IndexCastOp::create(rewriter, loc, i64, value);
+    return LLVM::ZExtOp::create(rewriter, loc, i64, value);
+  };
+  Value sharedBytes = launch.getDynamicSharedMemorySize();
+  if (!sharedBytes)
+    sharedBytes = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+  Value stream = launch.getAsyncObject();
+  if (!stream)
+    stream = LLVM::ZeroOp::create(rewriter, loc, ptr);
+  Value entryAddress =
+      LLVM::AddressOfOp::create(rewriter, loc, entry);
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  LLVM::CallOp::create(rewriter, loc, abi.launch(),
+                       {entryAddress, toI64(grid.x), toI64(grid.y),
+                        toI64(grid.z), toI64(block.x), toI64(block.y),
+                        toI64(block.z), sharedBytes, stream, array});
+  rewriter.eraseOp(launch);
+}
+
+void KilnGPUEmulateKernelsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  entries.clear();
+  kernels.clear();
+  lastSlots.clear();
+
+  // Check everything first: an error leaves the module as it was.
+  bool ok = true;
+  SmallVector<gpu::GPUModuleOp> gpuModules =
+      llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
+  for (gpu::GPUModuleOp gpuModule : gpuModules)
+    ok &= succeeded(checkModule(gpuModule));
+  SmallVector<gpu::LaunchFuncOp> launches;
+  module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+  for (gpu::LaunchFuncOp launch : launches)
+    ok &= succeeded(checkLaunch(launch, module));
+  if (!ok)
+    return signalPassFailure();
+
+  EmulatorABI abi(module);
+  for (gpu::GPUModuleOp gpuModule : gpuModules) {
+    if (failed(moveModule(gpuModule, abi)))
+      return signalPassFailure();
+  }
+  for (gpu::LaunchFuncOp launch : launches)
+    rewriteLaunch(launch, abi);
+  for (gpu::GPUModuleOp gpuModule : gpuModules)
+    gpuModule.erase();
+  for (auto binary : llvm::make_early_inc_range(module.getOps<gpu::BinaryOp>()))
+    binary.erase();
+  module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+}

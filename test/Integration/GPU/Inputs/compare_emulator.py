@@ -1,0 +1,103 @@
+"""Calls every function of two libraries of the same module, one built with
+--target=cpu and one with --target=cuda-emulator, on the same pseudo-random
+inputs, and prints the largest difference of each result against its bound
+(standard library only).
+
+Usage: compare_emulator.py LIBCPU LIBEMULATOR NAME:N...
+
+N is the reduction length of the function's results (keys, or K).
+
+The bound, as in test/unittests/GPUEmulationTest.cpp: the two backends sum
+in different orders, so an f32 result that is a sum of n terms of magnitude
+<= scale may differ by (2 n + 32) u scale (u = 2^-24); a bf16 result is an
+f32 value rounded once on each side, so one bf16 ulp (2^-7 |ref|) more, and
+the tensor-core kernel rounds P to bf16 before P V (2^-8 max|V|).
+"""
+import ctypes
+import random
+import re
+import struct
+import sys
+
+U = 2.0 ** -24
+
+
+def bf16_bits(value):
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def bf16_value(bits):
+    return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+
+
+def parse(signature):
+    """'f32[2,3],bf16[4]->f32[2]' -> ([(dtype, n)...], [(dtype, n)...])."""
+    def specs(text):
+        out = []
+        for dtype, dims in re.findall(r"(\w+)\[([\d,]*)\]", text):
+            n = 1
+            for d in filter(None, dims.split(",")):
+                n *= int(d)
+            out.append((dtype, n))
+        return out
+    ins, outs = signature.split("->")
+    return specs(ins), specs(outs)
+
+
+CTYPES = {"f32": ctypes.c_float, "bf16": ctypes.c_uint16}
+
+
+def call(lib, name, inputs, results):
+    getattr(lib, "kiln_%s_signature" % name).restype = ctypes.c_char_p
+    outs = [(CTYPES[dtype] * n)() for dtype, n in results]
+    in_ptrs = (ctypes.c_void_p * len(inputs))(
+        *[ctypes.addressof(a) for a in inputs])
+    out_ptrs = (ctypes.c_void_p * len(outs))(
+        *[ctypes.addressof(a) for a in outs])
+    rc = getattr(lib, "kiln_" + name)(in_ptrs, out_ptrs)
+    return rc, outs
+
+
+def values(dtype, array):
+    return [bf16_value(v) for v in array] if dtype == "bf16" else list(array)
+
+
+def main():
+    cpu = ctypes.CDLL(sys.argv[1])
+    emu = ctypes.CDLL(sys.argv[2])
+    emu.kiln_last_error.restype = ctypes.c_char_p
+    rng = random.Random(7)
+    for item in sys.argv[3:]:
+        name, n = item.split(":")
+        n = int(n)
+        signature = getattr(cpu, "kiln_%s_signature" % name)
+        signature.restype = ctypes.c_char_p
+        args, results = parse(signature().decode())
+        inputs = []
+        for dtype, n in args:
+            data = [rng.uniform(-1, 1) for _ in range(n)]
+            if dtype == "bf16":
+                inputs.append((ctypes.c_uint16 * n)(*map(bf16_bits, data)))
+            else:
+                inputs.append((ctypes.c_float * n)(*data))
+        rc_cpu, out_cpu = call(cpu, name, inputs, results)
+        rc_emu, out_emu = call(emu, name, inputs, results)
+        if rc_cpu or rc_emu:
+            print("%s: FAIL rc %d/%d %s" % (name, rc_cpu, rc_emu,
+                                             emu.kiln_last_error().decode()))
+            continue
+        for (dtype, _), a, b in zip(results, out_cpu, out_emu):
+            a, b = values(dtype, a), values(dtype, b)
+            ulp = 2.0 ** -7 if dtype == "bf16" else 0.0
+            round_p = 2.0 ** -8 if dtype == "bf16" else 0.0
+            worst = 0.0
+            for x, y in zip(a, b):
+                tol = (2 * n + 32) * U + ulp * abs(x) + round_p
+                worst = max(worst, abs(x - y) / tol)
+            print("%s: %s worst |emu - cpu| / tol = %.3f" %
+                  (name, "PASS" if worst <= 1 else "FAIL", worst))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,660 @@
+//===- GPUEmulationTest.cpp - The GPU kernels against the CPU backend -----===//
+//
+// Compiles the same kiln functions twice, for the CPU (JitTarget::CPU, whose
+// numerics the PyTorch fixtures check) and for the GPU pipeline with its
+// kernels run by Kiln's GPU emulator (JitTarget::GPUEmulator: the same NVVM
+// kernels the H200 runs, compiled for the host), and compares the results:
+// kiln.attention and kiln.attention_grad in every mask form of the contract,
+// f32/f16/bf16 with and without the tensor-core kernel (and f64), a few
+// generic-path ops, and the transformer block's loss and gradients.
+//
+// Tolerances (u = the unit roundoff of the precision the kernels compute in:
+// 2^-24 for f32, 2^-53 for f64; uh that of the result type: 2^-11 f16,
+// 2^-8 bf16). Both backends evaluate the same sums in different orders (the
+// CPU softmax over the whole row, the GPU's online softmax over 64-key tiles
+// with rescaling; tiles of threads, atomics for dQ), so a result that is a
+// sum of n terms may differ by up to about 2 n u sum|terms| (the forward
+// error bound of recursive summation, once per backend); the softmax adds a
+// few u of the exp and of the rescaling per tile. The bound used is
+//   tol = (2 n + 32) u scale,
+// where n is the reduction length of the result (Sk for O and dQ, Sq times
+// the group size for dK and dV) and `scale` bounds sum|terms| per element:
+// max|V| for O (the p's sum to 1), and for the gradients (sums of products
+// of order-1 factors, sigma |dS| <= 2 max|dO| max|V| ...) the max of the two
+// results' magnitudes over the tensor times a factor 4.
+// Half types compute in f32 and round once: the two results may round the
+// same f32 value (up to the f32 bound) to neighbouring half values, so they
+// differ by at most one ulp of the result, i.e. 2 uh |ref|, plus the f32
+// bound. The tensor-core forward also rounds P to the half type before P V
+// (FlashAttention-2's register reuse, docs/GPUAttention.md), which changes
+// O by up to uh sum p |v| <= uh max|V|; that term is added for it.
+// Empty rows (no visible key) and padded keys must be exactly 0 on both.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Runtime/JitSession.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <map>
+#include <optional>
+
+
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+/// Collects the error messages emitted while it lives.
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diagnostic) {
+          messages.push_back(diagnostic.str());
+          return success();
+        }) {}
+  std::string all() const { return llvm::join(messages, "\n"); }
+
+  SmallVector<std::string> messages;
+  ScopedDiagnosticHandler handler;
+};
+
+/// One attention case of the contract (shared/design/attention.md), as in
+/// bench/gpu/gen_attention_fwd_cases.py but small.
+struct AttentionCase {
+  std::string name;
+  int64_t B, Hq, Hkv, Sq, Sk, Dk, Dv;
+  bool causal = false;
+  bool topLeft = false;
+  std::optional<int64_t> windowLeft, windowRight;
+  /// "", "bool" or "add", and the mask's shape.
+  std::string mask;
+  SmallVector<int64_t> maskShape;
+  /// Rows of the (boolean) mask that see no key.
+  SmallVector<int64_t> emptyRows;
+  SmallVector<int64_t> keyLengths, queryLengths;
+  double dropoutP = 0, scale = 0, softcap = 0;
+  int64_t seed = 0;
+};
+
+std::vector<AttentionCase> getAttentionCases() {
+  std::vector<AttentionCase> cases;
+  auto add = [&](std::string name, int64_t B, int64_t Hq, int64_t Hkv,
+                 int64_t Sq, int64_t Sk, int64_t Dk,
+                 int64_t Dv) -> AttentionCase & {
+    cases.push_back({name, B, Hq, Hkv, Sq, Sk, Dk, Dv});
+    return cases.back();
+  };
+  // Sizes that are not multiples of the 64-row/64-key tiles (70, 100).
+  add("plain", 1, 2, 2, 70, 100, 16, 16);
+  add("causal", 1, 2, 2, 70, 100, 16, 16).causal = true;
+  {
+    AttentionCase &c = add("causal_top_left", 1, 1, 1, 100, 70, 16, 16);
+    c.causal = true;
+    c.topLeft = true;
+  }
+  add("gqa_4_over_2", 1, 4, 2, 40, 70, 16, 16).causal = true;
+  add("mqa", 1, 4, 1, 33, 65, 16, 16);
+  // Batch 1 sees no key: every row empty.
+  add("key_lengths", 3, 1, 1, 20, 70, 16, 16).keyLengths = {45, 0, 1000};
+  add("query_lengths", 3, 1, 1, 70, 30, 16, 16).queryLengths = {50, -3, 500};
+  {
+    AttentionCase &c = add("window", 1, 2, 2, 70, 70, 16, 16);
+    c.windowLeft = 3;
+    c.windowRight = 1;
+  }
+  {
+    AttentionCase &c = add("window_top_left", 1, 1, 1, 30, 70, 16, 16);
+    c.windowLeft = 2;
+    c.windowRight = 0;
+    c.topLeft = true;
+  }
+  {
+    AttentionCase &c = add("bool_mask", 2, 2, 2, 40, 70, 16, 16);
+    c.mask = "bool";
+    c.maskShape = {2, 2, 40, 70};
+    c.emptyRows = {3, 39};
+  }
+  {
+    AttentionCase &c = add("bool_mask_broadcast", 2, 2, 1, 40, 70, 16, 16);
+    c.mask = "bool";
+    c.maskShape = {40, 70};
+  }
+  {
+    AttentionCase &c = add("additive_mask", 2, 2, 2, 40, 70, 16, 16);
+    c.mask = "add";
+    c.maskShape = {2, 1, 40, 70};
+  }
+  {
+    AttentionCase &c = add("softcap", 1, 2, 2, 40, 70, 16, 16);
+    c.softcap = 3.0;
+    c.scale = 0.5;
+    c.causal = true;
+  }
+  {
+    AttentionCase &c = add("dropout", 1, 2, 1, 40, 70, 16, 16);
+    c.dropoutP = 0.25;
+    c.seed = 1234567;
+    c.causal = true;
+  }
+  add("dv_ne_dk", 1, 2, 2, 40, 70, 32, 16);
+  add("odd_dims", 1, 2, 1, 40, 70, 20, 12).causal = true;
+  return cases;
+}
+
+std::string tensorType(ArrayRef<int64_t> shape, StringRef element) {
+  std::string text = "tensor<";
+  for (int64_t d : shape)
+    text += std::to_string(d) + "x";
+  return text + element.str() + ">";
+}
+
+/// The optional operands of `c` in kiln's order: (name, type).
+SmallVector<std::pair<std::string, std::string>>
+getOptionalOperands(const AttentionCase &c, StringRef dtype) {
+  SmallVector<std::pair<std::string, std::string>> operands;
+  if (!c.mask.empty())
+    operands.push_back(
+        {"mask", tensorType(c.maskShape, c.mask == "bool" ? "i1" : dtype)});
+  if (!c.keyLengths.empty())
+    operands.push_back({"key_lengths", tensorType({c.B}, "i32")});
+  if (!c.queryLengths.empty())
+    operands.push_back({"query_lengths", tensorType({c.B}, "i64")});
+  if (c.dropoutP > 0)
+    operands.push_back({"seed", "tensor<i64>"});
+  return operands;
+}
+
+std::string getAttributes(const AttentionCase &c) {
+  SmallVector<std::string> attrs;
+  if (c.causal)
+    attrs.push_back("causal");
+  if (c.windowLeft)
+    attrs.push_back("window_left = " + std::to_string(*c.windowLeft) + " : i64");
+  if (c.windowRight)
+    attrs.push_back("window_right = " + std::to_string(*c.windowRight) +
+                    " : i64");
+  if (c.topLeft)
+    attrs.push_back("alignment = #kiln.alignment<top_left>");
+  auto real = [](double value) {
+    std::string text = std::to_string(value);
+    return text + " : f64";
+  };
+  if (c.scale)
+    attrs.push_back("scale = " + real(c.scale));
+  if (c.softcap)
+    attrs.push_back("softcap = " + real(c.softcap));
+  if (c.dropoutP)
+    attrs.push_back("dropout_p = " + real(c.dropoutP));
+  return attrs.empty() ? "" : "{" + llvm::join(attrs, ", ") + "}";
+}
+
+/// @fwd_<name>(q, k, v, optional...) -> o, or @bwd_<name>(q, k, v, dout,
+/// optional...) -> (dq, dk, dv[, dmask]).
+std::string getAttentionFunction(const AttentionCase &c, StringRef dtype,
+                                 bool backward) {
+  std::string q = tensorType({c.B, c.Hq, c.Sq, c.Dk}, dtype);
+  std::string k = tensorType({c.B, c.Hkv, c.Sk, c.Dk}, dtype);
+  std::string v = tensorType({c.B, c.Hkv, c.Sk, c.Dv}, dtype);
+  std::string o = tensorType({c.B, c.Hq, c.Sq, c.Dv}, dtype);
+  auto optional = getOptionalOperands(c, dtype);
+  std::string args, groups;
+  for (auto &[name, type] : optional) {
+    args += ", %" + name + ": " + type;
+    groups += " " + name + "(%" + name + " : " + type + ")";
+  }
+  std::string attrs = getAttributes(c);
+  std::string text;
+  if (!backward)
+    return "func.func @fwd_" + c.name + "(%q: " + q + ", %k: " + k + ", %v: " +
+          v + args + ") -> " + o + " {\n  %o = kiln.attention %q, %k, %v" +
+          groups + " " + attrs + " : " + q + ", " + k + ", " + v + " -> " + o +
+          "\n  return %o : " + o + "\n}\n";
+  std::string results = q + ", " + k + ", " + v;
+  std::string values = "%dq, %dk, %dv";
+  if (c.mask == "add") {
+    results += ", " + tensorType(c.maskShape, dtype);
+    values += ", %dm";
+  }
+  return "func.func @bwd_" + c.name + "(%q: " + q + ", %k: " + k + ", %v: " +
+          v + ", %do: " + o + args + ") -> (" + results + ") {\n  " + values +
+          " = kiln.attention_grad %q, %k, %v, %do" + groups + " " + attrs +
+          " : " + q + ", " + k + ", " + v + ", " + o + " -> " + results +
+          "\n  return " + values + " : " + results + "\n}\n";
+}
+
+HostTensor makeTensor(DType dtype, ArrayRef<int64_t> shape,
+                      ArrayRef<double> values) {
+  llvm::Expected<HostTensor> tensor =
+      HostTensor::fromDoubles(dtype, shape, values);
+  EXPECT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
+  return std::move(*tensor);
+}
+
+HostTensor randomTensor(DType dtype, ArrayRef<int64_t> shape, uint64_t seed) {
+  llvm::Expected<HostTensor> tensor = HostTensor::random(dtype, shape, seed);
+  EXPECT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
+  return std::move(*tensor);
+}
+
+/// The inputs of @fwd_ (backward: with dout after v).
+SmallVector<HostTensor> getAttentionInputs(const AttentionCase &c, DType dtype,
+                                           bool backward, uint64_t seed) {
+  SmallVector<HostTensor> inputs;
+  inputs.push_back(randomTensor(dtype, {c.B, c.Hq, c.Sq, c.Dk}, seed));
+  inputs.push_back(randomTensor(dtype, {c.B, c.Hkv, c.Sk, c.Dk}, seed + 1));
+  inputs.push_back(randomTensor(dtype, {c.B, c.Hkv, c.Sk, c.Dv}, seed + 2));
+  if (backward)
+    inputs.push_back(randomTensor(dtype, {c.B, c.Hq, c.Sq, c.Dv}, seed + 3));
+  if (c.mask == "bool") {
+    HostTensor mask = randomTensor(DType::I1, c.maskShape, seed + 4);
+    // Every row of the last two dims listed in emptyRows sees no key.
+    int64_t sk = c.maskShape.back(), sq = c.maskShape[c.maskShape.size() - 2];
+    for (int64_t i = 0; i < mask.getNumElements(); ++i)
+      if (llvm::is_contained(c.emptyRows, (i / sk) % sq))
+        mask.setElementFromDouble(i, 0);
+    inputs.push_back(std::move(mask));
+  } else if (c.mask == "add") {
+    inputs.push_back(randomTensor(dtype, c.maskShape, seed + 4));
+  }
+  auto lengths = [&](ArrayRef<int64_t> values, DType type) {
+    SmallVector<double> doubles(values.begin(), values.end());
+    inputs.push_back(makeTensor(type, {c.B}, doubles));
+  };
+  if (!c.keyLengths.empty())
+    lengths(c.keyLengths, DType::I32);
+  if (!c.queryLengths.empty())
+    lengths(c.queryLengths, DType::I64);
+  if (c.dropoutP > 0)
+    inputs.push_back(makeTensor(DType::I64, {}, {double(c.seed)}));
+  return inputs;
+}
+
+double maxAbs(const HostTensor &tensor) {
+  double result = 0;
+  for (int64_t i = 0; i < tensor.getNumElements(); ++i)
+    result = std::max(result, std::abs(tensor.getElementAsDouble(i)));
+  return result;
+}
+
+/// The unit roundoff of `dtype`.
+double getUnitRoundoff(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return std::ldexp(1.0, -11);
+  case DType::BF16:
+    return std::ldexp(1.0, -8);
+  case DType::F32:
+    return std::ldexp(1.0, -24);
+  case DType::F64:
+    return std::ldexp(1.0, -53);
+  default:
+    return 0;
+  }
+}
+
+/// The worst |emulated - cpu| / tol over the tensor, with NaN, inf and
+/// "exact zero on one side only" counted as failures (returned as inf).
+/// `tol` = (2 n + 32) u scale + [half types] 2 uh |ref| + extra.
+struct Comparison {
+  double worstRatio = 0, maxError = 0, tol = 0;
+  int64_t worstIndex = -1;
+};
+
+Comparison compare(const HostTensor &cpu, const HostTensor &emulated,
+                   int64_t n, double scale, double extra = 0) {
+  Comparison result;
+  DType dtype = cpu.getDType();
+  double u = dtype == DType::F64 ? getUnitRoundoff(DType::F64)
+                                 : getUnitRoundoff(DType::F32);
+  double uh = dtype == DType::F16 || dtype == DType::BF16
+                  ? getUnitRoundoff(dtype)
+                  : 0;
+  double base = (2.0 * n + 32) * u * scale + extra;
+  result.tol = base;
+  for (int64_t i = 0; i < cpu.getNumElements(); ++i) {
+    double a = cpu.getElementAsDouble(i), b = emulated.getElementAsDouble(i);
+    double error = std::abs(a - b);
+    double tol = base + 2 * uh * std::abs(a);
+    double ratio = error / std::max(tol, 1e-300);
+    // An exact zero of the CPU (an empty row, a padded key: with random
+    // inputs nothing else is exactly 0) must be exact on the GPU too.
+    if (std::isnan(a) || std::isnan(b) || (a == 0 && b != 0))
+      ratio = INFINITY;
+    if (!(ratio <= result.worstRatio)) {
+      result.worstRatio = ratio;
+      result.worstIndex = i;
+    }
+    result.maxError = std::max(result.maxError, error);
+  }
+  return result;
+}
+
+/// Compiles once per target and options, shared by the tests.
+class Backends {
+public:
+  static Backends &get() {
+    if (!instance)
+      instance = new Backends;
+    return *instance;
+  }
+  /// Frees the modules and the session (a gtest Environment calls it, before
+  /// static destruction).
+  static void reset() {
+    delete instance;
+    instance = nullptr;
+  }
+
+  JitSession &getSession() { return session; }
+
+  /// The module compiled for `options`, cached by `key`.
+  JitModule *compile(const std::string &key, const std::string &source,
+                     const JitOptions &options) {
+    auto it = modules.find(key);
+    if (it != modules.end())
+      return it->second.get();
+    DiagnosticCollector diagnostics(session.getContext());
+    auto start = std::chrono::steady_clock::now();
+    FailureOr<std::unique_ptr<JitModule>> module =
+        session.compileSource(source, key, options);
+    if (failed(module)) {
+      ADD_FAILURE() << "compiling " << key << " failed:\n" << diagnostics.all();
+      return nullptr;
+    }
+    compileSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    return (modules[key] = std::move(*module)).get();
+  }
+
+  double compileSeconds = 0;
+
+private:
+  static Backends *instance;
+  // The modules report through the session: destroyed first.
+  JitSession session;
+  std::map<std::string, std::unique_ptr<JitModule>> modules;
+};
+Backends *Backends::instance = nullptr;
+
+struct BackendsEnvironment : testing::Environment {
+  void TearDown() override {
+    std::printf("compile time of all modules: %.1f s\n",
+                Backends::get().compileSeconds);
+    Backends::reset();
+  }
+};
+const testing::Environment *const environment =
+    testing::AddGlobalTestEnvironment(new BackendsEnvironment);
+
+JitOptions cpuOptions() {
+  JitOptions options;
+  options.optLevel = 0;
+  return options;
+}
+
+JitOptions emulatorOptions(bool tensorCores) {
+  JitOptions options;
+  options.target = JitTarget::GPUEmulator;
+  options.tensorCores = tensorCores;
+  options.optLevel = 0;
+  return options;
+}
+
+/// Runs `name` on both modules; fails the test on a diagnostic.
+bool runBoth(JitModule *cpu, JitModule *emulated, StringRef name,
+             ArrayRef<HostTensor> inputs, SmallVector<HostTensor> &cpuResults,
+             SmallVector<HostTensor> &emulatedResults) {
+  if (!cpu || !emulated)
+    return false;
+  DiagnosticCollector diagnostics(Backends::get().getSession().getContext());
+  FailureOr<SmallVector<HostTensor>> a = cpu->invoke(name, inputs);
+  FailureOr<SmallVector<HostTensor>> b = emulated->invoke(name, inputs);
+  if (failed(a) || failed(b)) {
+    ADD_FAILURE() << "@" << name.str() << ": " << diagnostics.all();
+    return false;
+  }
+  cpuResults = std::move(*a);
+  emulatedResults = std::move(*b);
+  return true;
+}
+
+void expectClose(StringRef what, const HostTensor &cpu,
+                 const HostTensor &emulated, int64_t n, double scale,
+                 double extra = 0) {
+  Comparison c = compare(cpu, emulated, n, scale, extra);
+  // The figures of the report (docs/GPUEmulator.md): worst error / tol.
+  std::printf("    %-8s max |emu - cpu| %.3g  tol %.3g  worst ratio %.3g\n",
+              what.str().c_str(), c.maxError, c.tol, c.worstRatio);
+  EXPECT_LE(c.worstRatio, 1.0)
+      << what.str() << ": element " << c.worstIndex << " cpu "
+      << (c.worstIndex >= 0 ? cpu.getElementAsDouble(c.worstIndex) : 0)
+      << " emulated "
+      << (c.worstIndex >= 0 ? emulated.getElementAsDouble(c.worstIndex) : 0)
+      << ", max error " << c.maxError << ", tol " << c.tol;
+}
+
+struct AttentionParam {
+  DType dtype;
+  bool tensorCores;
+};
+
+std::string getParamName(const testing::TestParamInfo<AttentionParam> &info) {
+  return stringifyDType(info.param.dtype).str() +
+         (info.param.tensorCores ? "_mma" : "_simt");
+}
+
+class GPUEmulationAttention : public testing::TestWithParam<AttentionParam> {
+protected:
+  /// The module of every case's forward (or backward) in the param's
+  /// dtype, for the CPU and the emulator. The backward kernels have no
+  /// tensor-core variant: one emulated module serves both params.
+  void compileBoth(bool backward, JitModule *&cpu, JitModule *&emulated) {
+    AttentionParam param = GetParam();
+    StringRef dtype = stringifyDType(param.dtype);
+    std::string source;
+    for (const AttentionCase &c : getAttentionCases())
+      source += getAttentionFunction(c, dtype, backward);
+    Backends &backends = Backends::get();
+    std::string kind = backward ? "bwd-" : "fwd-";
+    cpu = backends.compile("attention-cpu-" + kind + dtype.str(), source,
+                           cpuOptions());
+    std::string variant =
+        backward ? "" : (param.tensorCores ? "-mma" : "-simt");
+    emulated = backends.compile("attention-emu-" + kind + dtype.str() + variant,
+                                source,
+                                emulatorOptions(param.tensorCores));
+  }
+};
+
+/// The emulator's count of fiber switches so far: it grows when kernels
+/// really run on the emulator (not, say, on the CPU pipeline).
+uint64_t getSwitchCount() {
+  auto *count = reinterpret_cast<uint64_t (*)()>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+          "__kiln_emu_switch_count"));
+  return count ? count() : 0;
+}
+
+TEST_P(GPUEmulationAttention, Forward) {
+  AttentionParam param = GetParam();
+  JitModule *cpu, *emulated;
+  compileBoth(/*backward=*/false, cpu, emulated);
+  uint64_t switches = getSwitchCount();
+  bool halfType = param.dtype == DType::F16 || param.dtype == DType::BF16;
+  for (auto [index, c] : llvm::enumerate(getAttentionCases())) {
+    SCOPED_TRACE("fwd_" + c.name);
+    SmallVector<HostTensor> inputs =
+        getAttentionInputs(c, param.dtype, /*backward=*/false, 100 * index);
+    SmallVector<HostTensor> a, b;
+    if (!runBoth(cpu, emulated, "fwd_" + c.name, inputs, a, b))
+      continue;
+    double maxV = maxAbs(inputs[2]);
+    // The tensor-core kernel rounds P to the half type before P V.
+    double roundP = halfType && param.tensorCores
+                        ? getUnitRoundoff(param.dtype) * maxV
+                        : 0;
+    expectClose("O", a[0], b[0], c.Sk, maxV, roundP);
+  }
+  EXPECT_GT(getSwitchCount(), switches) << "no kernel ran on the emulator";
+}
+
+TEST_P(GPUEmulationAttention, Backward) {
+  AttentionParam param = GetParam();
+  JitModule *cpu, *emulated;
+  compileBoth(/*backward=*/true, cpu, emulated);
+  for (auto [index, c] : llvm::enumerate(getAttentionCases())) {
+    SCOPED_TRACE("bwd_" + c.name);
+    SmallVector<HostTensor> inputs =
+        getAttentionInputs(c, param.dtype, /*backward=*/true, 100 * index + 7);
+    SmallVector<HostTensor> a, b;
+    if (!runBoth(cpu, emulated, "bwd_" + c.name, inputs, a, b))
+      continue;
+    int64_t group = c.Hq / c.Hkv;
+    StringRef names[] = {"dQ", "dK", "dV", "d_mask"};
+    // dQ sums over keys, dK and dV over the query rows of a group, d_mask
+    // over the heads and batches it broadcasts over.
+    int64_t lengths[] = {c.Sk + c.Dv, c.Sq * group + c.Dv, c.Sq * group,
+                         c.B * c.Hq + c.Dv};
+    for (size_t i = 0; i < a.size(); ++i) {
+      double scale = 4 * std::max(maxAbs(a[i]), maxAbs(b[i]));
+      expectClose(names[i], a[i], b[i], lengths[i], scale);
+    }
+  }
+}
+
+// f64 attention: the SIMT forward kernel; the backward goes the generic way.
+INSTANTIATE_TEST_SUITE_P(
+    , GPUEmulationAttention,
+    testing::Values(AttentionParam{DType::F64, false},
+                    AttentionParam{DType::F32, false},
+                    AttentionParam{DType::F16, true},
+                    AttentionParam{DType::F16, false},
+                    AttentionParam{DType::BF16, true},
+                    AttentionParam{DType::BF16, false}),
+    getParamName);
+
+// Generic-path ops (one flat grid per linalg op, reductions sequential in
+// the thread): the CPU's lowering patterns on the GPU. Bounds: a sum or
+// dot product of n terms (2 n + 32) u max sum|terms| (the terms are
+// products of values in [-1, 1), so sum|terms| <= n); softmax and
+// layer_norm, a sum of n terms then elementwise ops, the same with
+// scale 1 and the result's magnitude; elementwise ops and the gather a few
+// ulps of the result (the libdevice functions are the C library's).
+constexpr const char *kGenericOps = R"mlir(
+func.func @matmul(%a: tensor<3x37x50xf32>, %b: tensor<50x29xf32>) -> tensor<3x37x29xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<3x37x50xf32>, tensor<50x29xf32>) -> tensor<3x37x29xf32>
+  return %0 : tensor<3x37x29xf32>
+}
+func.func @sum(%x: tensor<6x300xf32>) -> (tensor<6xf32>, tensor<f32>) {
+  %0 = kiln.sum %x {axes = array<i64: 1>} : tensor<6x300xf32> -> tensor<6xf32>
+  %1 = kiln.sum %x {axes = array<i64: 0, 1>} : tensor<6x300xf32> -> tensor<f32>
+  return %0, %1 : tensor<6xf32>, tensor<f32>
+}
+func.func @softmax(%x: tensor<5x7x90xf32>) -> tensor<5x7x90xf32> {
+  %0 = kiln.softmax %x {axis = 2 : i64} : tensor<5x7x90xf32>
+  return %0 : tensor<5x7x90xf32>
+}
+func.func @layer_norm(%x: tensor<9x64xf32>, %w: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<9x64xf32> {
+  %0 = kiln.layer_norm %x weight(%w : tensor<64xf32>) bias(%b : tensor<64xf32>) : tensor<9x64xf32>
+  return %0 : tensor<9x64xf32>
+}
+func.func @elementwise(%x: tensor<33x65xf32>, %y: tensor<65xf32>) -> tensor<33x65xf32> {
+  %0 = kiln.mul %x, %y : (tensor<33x65xf32>, tensor<65xf32>) -> tensor<33x65xf32>
+  %1 = kiln.exp %0 : tensor<33x65xf32>
+  %2 = kiln.tanh %1 : tensor<33x65xf32>
+  %3 = kiln.add %2, %x : (tensor<33x65xf32>, tensor<33x65xf32>) -> tensor<33x65xf32>
+  return %3 : tensor<33x65xf32>
+}
+func.func @gather(%table: tensor<16x12xf32>, %ids: tensor<3x5xi64>) -> tensor<3x5x12xf32> {
+  %0 = kiln.gather %table, %ids {axis = 0 : i64} : (tensor<16x12xf32>, tensor<3x5xi64>) -> tensor<3x5x12xf32>
+  return %0 : tensor<3x5x12xf32>
+}
+)mlir";
+
+TEST(GPUEmulation, GenericOps) {
+  Backends &backends = Backends::get();
+  JitModule *cpu = backends.compile("generic-cpu", kGenericOps, cpuOptions());
+  JitModule *emulated = backends.compile("generic-emu", kGenericOps,
+                                         emulatorOptions(true));
+  SmallVector<HostTensor> a, b;
+  auto rand = [](ArrayRef<int64_t> shape, uint64_t seed) {
+    return randomTensor(DType::F32, shape, seed);
+  };
+  if (runBoth(cpu, emulated, "matmul", {rand({3, 37, 50}, 1), rand({50, 29}, 2)},
+              a, b))
+    expectClose("matmul", a[0], b[0], 50, 50);
+  if (runBoth(cpu, emulated, "sum", {rand({6, 300}, 3)}, a, b)) {
+    expectClose("sum row", a[0], b[0], 300, 300);
+    expectClose("sum all", a[1], b[1], 1800, 1800);
+  }
+  if (runBoth(cpu, emulated, "softmax", {rand({5, 7, 90}, 4)}, a, b))
+    expectClose("softmax", a[0], b[0], 90, 1);
+  if (runBoth(cpu, emulated, "layer_norm",
+              {rand({9, 64}, 5), rand({64}, 6), rand({64}, 7)}, a, b))
+    expectClose("layer_norm", a[0], b[0], 64, 4 * maxAbs(a[0]));
+  if (runBoth(cpu, emulated, "elementwise", {rand({33, 65}, 8), rand({65}, 9)},
+              a, b))
+    expectClose("elementwise", a[0], b[0], 1, 4 * maxAbs(a[0]));
+  SmallVector<double> ids;
+  for (int64_t i = 0; i < 15; ++i)
+    ids.push_back((i * 7) % 16);
+  if (runBoth(cpu, emulated, "gather",
+              {rand({16, 12}, 10), makeTensor(DType::I64, {3, 5}, ids)}, a, b))
+    expectClose("gather", a[0], b[0], 0, 0);
+}
+
+/// examples/train_block.mlir's @loss_and_grads: the transformer block's loss
+/// and the gradients of its 12 parameters, through the attention kernels
+/// (causal GQA, head dim 4: the SIMT kernels) and the generic path. Bound:
+/// the analysis of scripts/fixtures/gen_block_grad.py (about 60 ops deep,
+/// dot products of length <= 32): an error of about 1e-4 of the gradients'
+/// scale per backend, i.e. (2 n + 32) u scale with n = 32 * 60 and scale the
+/// largest gradient.
+TEST(GPUEmulation, TransformerBlock) {
+  auto buffer = llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR
+                                            "/train_block.mlir");
+  ASSERT_TRUE(bool(buffer));
+  std::string source = (*buffer)->getBuffer().str();
+  Backends &backends = Backends::get();
+  JitModule *cpu = backends.compile("block-cpu", source, cpuOptions());
+  JitModule *emulated =
+      backends.compile("block-emu", source, emulatorOptions(true));
+  ASSERT_TRUE(cpu && emulated);
+  const FunctionSignature *signature = cpu->lookupSignature("loss_and_grads");
+  ASSERT_TRUE(signature);
+  SmallVector<HostTensor> inputs;
+  SmallVector<double> tokens, labels;
+  for (int64_t i = 0; i < 16; ++i)
+    tokens.push_back((i * 13 + 5) % 32);
+  labels = {1, 4};
+  inputs.push_back(makeTensor(DType::I64, {2, 8}, tokens));
+  inputs.push_back(makeTensor(DType::I64, {2}, labels));
+  for (size_t i = 2; i < signature->inputs.size(); ++i) {
+    HostTensor weight =
+        randomTensor(DType::F32, signature->inputs[i].shape, 40 + i);
+    // Weights of the scale an initialization would give (|w| < 0.5).
+    for (int64_t j = 0; j < weight.getNumElements(); ++j)
+      weight.setElementFromDouble(j, 0.5 * weight.getElementAsDouble(j));
+    inputs.push_back(std::move(weight));
+  }
+  SmallVector<HostTensor> a, b;
+  ASSERT_TRUE(runBoth(cpu, emulated, "loss_and_grads", inputs, a, b));
+  double scale = 0;
+  for (const HostTensor &gradient : ArrayRef(a).drop_front())
+    scale = std::max(scale, maxAbs(gradient));
+  expectClose("loss", a[0], b[0], 32 * 60, std::abs(a[0].getElementAsDouble(0)));
+  for (size_t i = 1; i < a.size(); ++i)
+    expectClose(("grad " + std::to_string(i)).c_str(), a[i], b[i], 32 * 60,
+                scale);
+}
+
+} // namespace
