@@ -91,9 +91,9 @@ def ConvertKilnAttentionToGPUPass
            "Use tensor-core mma instructions for f16/bf16 attention "
            "(false: the same kernels with scalar f32 FMAs)">,
     Option<"backwardTensorCores", "backward-tensor-cores", "bool",
-           /*default=*/"false",
+           /*default=*/"true",
            "With tensor-cores, also use the tensor-core main kernel of the "
-           "attention backward (experimental: not yet checked numerically)">,
+           "attention backward (false: its SIMT main kernel)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

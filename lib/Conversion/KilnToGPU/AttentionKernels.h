@@ -25,9 +25,8 @@ struct AttentionGPUOptions {
   /// applies; the SIMT kernel otherwise.
   bool tensorCores = true;
   /// Also use the tensor-core main kernel of the backward (with
-  /// `tensorCores`). Off until it has passed a numerical check on a GPU or
-  /// the emulator.
-  bool backwardTensorCores = false;
+  /// `tensorCores`).
+  bool backwardTensorCores = true;
 };
 
 /// Returns success if buildAttentionForwardLaunch supports `op` (static

@@ -3,15 +3,15 @@
 // and upstream's gpu-lower-to-nvvm-pipeline: PTX text, then cubins from
 // ptxas for sm_90 and sm_80 (the serializer runs the toolkit's ptxas and
 // fails if it rejects the PTX).
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="backward-tensor-cores=true" \
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
 // RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
 // RUN:       --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa" \
 // RUN:   | FileCheck %s
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="backward-tensor-cores=true" \
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
 // RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
 // RUN:       --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=bin" \
 // RUN:   | FileCheck %s --check-prefix=BIN
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="backward-tensor-cores=true" \
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
 // RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
 // RUN:       --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_80 cubin-features=+ptx80 cubin-format=bin" \
 // RUN:   | FileCheck %s --check-prefix=BIN

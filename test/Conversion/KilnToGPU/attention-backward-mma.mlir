@@ -1,12 +1,12 @@
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="backward-tensor-cores=true" --split-input-file | FileCheck %s
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu --split-input-file | FileCheck %s --check-prefix=DEFAULT
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="tensor-cores=false backward-tensor-cores=true" --split-input-file | FileCheck %s --check-prefix=SIMT
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="backward-tensor-cores=false" --split-input-file | FileCheck %s --check-prefix=SIMT
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="tensor-cores=false" --split-input-file | FileCheck %s --check-prefix=SIMT
 
-// The tensor-core main kernel of the backward (backward-tensor-cores, off by
-// default until it has passed a numerical check). GQA (4 query heads over 2
-// kv heads), causal, f16, Dk = 16 != Dv = 32, Sq = 48 and Sk = 80 not
-// multiples of the tiles. The zero, preprocess and cast kernels are the SIMT
-// ones; nothing of Sq x Sk = 48 x 80 exists.
+// The tensor-core main kernel of the backward (tensor-cores and
+// backward-tensor-cores, both on by default). GQA (4 query heads over 2 kv
+// heads), causal, f16, Dk = 16 != Dv = 32, Sq = 48 and Sk = 80 not multiples
+// of the tiles. The zero, preprocess and cast kernels are the SIMT ones;
+// nothing of Sq x Sk = 48 x 80 exists.
 // CHECK-LABEL: func.func @gqa_causal_f16
 // CHECK-NOT: 48x80
 // CHECK-DAG: %[[LSE:.*]] = memref.alloc() : memref<384xf32>
@@ -76,13 +76,8 @@
 // CHECK: memref.store %{{.*}}, %[[DK]]
 // CHECK: memref.store %{{.*}}, %[[DV]]
 // CHECK: gpu.terminator
-// Without backward-tensor-cores (the default), or with tensor-cores=false,
-// the SIMT main kernel (64 threads, f32 tiles).
-// DEFAULT-LABEL: func.func @gqa_causal_f16
-// DEFAULT-NOT: nvvm.mma.sync
-// DEFAULT: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%{{.*}} : memref<32x16xf32, #gpu.address_space<workgroup>>
-// DEFAULT-NOT: nvvm.mma.sync
-// DEFAULT: return
+// With backward-tensor-cores=false or tensor-cores=false, the SIMT main
+// kernel (64 threads, f32 tiles).
 // SIMT-LABEL: func.func @gqa_causal_f16
 // SIMT-NOT: nvvm.mma.sync
 // SIMT: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%{{.*}} : memref<32x16xf32, #gpu.address_space<workgroup>>
