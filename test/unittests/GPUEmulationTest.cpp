@@ -28,6 +28,19 @@
 // bound. The tensor-core forward also rounds P to the half type before P V
 // (FlashAttention-2's register reuse, docs/GPUAttention.md), which changes
 // O by up to uh sum p |v| <= uh max|V|; that term is added for it.
+// The tensor-core backward (AttentionBackwardMma.cpp) rounds P' to the half
+// type before dV += P'^T dO, and dS before dK += dS^T Q and dQ += dS K. With
+// |dS_ij| = scale cap' P_ij |Z'_ij dP0_ij - D_i| <= scale P_ij 2 M / (1 - p),
+// where M = max |dO_i . V_j| (computed from the inputs, over the pairs of a
+// batch and kv group), cap' <= 1, Z' <= 1 / (1 - p) and |D_i| <= M / (1 - p)
+// (a row of P sums to 1 or 0), and C = max_j sum_i P_ij over the group's
+// rows (the CPU's dV with dO = 1 and without dropout, rounded up), the
+// rounding changes
+//   dV by <= uh max|dO| C / (1 - p),
+//   dK by <= uh max|Q| scale 2 M / (1 - p) C,
+//   dQ by <= uh max|K| scale 2 M / (1 - p)
+// (plus, for f16, n 2^-25 times the same maxima for the values rounded into
+// the subnormal range, n the length of the sum). Those terms are added.
 // Empty rows (no visible key) and padded keys must be exactly 0 on both.
 //
 //===----------------------------------------------------------------------===//
@@ -149,6 +162,10 @@ std::vector<AttentionCase> getAttentionCases() {
   add("odd_dims", 1, 2, 1, 40, 70, 20, 12).causal = true;
   // The common head dim: four k-steps of the mma per fragment.
   add("d64", 1, 2, 1, 70, 100, 64, 64).causal = true;
+  // The tensor-core backward's other tilings: Sq <= 16 (16-row query tiles,
+  // Dk / 8 = 6 n-tiles of dQ over 4 warps) and D = 128 (32-row tiles).
+  add("decode_d48", 1, 2, 1, 5, 70, 48, 48).causal = true;
+  add("d128", 1, 2, 2, 40, 70, 128, 128).causal = true;
   return cases;
 }
 
@@ -199,10 +216,10 @@ std::string getAttributes(const AttentionCase &c) {
   return attrs.empty() ? "" : "{" + llvm::join(attrs, ", ") + "}";
 }
 
-/// @fwd_<name>(q, k, v, optional...) -> o, or @bwd_<name>(q, k, v, dout,
-/// optional...) -> (dq, dk, dv[, dmask]).
+/// @fwd_<name>(q, k, v, optional...) -> o, or @<prefix>_<name>(q, k, v,
+/// dout, optional...) -> (dq, dk, dv[, dmask]).
 std::string getAttentionFunction(const AttentionCase &c, StringRef dtype,
-                                 bool backward) {
+                                 bool backward, StringRef prefix = "bwd") {
   std::string q = tensorType({c.B, c.Hq, c.Sq, c.Dk}, dtype);
   std::string k = tensorType({c.B, c.Hkv, c.Sk, c.Dk}, dtype);
   std::string v = tensorType({c.B, c.Hkv, c.Sk, c.Dv}, dtype);
@@ -226,7 +243,7 @@ std::string getAttentionFunction(const AttentionCase &c, StringRef dtype,
     results += ", " + tensorType(c.maskShape, dtype);
     values += ", %dm";
   }
-  return "func.func @bwd_" + c.name + "(%q: " + q + ", %k: " + k + ", %v: " +
+  return "func.func @" + prefix.str() + "_" + c.name + "(%q: " + q + ", %k: " + k + ", %v: " +
           v + ", %do: " + o + args + ") -> (" + results + ") {\n  " + values +
           " = kiln.attention_grad %q, %k, %v, %do" + groups + " " + attrs +
           " : " + q + ", " + k + ", " + v + ", " + o + " -> " + results +
@@ -465,15 +482,22 @@ protected:
   void compileBoth(bool backward, JitModule *&cpu, JitModule *&emulated) {
     AttentionParam param = GetParam();
     StringRef dtype = stringifyDType(param.dtype);
-    std::string source;
-    for (const AttentionCase &c : getAttentionCases())
+    std::string source, cpuOnly;
+    for (const AttentionCase &c : getAttentionCases()) {
       source += getAttentionFunction(c, dtype, backward);
+      // @colsum_<name>: the backward without dropout, for the bounds of the
+      // tensor-core backward (see the header).
+      AttentionCase withoutDropout = c;
+      withoutDropout.dropoutP = 0;
+      if (backward)
+        cpuOnly += getAttentionFunction(withoutDropout, dtype, backward,
+                                        "colsum");
+    }
     Backends &backends = Backends::get();
     std::string kind = backward ? "bwd-" : "fwd-";
-    cpu = backends.compile("attention-cpu-" + kind + dtype.str(), source,
-                           cpuOptions());
-    std::string variant =
-        backward ? "" : (param.tensorCores ? "-mma" : "-simt");
+    cpu = backends.compile("attention-cpu-" + kind + dtype.str(),
+                           source + cpuOnly, cpuOptions());
+    std::string variant = param.tensorCores ? "-mma" : "-simt";
     emulated = backends.compile("attention-emu-" + kind + dtype.str() + variant,
                                 source,
                                 emulatorOptions(param.tensorCores));
@@ -516,6 +540,7 @@ TEST_P(GPUEmulationAttention, Backward) {
   AttentionParam param = GetParam();
   JitModule *cpu, *emulated;
   compileBoth(/*backward=*/true, cpu, emulated);
+  bool halfType = param.dtype == DType::F16 || param.dtype == DType::BF16;
   for (auto [index, c] : llvm::enumerate(getAttentionCases())) {
     SCOPED_TRACE("bwd_" + c.name);
     SmallVector<HostTensor> inputs =
@@ -524,6 +549,52 @@ TEST_P(GPUEmulationAttention, Backward) {
     if (!runBoth(cpu, emulated, "bwd_" + c.name, inputs, a, b))
       continue;
     int64_t group = c.Hq / c.Hkv;
+    // The tensor-core backward's rounding of P' and dS (see the header).
+    double extras[4] = {0, 0, 0, 0};
+    if (halfType && param.tensorCores) {
+      double uh = getUnitRoundoff(param.dtype);
+      double subnormal = param.dtype == DType::F16 ? std::ldexp(1.0, -25) : 0;
+      double keep = 1 / (1 - c.dropoutP);
+      double scale = c.scale ? c.scale : 1 / std::sqrt(double(c.Dk));
+      // M = max |dO_i . V_j| over (b, h, i, j).
+      const HostTensor &dout = inputs[3], &value = inputs[2];
+      double m = 0;
+      for (int64_t b = 0; b < c.B; ++b)
+        for (int64_t h = 0; h < c.Hq; ++h)
+          for (int64_t i = 0; i < c.Sq; ++i)
+            for (int64_t j = 0; j < c.Sk; ++j) {
+              double dot = 0;
+              for (int64_t d = 0; d < c.Dv; ++d)
+                dot += dout.getElementAsDouble(
+                           ((b * c.Hq + h) * c.Sq + i) * c.Dv + d) *
+                       value.getElementAsDouble(
+                           ((b * c.Hkv + h / group) * c.Sk + j) * c.Dv + d);
+              m = std::max(m, std::abs(dot));
+            }
+      // C = max_j sum_i P_ij: dV of the dropout-free backward with dO = 1.
+      SmallVector<HostTensor> colsumInputs;
+      for (auto [n, input] : llvm::enumerate(inputs)) {
+        if (c.dropoutP > 0 && n + 1 == inputs.size())
+          continue; // the seed
+        if (n == 3) {
+          SmallVector<double> ones(input.getNumElements(), 1.0);
+          colsumInputs.push_back(
+              makeTensor(param.dtype, input.getShape(), ones));
+        } else {
+          colsumInputs.push_back(input);
+        }
+      }
+      FailureOr<SmallVector<HostTensor>> colsums =
+          cpu->invoke("colsum_" + c.name, colsumInputs);
+      ASSERT_TRUE(succeeded(colsums));
+      double rows = c.Sq * group;
+      double sums = maxAbs((*colsums)[2]) * (1 + 2 * uh) +
+                    (2 * rows + 32) * getUnitRoundoff(DType::F32) * rows;
+      double dsSum = scale * 2 * m * keep;
+      extras[0] = (uh * dsSum + c.Sk * subnormal) * maxAbs(inputs[1]);
+      extras[1] = (uh * dsSum * sums + rows * subnormal) * maxAbs(inputs[0]);
+      extras[2] = (uh * keep * sums + rows * subnormal) * maxAbs(inputs[3]);
+    }
     StringRef names[] = {"dQ", "dK", "dV", "d_mask"};
     // dQ sums over keys, dK and dV over the query rows of a group, d_mask
     // over the heads and batches it broadcasts over.
@@ -531,7 +602,8 @@ TEST_P(GPUEmulationAttention, Backward) {
                          c.B * c.Hq + c.Dv};
     for (size_t i = 0; i < a.size(); ++i) {
       double scale = 4 * std::max(maxAbs(a[i]), maxAbs(b[i]));
-      expectClose(c.name + " " + names[i].str(), a[i], b[i], lengths[i], scale);
+      expectClose(c.name + " " + names[i].str(), a[i], b[i], lengths[i], scale,
+                  extras[i]);
     }
   }
 }

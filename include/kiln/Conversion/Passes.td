@@ -90,6 +90,10 @@ def ConvertKilnAttentionToGPUPass
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use tensor-core mma instructions for f16/bf16 attention "
            "(false: the same kernels with scalar f32 FMAs)">,
+    Option<"backwardTensorCores", "backward-tensor-cores", "bool",
+           /*default=*/"true",
+           "With tensor-cores, also use the tensor-core main kernel of the "
+           "attention backward (false: its SIMT main kernel)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

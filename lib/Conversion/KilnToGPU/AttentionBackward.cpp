@@ -24,6 +24,8 @@
 //     dS goes to shared memory; after a barrier the block sums
 //     dQ_i += sum_j dS_ij K_j over its keys and adds each element of the
 //     tile once, atomically, into the f32 dQ accumulator.
+//     (With backward-tensor-cores, f16/bf16 with Dk, Dv multiples of 16 up
+//     to 128 use the mma.sync kernel of AttentionBackwardMma.cpp instead.)
 //  4. cast: the f32 accumulators of dQ (and d_mask) to the result types.
 //
 // With the forward's `out` and `lse` operands (FlashAttention-2's saved
@@ -39,6 +41,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionBackward.h"
+#include "AttentionKernels.h"
 #include "PopulatePatterns.h"
 
 #include "../KilnToLinalg/Attention.h"
@@ -57,6 +61,7 @@
 
 using namespace mlir;
 using namespace mlir::kiln;
+using namespace mlir::kiln::attention_backward;
 
 /// Threads (and keys) of a main-kernel block: Bc.
 static constexpr int64_t kKeysPerBlock = 64;
@@ -73,136 +78,10 @@ static constexpr int64_t kSharedMemoryBudget = 40 * 1024;
 /// ceil(a / b) for positive sizes.
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-namespace {
-
-/// Scalar IR inside a kernel body, in f32 and index arithmetic.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
-
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value f32(double value) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
-  }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value subf(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value divf(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-  Value eqf(Value x, Value y) {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
-  }
-  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-
-  /// Loads `memref[indices]` extended to f32.
-  Value load(Value memref, ValueRange indices) {
-    Value value = memref::LoadOp::create(b, loc, memref, indices);
-    if (!value.getType().isF32())
-      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-    return value;
-  }
-  /// Stores the f32 `value` rounded to the element type of `memref`.
-  void store(Value value, Value memref, ValueRange indices) {
-    Type type = cast<MemRefType>(memref.getType()).getElementType();
-    if (type != value.getType())
-      value = arith::TruncFOp::create(b, loc, type, value);
-    memref::StoreOp::create(b, loc, value, memref, indices);
-  }
-  /// lhs[lhsIndices] * rhs[rhsIndices] in f32, loading lhs first.
-  Value loadProduct(Value lhs, ValueRange lhsIndices, Value rhs,
-                    ValueRange rhsIndices) {
-    Value x = load(lhs, lhsIndices);
-    return mulf(x, load(rhs, rhsIndices));
-  }
-  void atomicAdd(Value value, Value memref, ValueRange indices) {
-    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
-                                memref, indices);
-  }
-
-  /// scf.for from `lb` to `ub` by `step`; `body` returns the yielded values.
-  ValueRange
-  loop(Value lb, Value ub, Value step, ValueRange inits,
-       function_ref<SmallVector<Value>(KernelBuilder &, Value, ValueRange)>
-           body) {
-    auto forOp = scf::ForOp::create(
-        b, loc, lb, ub, step, inits,
-        [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
-          KernelBuilder kb{nested, nestedLoc};
-          scf::YieldOp::create(nested, nestedLoc, body(kb, iv, args));
-        });
-    return forOp.getResults();
-  }
-  /// A loop without results.
-  void forEach(Value lb, Value ub, Value step,
-               function_ref<void(KernelBuilder &, Value)> body) {
-    loop(lb, ub, step, {},
-         [&](KernelBuilder &kb, Value iv, ValueRange) -> SmallVector<Value> {
-           body(kb, iv);
-           return {};
-         });
-  }
-  /// sum_{d < ub} term(d) in f32.
-  Value sum(Value ub, function_ref<Value(KernelBuilder &, Value)> term) {
-    return loop(index(0), ub, index(1), {f32(0.0)},
-                [&](KernelBuilder &kb, Value d,
-                    ValueRange args) -> SmallVector<Value> {
-                  return {kb.addf(args[0], term(kb, d))};
-                })
-        .front();
-  }
-  void ifThen(Value cond, function_ref<void(KernelBuilder &)> body) {
-    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    body(*this);
-  }
-  void barrier() { gpu::BarrierOp::create(b, loc); }
-};
-
-/// The static description of one kiln.attention_grad the kernels need.
-struct BackwardProblem {
-  int64_t batch, numHeads, numKVHeads, groupSize, numQueries, numKeys;
-  int64_t keyDim, valueDim;
-  double scale;
-  std::optional<double> softcap;
-  double dropout;
-  /// The buffers of the operands (null when absent).
-  Value query, key, value, dout, additiveMask, seed;
-  AttentionVisibility visibility;
-  /// The shape of an additive mask (rank <= 4).
-  SmallVector<int64_t> maskShape;
-};
-
-/// The scalar pieces of entry (b, h, i, j) that both kernels recompute.
-struct Logit {
-  /// t = cap(scale * s) + mask_add: the forward's logit where visible.
-  Value logit;
-  /// 1 - tanh^2(scale * s / cap), the softcap's derivative (null without).
-  Value capFactor;
-};
-
-} // namespace
-
-/// Creates a gpu.launch of `grid` blocks of `threads` threads with the given
-/// workgroup and private buffers and fills its body with `body` (which gets
-/// the block and thread ids and the attributions).
-static void
-buildLaunch(OpBuilder &builder, Location loc, std::array<int64_t, 3> grid,
-            int64_t threads, TypeRange workgroup, TypeRange privates,
-            function_ref<void(KernelBuilder &, gpu::LaunchOp)> body) {
+void attention_backward::buildLaunch(
+    OpBuilder &builder, Location loc, std::array<int64_t, 3> grid,
+    int64_t threads, TypeRange workgroup, TypeRange privates,
+    function_ref<void(KernelBuilder &, gpu::LaunchOp)> body) {
   KernelBuilder host{builder, loc};
   Value one = host.index(1);
   auto launch = gpu::LaunchOp::create(
@@ -252,15 +131,7 @@ static MemRefType getBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
                          gpu::AddressSpaceAttr::get(context, space));
 }
 
-/// The band of the visibility predicate: key j is visible from query row i
-/// only if p(i) - L <= j <= p(i) + R with p(i) = i + offset. An edge of
-/// Sq + Sk or more excludes no key (as in buildAttentionVisible).
-struct Band {
-  int64_t offset = 0;
-  std::optional<int64_t> left, right;
-};
-
-static Band getBand(const BackwardProblem &p) {
+Band attention_backward::getBand(const BackwardProblem &p) {
   const AttentionVisibility &v = p.visibility;
   Band band;
   if (v.alignment == AttentionAlignment::bottom_right)
@@ -273,10 +144,10 @@ static Band getBand(const BackwardProblem &p) {
   return band;
 }
 
-/// Recomputes the forward's logit of entry (b, h, i, j) from the score
-/// s = Q_i . K_j.
-static Logit buildLogit(KernelBuilder &kb, const BackwardProblem &problem,
-                        Value score, Value b, Value h, Value i, Value j) {
+Logit attention_backward::buildLogit(KernelBuilder &kb,
+                                     const BackwardProblem &problem,
+                                     Value score, Value b, Value h, Value i,
+                                     Value j) {
   Logit result;
   Value x = kb.mulf(score, kb.f32(problem.scale));
   if (problem.softcap) {
@@ -296,11 +167,10 @@ static Logit buildLogit(KernelBuilder &kb, const BackwardProblem &problem,
   return result;
 }
 
-/// Z / (1 - p) for entry (b, h, i, j): the forward's dropout keep bit from
-/// the Philox stream keyed by (seed, b, h, i, j), or 1 without dropout.
-static Value buildDropoutScale(KernelBuilder &kb,
-                               const BackwardProblem &problem, Value seed,
-                               Value b, Value h, Value i, Value j) {
+Value attention_backward::buildDropoutScale(KernelBuilder &kb,
+                                            const BackwardProblem &problem,
+                                            Value seed, Value b, Value h,
+                                            Value i, Value j) {
   if (problem.dropout == 0.0)
     return {};
   SmallVector<int64_t> shape = {problem.batch, problem.numHeads,
@@ -308,6 +178,53 @@ static Value buildDropoutScale(KernelBuilder &kb,
   Value keep = buildAttentionDropoutKeep(kb.b, kb.loc, seed, problem.dropout,
                                          shape, b, h, i, j);
   return kb.select(keep, kb.f32(1.0 / (1.0 - problem.dropout)), kb.f32(0.0));
+}
+
+Value attention_backward::buildMaskAdjointIndex(KernelBuilder &kb,
+                                                const BackwardProblem &problem,
+                                                Value b, Value h, Value i,
+                                                Value j) {
+  ArrayRef<int64_t> shape = problem.maskShape;
+  Value coords[] = {b, h, i, j};
+  Value flat = kb.index(0);
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    flat = kb.mul(flat, kb.index(size));
+    if (size != 1)
+      flat = kb.add(flat, coords[4 - shape.size() + d]);
+  }
+  return flat;
+}
+
+std::pair<Value, Value> attention_backward::buildQueryTileRange(
+    KernelBuilder &kb, const BackwardProblem &problem, Value keyBegin,
+    int64_t keys, int64_t rows) {
+  // Row i sees key j only if j - offset - R <= i <= j + L - offset, so the
+  // tiles before the one of row j0 - offset - R and after the one of row
+  // jLast + L - offset see none (the bounds are uniform in the block, as
+  // the barriers need).
+  const BackwardProblem &p = problem;
+  Value zero = kb.index(0), one = kb.index(1);
+  Value j0 = keyBegin;
+  int64_t numTiles = ceilDiv(p.numQueries, rows);
+  Band band = getBand(p);
+  Value firstTile = zero, endTile = kb.index(numTiles);
+  if (band.right) {
+    Value row = arith::SubIOp::create(kb.b, kb.loc, j0,
+                                      kb.index(band.offset + *band.right));
+    row = arith::MaxSIOp::create(kb.b, kb.loc, zero, row);
+    firstTile = kb.div(row, kb.index(rows));
+  }
+  if (band.left) {
+    Value lastKey =
+        kb.min(kb.add(j0, kb.index(keys - 1)), kb.index(p.numKeys - 1));
+    Value row = kb.add(lastKey, kb.index(*band.left - band.offset));
+    Value tiles = kb.add(
+        kb.div(arith::MaxSIOp::create(kb.b, kb.loc, zero, row), kb.index(rows)),
+        one);
+    Value before = kb.lt(row, zero);
+    endTile = kb.select(before, zero, kb.min(endTile, tiles));
+  }
+  return {firstTile, endTile};
 }
 
 /// The preprocess kernel: LSE and D of every (b, h, i), as [B * Hq * Sq]
@@ -516,31 +433,8 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
           kb.store(kb.f32(0.0), dvRow, d);
         });
 
-        // The query tiles that can see a key of the block: row i sees key j
-        // only if j - offset - R <= i <= j + L - offset, so the tiles before
-        // the one of row j0 - offset - R and after the one of row
-        // jLast + L - offset see none (the bounds are uniform in the block,
-        // as the barriers need).
-        int64_t numTiles = ceilDiv(p.numQueries, rows);
-        Band band = getBand(p);
-        Value firstTile = zero, endTile = kb.index(numTiles);
-        if (band.right) {
-          Value row = arith::SubIOp::create(
-              kb.b, kb.loc, j0, kb.index(band.offset + *band.right));
-          row = arith::MaxSIOp::create(kb.b, kb.loc, zero, row);
-          firstTile = kb.div(row, kb.index(rows));
-        }
-        if (band.left) {
-          Value lastKey = kb.min(kb.add(j0, kb.index(kKeysPerBlock - 1)),
-                                 kb.index(p.numKeys - 1));
-          Value row = kb.add(lastKey, kb.index(*band.left - band.offset));
-          Value tiles = kb.add(
-              kb.div(arith::MaxSIOp::create(kb.b, kb.loc, zero, row),
-                     kb.index(rows)),
-              one);
-          Value before = kb.lt(row, zero);
-          endTile = kb.select(before, zero, kb.min(endTile, tiles));
-        }
+        auto [firstTile, endTile] =
+            buildQueryTileRange(kb, p, j0, kKeysPerBlock, rows);
 
         // The R query heads of kv head g, then the query tiles.
         kb.forEach(zero, kb.index(p.groupSize), one, [&](KernelBuilder &kb,
@@ -615,14 +509,7 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
                   kb.mulf(prob, kb.subf(dp, kb.load(deltaTile, ii)));
               if (dmaskAcc) {
                 // d_mask[broadcast(b, h, i, j)] += dT.
-                ArrayRef<int64_t> shape = p.maskShape;
-                Value coords[] = {b, h, ic, jc};
-                Value flat = zero;
-                for (auto [d, size] : llvm::enumerate(shape)) {
-                  flat = kb.mul(flat, kb.index(size));
-                  if (size != 1)
-                    flat = kb.add(flat, coords[4 - shape.size() + d]);
-                }
+                Value flat = buildMaskAdjointIndex(kb, p, b, h, ic, jc);
                 kb.ifThen(kb.andI(validQuery, validKey),
                           [&](KernelBuilder &kb) {
                             kb.atomicAdd(dt, dmaskAcc, flat);
@@ -687,7 +574,8 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
 namespace {
 
 struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
-  using OpRewritePattern::OpRewritePattern;
+  AttentionGradToGPU(MLIRContext *context, const AttentionGPUOptions &options)
+      : OpRewritePattern(context), options(options) {}
 
   LogicalResult matchAndRewrite(AttentionGradOp op,
                                 PatternRewriter &rewriter) const override {
@@ -829,7 +717,11 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
                                  delta);
     else
       buildPreprocessKernel(rewriter, loc, p, lse, delta);
-    buildMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk, dv);
+    if (canUseMmaMainKernel(p, options))
+      buildMmaMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk,
+                         dv);
+    else
+      buildMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk, dv);
     castInto(dqAcc, dq);
     if (dmaskAcc)
       castInto(dmaskAcc, dmask);
@@ -848,11 +740,13 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     rewriter.replaceOp(op, results);
     return success();
   }
+
+  AttentionGPUOptions options;
 };
 
 } // namespace
 
 void mlir::kiln::populateAttentionBackwardToGPUPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<AttentionGradToGPU>(patterns.getContext());
+    RewritePatternSet &patterns, const AttentionGPUOptions &options) {
+  patterns.add<AttentionGradToGPU>(patterns.getContext(), options);
 }

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernels.h"
+#include "MmaFragments.h"
 #include "PopulatePatterns.h"
 
 #include "../KilnToLinalg/Attention.h"
@@ -26,12 +27,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include "llvm/Support/Debug.h"
@@ -456,72 +454,6 @@ static bool useMmaKernel(const ForwardConfig &c,
          c.keyDim <= kMaxMmaHeadDim && c.valueDim <= kMaxMmaHeadDim;
 }
 
-namespace {
-/// Builders of the m16n8k16 fragments (PTX ISA, "Matrix Fragments for
-/// mma.m16n8k16 with floating point type"). With g = lane / 4 and
-/// t = lane % 4:
-///   A (16x16, row): a{0,1} (g, 2t+{0,1}), a{2,3} (g+8, 2t+{0,1}),
-///                   a{4,5} (g, 2t+8+{0,1}), a{6,7} (g+8, 2t+8+{0,1});
-///   B (16x8, col):  b{0,1} (k = 2t+{0,1}, n = g), b{2,3} (k = 2t+8+{0,1});
-///   C (16x8, f32):  c{0,1} (g, 2t+{0,1}), c{2,3} (g+8, 2t+{0,1}).
-/// Each pair of halves travels in one 32-bit register, the first in the low
-/// half: a vector<2xf16> for f16, an i32 for bf16 (nvvm.mma.sync's operand
-/// types; nvgpu.mma.sync cannot lower bf16 in MLIR 22).
-struct MmaBuilder {
-  KernelBuilder &kb;
-  FloatType elementType;
-
-  /// Packs two compute-type (f32) or element-type values into a register.
-  Value pack(Value lo, Value hi) {
-    OpBuilder &b = kb.b;
-    Location loc = kb.loc;
-    auto pairType = VectorType::get({2}, elementType);
-    Value pair = vector::FromElementsOp::create(
-        b, loc, pairType,
-        ValueRange{kb.convert(lo, elementType), kb.convert(hi, elementType)});
-    if (elementType.isF16())
-      return pair;
-    Value word = vector::BitCastOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), pair);
-    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
-  }
-
-  /// C += A B with four A registers, two B registers and four f32.
-  SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bRegs,
-                         ArrayRef<Value> c) {
-    OpBuilder &b = kb.b;
-    Location loc = kb.loc;
-    Type f32 = b.getF32Type();
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), {f32, f32, f32, f32});
-    NVVM::MMATypes ptxType =
-        elementType.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
-    auto op = NVVM::MmaOp::create(
-        b, loc, resultType, a, bRegs, c, ArrayRef<int64_t>{16, 8, 16},
-        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-        std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    SmallVector<Value> d;
-    for (int64_t e = 0; e < 4; ++e)
-      d.push_back(LLVM::ExtractValueOp::create(b, loc, op.getRes(), e));
-    return d;
-  }
-};
-} // namespace
-
-/// Reduces `x` (f32) over the four lanes of a quad (the lanes that hold
-/// one row of a C fragment).
-static Value buildQuadReduce(KernelBuilder &kb, Value x,
-                             function_ref<Value(Value, Value)> combine) {
-  for (int32_t offset : {1, 2}) {
-    auto shuffle = gpu::ShuffleOp::create(kb.b, kb.loc, x, offset,
-                                          /*width=*/32, gpu::ShuffleMode::XOR);
-    x = combine(x, shuffle.getShuffleResult());
-  }
-  return x;
-}
-
 /// One block of four warps per (tile of 64 query rows, query head, batch);
 /// warp w owns rows 16w..16w+15 of the tile. Q fragments stay in registers
 /// for the whole block; per tile of 64 keys, S = Q Kᵀ is 8 m16n8 tiles of
@@ -530,7 +462,7 @@ static Value buildQuadReduce(KernelBuilder &kb, Value x,
 static void buildMmaKernel(OpBuilder &builder, Location loc,
                            const ForwardConfig &c) {
   KernelBuilder kb{builder, loc, c.computeType};
-  MmaBuilder mb{kb, c.elementType};
+  MmaBuilder mb{builder, loc, c.elementType};
   int64_t keySteps = c.keyDim / 16, valueTiles = c.valueDim / 8;
   constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
   Value one = kb.index(1);
@@ -663,7 +595,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         }
         Value newMax[2], alpha[2], sums[2];
         for (int64_t r = 0; r < 2; ++r) {
-          Value quadMax = buildQuadReduce(kb, tileMax[r], [&](Value x, Value y) {
+          Value quadMax = mb.quadReduce(tileMax[r], [&](Value x, Value y) {
             return arith::MaximumFOp::create(builder, loc, x, y);
           });
           newMax[r] = arith::MaximumFOp::create(builder, loc, state[r], quadMax);
@@ -730,7 +662,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   // O = acc / l (l summed over the quad), 0 for an empty row; LSE.
   Value sums[2];
   for (int64_t r = 0; r < 2; ++r)
-    sums[r] = buildQuadReduce(kb, tiles.getResult(2 + r),
+    sums[r] = mb.quadReduce(tiles.getResult(2 + r),
                               [&](Value x, Value y) { return kb.fadd(x, y); });
   Value numQueries = kb.index(c.numQueries);
   for (int64_t r = 0; r < 2; ++r) {

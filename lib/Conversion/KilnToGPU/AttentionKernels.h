@@ -24,6 +24,9 @@ struct AttentionGPUOptions {
   /// Use the tensor-core (nvgpu.mma.sync) kernel for f16/bf16 where it
   /// applies; the SIMT kernel otherwise.
   bool tensorCores = true;
+  /// Also use the tensor-core main kernel of the backward (with
+  /// `tensorCores`).
+  bool backwardTensorCores = true;
 };
 
 /// Returns success if buildAttentionForwardLaunch supports `op` (static

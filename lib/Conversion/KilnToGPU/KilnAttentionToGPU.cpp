@@ -33,8 +33,9 @@ struct ConvertKilnAttentionToGPUPass
     RewritePatternSet owningPatterns(context);
     AttentionGPUOptions options;
     options.tensorCores = tensorCores;
+    options.backwardTensorCores = backwardTensorCores;
     populateAttentionForwardToGPUPatterns(owningPatterns, options);
-    populateAttentionBackwardToGPUPatterns(owningPatterns);
+    populateAttentionBackwardToGPUPatterns(owningPatterns, options);
     patterns = FrozenRewritePatternSet(std::move(owningPatterns));
     return success();
   }

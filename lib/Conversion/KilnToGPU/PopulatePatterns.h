@@ -21,7 +21,8 @@ struct AttentionGPUOptions;
 void populateAttentionForwardToGPUPatterns(RewritePatternSet &patterns,
                                            const AttentionGPUOptions &options);
 /// AttentionBackward.cpp: kiln.attention_grad -> gpu.launch (flash backward).
-void populateAttentionBackwardToGPUPatterns(RewritePatternSet &patterns);
+void populateAttentionBackwardToGPUPatterns(RewritePatternSet &patterns,
+                                            const AttentionGPUOptions &options);
 /// KernelEffects.cpp: memory effects for the kernels' ops that declare none
 /// (gpu.barrier, nvvm.mma.sync), which buffer deallocation needs.
 void registerAttentionKernelEffectModels(DialectRegistry &registry);

@@ -1,0 +1,206 @@
+//===- AttentionBackward.h - kiln attention backward kernels ----*- C++ -*-===//
+//
+// Private to the KilnToGPU library: what the kernels of kiln.attention_grad
+// share. AttentionBackward.cpp builds the launches and the SIMT main kernel,
+// AttentionBackwardMma.cpp the tensor-core main kernel; both recompute the
+// forward's entries with the same builders. See
+// docs/GPUAttentionBackward.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONBACKWARD_H
+#define KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONBACKWARD_H
+
+#include "../KilnToLinalg/Attention.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+#include <array>
+#include <optional>
+
+namespace mlir::kiln {
+struct AttentionGPUOptions;
+} // namespace mlir::kiln
+
+namespace mlir::kiln::attention_backward {
+
+/// Scalar IR inside a kernel body, in f32 and index arithmetic.
+struct KernelBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value f32(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
+  }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value subf(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value divf(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value eqf(Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
+  }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+
+  /// Loads `memref[indices]` extended to f32.
+  Value load(Value memref, ValueRange indices) {
+    Value value = memref::LoadOp::create(b, loc, memref, indices);
+    if (!value.getType().isF32())
+      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return value;
+  }
+  /// Stores the f32 `value` rounded to the element type of `memref`.
+  void store(Value value, Value memref, ValueRange indices) {
+    Type type = cast<MemRefType>(memref.getType()).getElementType();
+    if (type != value.getType())
+      value = arith::TruncFOp::create(b, loc, type, value);
+    memref::StoreOp::create(b, loc, value, memref, indices);
+  }
+  /// lhs[lhsIndices] * rhs[rhsIndices] in f32, loading lhs first.
+  Value loadProduct(Value lhs, ValueRange lhsIndices, Value rhs,
+                    ValueRange rhsIndices) {
+    Value x = load(lhs, lhsIndices);
+    return mulf(x, load(rhs, rhsIndices));
+  }
+  void atomicAdd(Value value, Value memref, ValueRange indices) {
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
+                                memref, indices);
+  }
+
+  /// scf.for from `lb` to `ub` by `step`; `body` returns the yielded values.
+  ValueRange
+  loop(Value lb, Value ub, Value step, ValueRange inits,
+       function_ref<SmallVector<Value>(KernelBuilder &, Value, ValueRange)>
+           body) {
+    auto forOp = scf::ForOp::create(
+        b, loc, lb, ub, step, inits,
+        [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
+          KernelBuilder kb{nested, nestedLoc};
+          scf::YieldOp::create(nested, nestedLoc, body(kb, iv, args));
+        });
+    return forOp.getResults();
+  }
+  /// A loop without results.
+  void forEach(Value lb, Value ub, Value step,
+               function_ref<void(KernelBuilder &, Value)> body) {
+    loop(lb, ub, step, {},
+         [&](KernelBuilder &kb, Value iv, ValueRange) -> SmallVector<Value> {
+           body(kb, iv);
+           return {};
+         });
+  }
+  /// sum_{d < ub} term(d) in f32.
+  Value sum(Value ub, function_ref<Value(KernelBuilder &, Value)> term) {
+    return loop(index(0), ub, index(1), {f32(0.0)},
+                [&](KernelBuilder &kb, Value d,
+                    ValueRange args) -> SmallVector<Value> {
+                  return {kb.addf(args[0], term(kb, d))};
+                })
+        .front();
+  }
+  void ifThen(Value cond, function_ref<void(KernelBuilder &)> body) {
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body(*this);
+  }
+  void barrier() { gpu::BarrierOp::create(b, loc); }
+};
+
+/// The static description of one kiln.attention_grad the kernels need.
+struct BackwardProblem {
+  int64_t batch, numHeads, numKVHeads, groupSize, numQueries, numKeys;
+  int64_t keyDim, valueDim;
+  double scale;
+  std::optional<double> softcap;
+  double dropout;
+  /// The buffers of the operands (null when absent).
+  Value query, key, value, dout, additiveMask, seed;
+  AttentionVisibility visibility;
+  /// The shape of an additive mask (rank <= 4).
+  SmallVector<int64_t> maskShape;
+};
+
+/// The scalar pieces of entry (b, h, i, j) that both kernels recompute.
+struct Logit {
+  /// t = cap(scale * s) + mask_add: the forward's logit where visible.
+  Value logit;
+  /// 1 - tanh^2(scale * s / cap), the softcap's derivative (null without).
+  Value capFactor;
+};
+
+/// The band of the visibility predicate: key j is visible from query row i
+/// only if p(i) - L <= j <= p(i) + R with p(i) = i + offset. An edge of
+/// Sq + Sk or more excludes no key (as in buildAttentionVisible).
+struct Band {
+  int64_t offset = 0;
+  std::optional<int64_t> left, right;
+};
+
+/// The band of the problem's visibility predicate.
+Band getBand(const BackwardProblem &p);
+
+/// Recomputes the forward's logit of entry (b, h, i, j) from the score
+/// s = Q_i . K_j (f32).
+Logit buildLogit(KernelBuilder &kb, const BackwardProblem &problem, Value score,
+                 Value b, Value h, Value i, Value j);
+
+/// Z / (1 - p) for entry (b, h, i, j): the forward's dropout keep bit from
+/// the Philox stream keyed by (seed, b, h, i, j); null without dropout.
+Value buildDropoutScale(KernelBuilder &kb, const BackwardProblem &problem,
+                        Value seed, Value b, Value h, Value i, Value j);
+
+/// The flat index of (b, h, i, j) in the additive mask's f32 adjoint
+/// accumulator: the mask's broadcast index (a size-1 dim reads index 0).
+Value buildMaskAdjointIndex(KernelBuilder &kb, const BackwardProblem &problem,
+                            Value b, Value h, Value i, Value j);
+
+/// The block-uniform range [first, end) of the tiles of `rows` query rows
+/// that can see one of the keys keyBegin .. keyBegin + `keys` - 1 (the band
+/// bounds the work; the predicate still decides every entry).
+std::pair<Value, Value> buildQueryTileRange(KernelBuilder &kb,
+                                            const BackwardProblem &problem,
+                                            Value keyBegin, int64_t keys,
+                                            int64_t rows);
+
+/// Creates a gpu.launch of `grid` blocks of `threads` threads with the given
+/// workgroup and private buffers and fills its body with `body` (which gets
+/// the block and thread ids and the attributions).
+void buildLaunch(OpBuilder &builder, Location loc, std::array<int64_t, 3> grid,
+                 int64_t threads, TypeRange workgroup, TypeRange privates,
+                 function_ref<void(KernelBuilder &, gpu::LaunchOp)> body);
+
+/// Returns true if the tensor-core main kernel computes `problem` under
+/// `options`: f16 or bf16, Dk and Dv multiples of 16 up to 128.
+bool canUseMmaMainKernel(const BackwardProblem &problem,
+                         const AttentionGPUOptions &options);
+
+/// The tensor-core main kernel (AttentionBackwardMma.cpp): the same inputs
+/// and outputs as the SIMT one (dK, dV written once; dQ and d_mask added
+/// into their f32 accumulators with atomics).
+void buildMmaMainKernel(OpBuilder &builder, Location loc,
+                        const BackwardProblem &problem, Value lse, Value delta,
+                        Value dqAcc, Value dmaskAcc, Value dk, Value dv);
+
+} // namespace mlir::kiln::attention_backward
+
+#endif // KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONBACKWARD_H

@@ -1,0 +1,422 @@
+//===- AttentionBackwardMma.cpp - tensor-core attention backward ----------===//
+//
+// The main kernel of kiln.attention_grad's FlashAttention-2 backward with
+// mma.sync.m16n8k16 (f16 or bf16 operands, f32 accumulators), for head dims
+// that are multiples of 16 up to 128. The other kernels (zero, preprocess,
+// cast) and the SIMT main kernel are in AttentionBackward.cpp; this one reads
+// and writes the same buffers.
+//
+// One block of four warps per (b, kv head g, tile of 64 keys); warp w owns
+// keys 16w..16w+15 of the tile, i.e. the M rows of every mma it issues for
+// dK and dV. Per tile of Br query rows (staged in workgroup memory):
+//
+//   S^T  = K Q^T                  (A: K rows, from the K tile)
+//   dP^T = V dO^T                 (A: V rows, registers for the whole block)
+//   P^T, dS^T elementwise at each accumulator's (key, query)
+//   dV  += P'^T dO                (A: P'^T, the C fragments of S^T)
+//   dK  += dS^T Q                 (A: dS^T, the C fragments of dS^T)
+//   dQ  += dS K                   (dS^T through workgroup memory; one f32
+//                                  atomic add per element per key tile)
+//
+// dK and dV stay in C fragments for the whole block and are written once.
+// See docs/GPUAttentionBackward.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionBackward.h"
+#include "AttentionKernels.h"
+#include "MmaFragments.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::attention_backward;
+
+/// Warps of a block; warp w owns keys 16w..16w+15 of the block's tile.
+static constexpr int64_t kMmaWarps = 4;
+static constexpr int64_t kMmaThreads = 32 * kMmaWarps;
+/// Keys of a block (Bc).
+static constexpr int64_t kMmaKeys = 16 * kMmaWarps;
+/// Extra elements per row of the workgroup tiles, so that the eight rows a
+/// fragment load touches at once fall in distinct banks (as in the forward).
+static constexpr int64_t kMmaPad = 8;
+static constexpr int64_t kMaxMmaHeadDim = 128;
+/// Static workgroup memory of the kernel, below the 48 KiB that needs an
+/// opt-in.
+static constexpr int64_t kMmaSharedBudget = 40 * 1024;
+
+/// ceil(a / b) for positive sizes.
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static FloatType getElementType(const BackwardProblem &p) {
+  return cast<FloatType>(cast<MemRefType>(p.query.getType()).getElementType());
+}
+
+bool attention_backward::canUseMmaMainKernel(
+    const BackwardProblem &problem, const AttentionGPUOptions &options) {
+  FloatType element = getElementType(problem);
+  return options.tensorCores && options.backwardTensorCores &&
+         (element.isF16() || element.isBF16()) && problem.keyDim % 16 == 0 &&
+         problem.valueDim % 16 == 0 && problem.keyDim <= kMaxMmaHeadDim &&
+         problem.valueDim <= kMaxMmaHeadDim;
+}
+
+/// Bytes of workgroup memory for query tiles of `rows` rows: the K tile, the
+/// Q, dO and dS tiles (half precision, padded rows), LSE and D (f32).
+static int64_t getSharedBytes(const BackwardProblem &p, int64_t rows) {
+  int64_t halves = kMmaKeys * (p.keyDim + kMmaPad) +
+                   rows * (p.keyDim + kMmaPad) + rows * (p.valueDim + kMmaPad) +
+                   rows * (kMmaKeys + kMmaPad);
+  return 2 * halves + 2 * 4 * rows;
+}
+
+/// Br: 64, 32 or 16 query rows, the largest whose tiles fit the budget (32
+/// for D = 128) and that Sq does not leave more than half empty.
+static int64_t getQueryTileRows(const BackwardProblem &p) {
+  int64_t rows = 64;
+  while (rows > 16 && (getSharedBytes(p, rows) > kMmaSharedBudget ||
+                       rows / 2 >= p.numQueries))
+    rows /= 2;
+  return rows;
+}
+
+static MemRefType getWorkgroupType(ArrayRef<int64_t> shape, Type element) {
+  MLIRContext *context = element.getContext();
+  return MemRefType::get(
+      shape, element, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
+}
+
+void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
+                                            const BackwardProblem &problem,
+                                            Value lse, Value delta, Value dqAcc,
+                                            Value dmaskAcc, Value dk,
+                                            Value dv) {
+  const BackwardProblem &p = problem;
+  FloatType element = getElementType(p);
+  Type f32 = builder.getF32Type();
+  int64_t rows = getQueryTileRows(p);
+  int64_t keySteps = p.keyDim / 16, valueSteps = p.valueDim / 16;
+  int64_t keyTiles = p.keyDim / 8, valueTiles = p.valueDim / 8;
+  int64_t querySteps = rows / 16;
+  Type workgroup[] = {getWorkgroupType({kMmaKeys, p.keyDim + kMmaPad}, element),
+                      getWorkgroupType({rows, p.keyDim + kMmaPad}, element),
+                      getWorkgroupType({rows, p.valueDim + kMmaPad}, element),
+                      getWorkgroupType({rows, kMmaKeys + kMmaPad}, element),
+                      getWorkgroupType({rows}, f32),
+                      getWorkgroupType({rows}, f32)};
+  double inf = std::numeric_limits<double>::infinity();
+
+  buildLaunch(
+      builder, loc, {ceilDiv(p.numKeys, kMmaKeys), p.numKVHeads, p.batch},
+      kMmaThreads, workgroup, /*privates=*/{},
+      [&](KernelBuilder &kb, gpu::LaunchOp op) {
+        MmaBuilder mb{kb.b, kb.loc, element};
+        Value keyTile = op.getWorkgroupAttributions()[0];
+        Value queryTile = op.getWorkgroupAttributions()[1];
+        Value doutTile = op.getWorkgroupAttributions()[2];
+        Value dsTile = op.getWorkgroupAttributions()[3];
+        Value lseTile = op.getWorkgroupAttributions()[4];
+        Value deltaTile = op.getWorkgroupAttributions()[5];
+
+        Value zero = kb.index(0), one = kb.index(1), eight = kb.index(8);
+        Value threads = kb.index(kMmaThreads);
+        Value numQueries = kb.index(p.numQueries);
+        Value numKeys = kb.index(p.numKeys);
+        Value lastQuery = kb.index(p.numQueries - 1);
+        Value lastKey = kb.index(p.numKeys - 1);
+        Value tid = op.getThreadIds().x;
+        Value g = op.getBlockIds().y, b = op.getBlockIds().z;
+        Value j0 = kb.mul(op.getBlockIds().x, kb.index(kMmaKeys));
+        Value warp = kb.div(tid, kb.index(32));
+        Value lane = kb.rem(tid, kb.index(32));
+        Value quad = kb.div(lane, kb.index(4));
+        Value twiceQuadLane = kb.mul(kb.rem(lane, kb.index(4)), kb.index(2));
+        // This thread's two key rows of every C fragment of the warp (g and
+        // g + 8 of its 16), in the tile and in the sequence; reads of keys
+        // past Sk go to the last one and are masked.
+        Value tileKey0 = kb.add(kb.mul(warp, kb.index(16)), quad);
+        Value tileKeys[2] = {tileKey0, kb.add(tileKey0, eight)};
+        Value keys[2], validKeys[2], clampedKeys[2];
+        for (int64_t r = 0; r < 2; ++r) {
+          keys[r] = kb.add(j0, tileKeys[r]);
+          validKeys[r] = kb.lt(keys[r], numKeys);
+          clampedKeys[r] = kb.min(keys[r], lastKey);
+        }
+        Value elementZero = arith::ConstantOp::create(
+            kb.b, kb.loc, kb.b.getFloatAttr(element, 0.0));
+        Value f32Zero = kb.f32(0.0);
+        Value seed =
+            p.seed ? memref::LoadOp::create(kb.b, kb.loc, p.seed, ValueRange{})
+                   : Value();
+
+        // Copies rows first .. first + count of source[b, head] into `tile`,
+        // all threads cooperatively (consecutive threads, consecutive
+        // elements); zeros past `end`.
+        auto stage = [&](Value source, Value head, Value first, int64_t count,
+                         int64_t dim, Value end, Value last, Value tile) {
+          Value dimValue = kb.index(dim);
+          kb.forEach(tid, kb.index(count * dim), threads,
+                     [&](KernelBuilder &kb, Value e) {
+                       Value r = kb.div(e, dimValue), d = kb.rem(e, dimValue);
+                       Value row = kb.add(first, r);
+                       Value x = memref::LoadOp::create(
+                           kb.b, kb.loc, source,
+                           ValueRange{b, head, kb.min(row, last), d});
+                       x = kb.select(kb.lt(row, end), x, elementZero);
+                       memref::StoreOp::create(kb.b, kb.loc, x, tile,
+                                               ValueRange{r, d});
+                     });
+        };
+        stage(p.key, g, j0, kMmaKeys, p.keyDim, numKeys, lastKey, keyTile);
+
+        // V's A fragments (rows: this warp's keys), once for the block.
+        SmallVector<SmallVector<Value>> valueFrags;
+        for (int64_t ks = 0; ks < valueSteps; ++ks) {
+          Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
+          auto pairAt = [&](int64_t r, Value column) {
+            auto at = [&](Value c) -> Value {
+              Value x = memref::LoadOp::create(
+                  kb.b, kb.loc, p.value, ValueRange{b, g, clampedKeys[r], c});
+              return kb.select(validKeys[r], x, elementZero);
+            };
+            Value lo = at(column);
+            return mb.pack(lo, at(kb.add(column, one)));
+          };
+          Value col8 = kb.add(col, eight);
+          valueFrags.push_back({pairAt(0, col), pairAt(1, col), pairAt(0, col8),
+                                pairAt(1, col8)});
+        }
+        kb.barrier();
+
+        auto [firstTile, endTile] =
+            buildQueryTileRange(kb, p, j0, kMmaKeys, rows);
+
+        // The loop state: the dK then the dV C fragments.
+        SmallVector<Value> inits(4 * (keyTiles + valueTiles), f32Zero);
+        auto tileBody = [&](KernelBuilder &kb, Value h, Value rowBase,
+                            Value tile, ValueRange state) {
+          Value i0 = kb.mul(tile, kb.index(rows));
+          // Stage Q, dO, LSE and D of rows i0 .. i0 + Br (zeros and
+          // LSE = +inf past Sq). No barrier is needed before: the previous
+          // tile's last readers of these (the dK, dV mma) are behind the dS
+          // barrier, and the dS tile is written after the next one.
+          stage(p.query, h, i0, rows, p.keyDim, numQueries, lastQuery,
+                queryTile);
+          stage(p.dout, h, i0, rows, p.valueDim, numQueries, lastQuery,
+                doutTile);
+          kb.forEach(
+              tid, kb.index(rows), threads, [&](KernelBuilder &kb, Value ii) {
+                Value i = kb.add(i0, ii);
+                Value valid = kb.lt(i, numQueries);
+                Value row = kb.add(rowBase, kb.min(i, lastQuery));
+                kb.store(kb.select(valid, kb.load(lse, row), kb.f32(inf)),
+                         lseTile, ii);
+                kb.store(kb.select(valid, kb.load(delta, row), f32Zero),
+                         deltaTile, ii);
+              });
+          kb.barrier();
+
+          // K's A fragments, from the K tile.
+          SmallVector<SmallVector<Value>> keyFrags;
+          for (int64_t ks = 0; ks < keySteps; ++ks) {
+            Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
+            Value col8 = kb.add(col, eight);
+            keyFrags.push_back({mb.packRow(keyTile, tileKeys[0], col),
+                                mb.packRow(keyTile, tileKeys[1], col),
+                                mb.packRow(keyTile, tileKeys[0], col8),
+                                mb.packRow(keyTile, tileKeys[1], col8)});
+          }
+          // Per step of 16 query rows q0..q0+15 (two n-tiles of 8): S^T =
+          // K Q^T and dP^T = V dO^T, P' and dS elementwise, then dV += P'^T
+          // dO and dK += dS^T Q. A loop rather than unrolled steps: four C
+          // fragments of S^T and dP^T are alive instead of 2 Br / 8, and the
+          // tile addresses are not hoisted out of the tile loop (registers).
+          ValueRange stepped = kb.loop(
+              zero, kb.index(rows), kb.index(16), state,
+              [&](KernelBuilder &kb, Value q0,
+                  ValueRange state) -> SmallVector<Value> {
+                SmallVector<Value> next(state.begin(), state.end());
+                // B[k = d][n = i] = Q[i][d]: b{0,1} are two adjacent d of query
+                // row g of the n-tile.
+                auto transposedProduct =
+                    [&](ArrayRef<SmallVector<Value>> aFrags, Value tileBuffer,
+                        int64_t half) {
+                      Value row = kb.add(quad, kb.add(q0, kb.index(8 * half)));
+                      SmallVector<Value> acc(4, f32Zero);
+                      for (auto [ks, aRegs] : llvm::enumerate(aFrags)) {
+                        Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
+                        Value bRegs[2] = {
+                            mb.packRow(tileBuffer, row, col),
+                            mb.packRow(tileBuffer, row, kb.add(col, eight))};
+                        acc = mb.mma(aRegs, bRegs, acc);
+                      }
+                      return acc;
+                    };
+                SmallVector<Value> probs[2], grads[2];
+                for (int64_t half = 0; half < 2; ++half) {
+                  probs[half] = transposedProduct(keyFrags, queryTile, half);
+                  grads[half] = transposedProduct(valueFrags, doutTile, half);
+                }
+
+                // Element e of n-tile `half` is key keys[e / 2] and query row
+                // i0 + q0 + 8 half + 2t + e % 2: P' and dS there (overwriting
+                // probs and grads), exactly as the SIMT kernel computes them.
+                for (int64_t half = 0; half < 2; ++half) {
+                  for (int64_t e = 0; e < 4; ++e) {
+                    Value ii = kb.add(kb.add(q0, twiceQuadLane),
+                                      kb.index(8 * half + e % 2));
+                    Value i = kb.add(i0, ii);
+                    Value ic = kb.min(i, lastQuery);
+                    Value jc = clampedKeys[e / 2];
+                    Value inRange =
+                        kb.andI(kb.lt(i, numQueries), validKeys[e / 2]);
+                    Logit logit =
+                        buildLogit(kb, p, probs[half][e], b, h, ic, jc);
+                    Value visible = kb.andI(
+                        inRange, buildAttentionVisible(
+                                     kb.b, kb.loc, p.visibility, b, h, ic, jc));
+                    Value rowLse =
+                        memref::LoadOp::create(kb.b, kb.loc, lseTile, ii);
+                    Value prob = kb.select(
+                        visible, kb.exp(kb.subf(logit.logit, rowLse)), f32Zero);
+                    Value dp = grads[half][e];
+                    Value droppedProb = prob;
+                    if (Value z =
+                            buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
+                      droppedProb = kb.mulf(prob, z);
+                      dp = kb.mulf(dp, z);
+                    }
+                    Value rowDelta =
+                        memref::LoadOp::create(kb.b, kb.loc, deltaTile, ii);
+                    Value dt = kb.mulf(prob, kb.subf(dp, rowDelta));
+                    if (dmaskAcc) {
+                      // d_mask[broadcast(b, h, i, j)] += dT.
+                      Value flat = buildMaskAdjointIndex(kb, p, b, h, ic, jc);
+                      kb.ifThen(inRange, [&](KernelBuilder &kb) {
+                        kb.atomicAdd(dt, dmaskAcc, flat);
+                      });
+                    }
+                    Value ds = kb.mulf(dt, kb.f32(p.scale));
+                    if (logit.capFactor)
+                      ds = kb.mulf(ds, logit.capFactor);
+                    probs[half][e] = droppedProb;
+                    grads[half][e] = ds;
+                    // dS (rounded as the mma reads it) for dQ = dS K.
+                    kb.store(ds, dsTile, {ii, tileKeys[e / 2]});
+                  }
+                }
+
+                // dV += P'^T dO and dK += dS^T Q over these 16 rows: the A
+                // fragment is the C fragments of the two n-tiles; B[k = i][n =
+                // d] = dO[i][d], so b{0,1} are rows 2t, 2t+1 (+8) of column g
+                // of the n-tile.
+                Value row = kb.add(q0, twiceQuadLane);
+                auto accumulate = [&](ArrayRef<Value> a, Value tileBuffer,
+                                      int64_t tiles, int64_t offset) {
+                  for (int64_t dn = 0; dn < tiles; ++dn) {
+                    Value col = kb.add(quad, kb.index(8 * dn));
+                    Value bRegs[2] = {
+                        mb.packColumn(tileBuffer, row, col),
+                        mb.packColumn(tileBuffer, kb.add(row, eight), col)};
+                    MutableArrayRef<Value> acc(next.data() + offset + 4 * dn,
+                                               4);
+                    SmallVector<Value> sum = mb.mma(a, bRegs, acc);
+                    llvm::copy(sum, acc.begin());
+                  }
+                };
+                accumulate(mb.aFromAccumulators(grads[0], grads[1]), queryTile,
+                           keyTiles, /*offset=*/0);
+                accumulate(mb.aFromAccumulators(probs[0], probs[1]), doutTile,
+                           valueTiles, /*offset=*/4 * keyTiles);
+                return next;
+              });
+          kb.barrier();
+
+          // dQ += dS K over the block's 64 keys: warp w takes the 16 query
+          // rows of m-tile w % (Br / 16) and every (4 / (Br / 16))-th n-tile
+          // of Dk; A = dS rows from the dS tile, B[k = j][n = d] = K[j][d].
+          // Each element goes into the f32 accumulator with one atomic add.
+          int64_t mTiles = querySteps, warpsPerRow = kMmaWarps / mTiles;
+          Value rowTile = kb.rem(warp, kb.index(mTiles));
+          Value firstColTile = kb.div(warp, kb.index(mTiles));
+          Value row0 = kb.add(kb.mul(rowTile, kb.index(16)), quad);
+          Value row8 = kb.add(row0, eight);
+          SmallVector<SmallVector<Value>> dsFrags;
+          for (int64_t ks = 0; ks < kMmaKeys / 16; ++ks) {
+            Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
+            Value col8 = kb.add(col, eight);
+            dsFrags.push_back({mb.packRow(dsTile, row0, col),
+                               mb.packRow(dsTile, row8, col),
+                               mb.packRow(dsTile, row0, col8),
+                               mb.packRow(dsTile, row8, col8)});
+          }
+          Value keyDim = kb.index(p.keyDim);
+          auto dqTile = [&](KernelBuilder &kb, Value colTile) {
+            Value col = kb.add(quad, kb.mul(colTile, eight));
+            SmallVector<Value> acc(4, f32Zero);
+            for (int64_t ks = 0; ks < kMmaKeys / 16; ++ks) {
+              Value key = kb.add(twiceQuadLane, kb.index(16 * ks));
+              Value bRegs[2] = {
+                  mb.packColumn(keyTile, key, col),
+                  mb.packColumn(keyTile, kb.add(key, eight), col)};
+              acc = mb.mma(dsFrags[ks], bRegs, acc);
+            }
+            for (int64_t e = 0; e < 4; ++e) {
+              Value i = kb.add(i0, e < 2 ? row0 : row8);
+              Value d = kb.add(kb.mul(colTile, eight),
+                               kb.add(twiceQuadLane, kb.index(e % 2)));
+              kb.ifThen(kb.lt(i, numQueries), [&](KernelBuilder &kb) {
+                Value flat = kb.add(kb.mul(kb.add(rowBase, i), keyDim), d);
+                kb.atomicAdd(acc[e], dqAcc, flat);
+              });
+            }
+          };
+          for (int64_t s = 0, e = ceilDiv(keyTiles, warpsPerRow); s < e; ++s) {
+            Value colTile = kb.add(firstColTile, kb.index(s * warpsPerRow));
+            if (keyTiles % warpsPerRow == 0)
+              dqTile(kb, colTile);
+            else // The condition is uniform in the warp, as mma needs.
+              kb.ifThen(kb.lt(colTile, kb.index(keyTiles)),
+                        [&](KernelBuilder &kb) { dqTile(kb, colTile); });
+          }
+          return SmallVector<Value>(stepped);
+        };
+
+        // The R query heads of kv head g, then the query tiles.
+        ValueRange accs = kb.loop(
+            zero, kb.index(p.groupSize), one, inits,
+            [&](KernelBuilder &kb, Value r,
+                ValueRange state) -> SmallVector<Value> {
+              Value h = kb.add(kb.mul(g, kb.index(p.groupSize)), r);
+              Value rowBase = kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h),
+                                     numQueries);
+              ValueRange tiles =
+                  kb.loop(firstTile, endTile, one, state,
+                          [&](KernelBuilder &kb, Value tile,
+                              ValueRange state) -> SmallVector<Value> {
+                            return tileBody(kb, h, rowBase, tile, state);
+                          });
+              return SmallVector<Value>(tiles);
+            });
+
+        // dK and dV, rounded once: element e of n-tile dn is key
+        // keys[e / 2], column 8dn + 2t + e % 2.
+        auto write = [&](Value result, int64_t tiles, int64_t offset) {
+          for (int64_t r = 0; r < 2; ++r) {
+            kb.ifThen(validKeys[r], [&](KernelBuilder &kb) {
+              for (int64_t dn = 0; dn < tiles; ++dn) {
+                for (int64_t e = 2 * r; e < 2 * r + 2; ++e) {
+                  Value col = kb.add(twiceQuadLane, kb.index(8 * dn + e % 2));
+                  kb.store(accs[offset + 4 * dn + e], result,
+                           {b, g, keys[r], col});
+                }
+              }
+            });
+          }
+        };
+        write(dk, keyTiles, /*offset=*/0);
+        write(dv, valueTiles, /*offset=*/4 * keyTiles);
+      });
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Registers, spills and shared memory of every kernel of a GPU module.
+
+Reads MLIR whose gpu.binary ops hold PTX text (gpu-module-to-binary
+format=isa, e.g. `gpu-lower-to-nvvm-pipeline="cubin-format=isa ..."`) on
+stdin, runs `ptxas -v` on each kernel for the PTX's own target and prints one
+line per kernel. Usage (the figures of docs/GPUAttentionBackward.md):
+
+  kiln-opt case.mlir --convert-kiln-attention-to-gpu \\
+    | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \\
+        --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa" \\
+    | scripts/ptxas_stats.py
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    text = sys.stdin.read()
+    ptxas = os.environ.get("PTXAS", "ptxas")
+    pattern = re.compile(
+        r'gpu\.binary @(\w+)\s.*?assembly = "((?:[^"\\]|\\.)*)"', re.S)
+    found = False
+    for match in pattern.finditer(text):
+        found = True
+        name, body = match.group(1), match.group(2)
+        # MLIR string escapes: \XX hex bytes and \\.
+        body = re.sub(r"\\([0-9A-Fa-f]{2})",
+                      lambda m: chr(int(m.group(1), 16)), body)
+        body = body.replace("\\\\", "\\")
+        target = re.search(r"^\.target (sm_\w+)", body, re.M)
+        with tempfile.NamedTemporaryFile("w", suffix=".ptx") as ptx:
+            ptx.write(body)
+            ptx.flush()
+            result = subprocess.run(
+                [ptxas, "-v", "-arch", target.group(1) if target else "sm_90",
+                 ptx.name, "-o", os.devnull],
+                capture_output=True, text=True)
+        info = " ".join(line.split("ptxas info    :")[-1].strip()
+                        for line in result.stderr.splitlines()
+                        if "registers" in line or "spill" in line)
+        if result.returncode != 0:
+            info = "ptxas failed: " + result.stderr.strip()
+        print(f"{name}: {info}")
+    if not found:
+        sys.exit("no gpu.binary with PTX text on stdin (use format=isa)")
+
+
+if __name__ == "__main__":
+    main()
