@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/CudaRuntime.h"
+#include "../ErrorSlot.h"
 
 #include "cuda.h"
 
@@ -30,27 +31,6 @@
 #define KILN_STRINGIFY(x) KILN_STRINGIFY_IMPL(x)
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// The error slot
-//===----------------------------------------------------------------------===//
-
-/// This thread's first error since the last clear. Trivially constructible
-/// and destructible, so thread-local storage needs no C++ runtime support.
-thread_local char errorMessage[2048];
-thread_local bool hasError = false;
-
-/// Records a formatted message unless an error is already recorded.
-__attribute__((format(printf, 1, 2))) void reportError(const char *format,
-                                                       ...) {
-  if (hasError)
-    return;
-  va_list args;
-  va_start(args, format);
-  vsnprintf(errorMessage, sizeof(errorMessage), format, args);
-  va_end(args);
-  hasError = true;
-}
 
 //===----------------------------------------------------------------------===//
 // The driver, opened with dlopen
@@ -315,14 +295,9 @@ CUmodule loadModule(Module *module) {
 // Kiln's functions
 //===----------------------------------------------------------------------===//
 
-extern "C" const char *kilnCudaGetLastError(void) {
-  return hasError ? errorMessage : nullptr;
-}
+extern "C" const char *kilnCudaGetLastError(void) { return getLastError(); }
 
-extern "C" void kilnCudaClearLastError(void) {
-  hasError = false;
-  errorMessage[0] = '\0';
-}
+extern "C" void kilnCudaClearLastError(void) { clearLastError(); }
 
 extern "C" void kilnCudaReportError(const char *message) {
   reportError("%s", message);

@@ -16,6 +16,8 @@
 #include "kiln/Runtime/GPUEmulator.h"
 #include "kiln/Runtime/CudaRuntime.h"
 
+#include "../ErrorSlot.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,27 +37,6 @@
 #endif
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// The error slot (same contract as KilnCudaRuntime's)
-//===----------------------------------------------------------------------===//
-
-/// This thread's first error since the last clear. Trivially constructible
-/// and destructible, so thread-local storage needs no C++ runtime support.
-thread_local char errorMessage[2048];
-thread_local bool hasError = false;
-
-/// Records a formatted message unless an error is already recorded.
-__attribute__((format(printf, 1, 2))) void reportError(const char *format,
-                                                       ...) {
-  if (hasError)
-    return;
-  va_list args;
-  va_start(args, format);
-  vsnprintf(errorMessage, sizeof(errorMessage), format, args);
-  va_end(args);
-  hasError = true;
-}
 
 //===----------------------------------------------------------------------===//
 // Fibers
@@ -993,14 +974,9 @@ extern "C" uint64_t __kiln_emu_switch_count(void) { return switchCount; }
 // Kiln's error slot
 //===----------------------------------------------------------------------===//
 
-extern "C" const char *kilnCudaGetLastError(void) {
-  return hasError ? errorMessage : nullptr;
-}
+extern "C" const char *kilnCudaGetLastError(void) { return getLastError(); }
 
-extern "C" void kilnCudaClearLastError(void) {
-  hasError = false;
-  errorMessage[0] = '\0';
-}
+extern "C" void kilnCudaClearLastError(void) { clearLastError(); }
 
 extern "C" void kilnCudaReportError(const char *message) {
   reportError("%s", message);
