@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/CudaRuntime.h"
+
 #include "../ErrorSlot.h"
 
 #include "cuda.h"
