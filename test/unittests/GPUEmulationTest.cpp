@@ -52,6 +52,8 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "DiagnosticCollector.h"
+
 #include "gtest/gtest.h"
 
 #include <chrono>
@@ -60,25 +62,12 @@
 #include <map>
 #include <optional>
 
-
-
 using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
 
-/// Collects the error messages emitted while it lives.
-struct DiagnosticCollector {
-  explicit DiagnosticCollector(MLIRContext &context)
-      : handler(&context, [this](Diagnostic &diagnostic) {
-          messages.push_back(diagnostic.str());
-          return success();
-        }) {}
-  std::string all() const { return llvm::join(messages, "\n"); }
-
-  SmallVector<std::string> messages;
-  ScopedDiagnosticHandler handler;
-};
+using test::DiagnosticCollector;
 
 /// One attention case of the contract (shared/design/attention.md), as in
 /// bench/gpu/gen_attention_fwd_cases.py but small.

@@ -7,6 +7,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include "DiagnosticCollector.h"
+
 #include "gtest/gtest.h"
 
 using namespace mlir;
@@ -14,18 +16,7 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// Collects the error messages emitted while it lives.
-struct DiagnosticCollector {
-  explicit DiagnosticCollector(MLIRContext &context)
-      : handler(&context, [this](Diagnostic &diagnostic) {
-          messages.push_back(diagnostic.str());
-          return success();
-        }) {}
-  std::string all() const { return llvm::join(messages, "\n"); }
-
-  SmallVector<std::string> messages;
-  ScopedDiagnosticHandler handler;
-};
+using test::DiagnosticCollector;
 
 constexpr const char *kAddModule = R"mlir(
 func.func @add_f32(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
