@@ -7,12 +7,18 @@ the compiled shapes and the checked shapes cannot drift apart.
 
     python3 attention_bwd_cases.py --out DIR [--only check|bench]
 
-writes DIR/<case>.mlir, one library per check case (`@attention_bwd`, the
-kiln.attention_grad alone, so that a case that fails to compile fails
-alone), and for the benchmark DIR/bench_bwd.mlir with `@bwd_<config>` and
-DIR/bench_fwd.mlir with `@fwd_<config>` (kiln.attention alone) for every
-configuration: two libraries, so that a forward that does not compile never
-hides the backward.
+writes DIR/<case>.mlir, one library per check case, so that a case that
+fails to compile fails alone: `@attention_bwd` (the kiln.attention_grad
+alone, which computes its own row statistics) for <name>_<dtype>, and
+`@attention_paired` for <name>_<dtype>_paired (kiln.attention with its lse
+result, then kiln.attention_grad from that O and LSE: what kiln-autodiff
+emits). For the benchmark: DIR/bench_paired.mlir with `@fwd_<config>`
+(kiln.attention with lse) and `@bwd_<config>` (kiln.attention_grad with
+out/lse), the pair a training step runs, and DIR/bench_bwd.mlir with
+`@bwd_<config>` and DIR/bench_fwd.mlir with `@fwd_<config>` (the unpaired
+backward and the lse-free forward) for every configuration: separate
+libraries, so that a forward that does not compile never hides the
+backward.
 """
 import argparse
 import pathlib
@@ -51,15 +57,20 @@ CHECK_CASES = [
 
 
 def check_cases():
-    """Every check case in every dtype, with the BASE sizes filled in."""
+    """Every check case in every dtype, with the BASE sizes filled in, each
+    twice: unpaired (`@attention_bwd`) and paired (`paired`: the forward
+    with lse, then the backward from its O and LSE)."""
     cases = []
     for case in CHECK_CASES:
         for dtype in DTYPES:
-            full = dict(BASE)
-            full.update(case)
-            full["dtype"] = dtype
-            full["lib"] = f"{case['name']}_{dtype}"
-            cases.append(full)
+            for paired in (False, True):
+                full = dict(BASE)
+                full.update(case)
+                full["dtype"] = dtype
+                full["paired"] = paired
+                full["lib"] = f"{case['name']}_{dtype}" + (
+                    "_paired" if paired else "")
+                cases.append(full)
     return cases
 
 
@@ -88,7 +99,14 @@ def shapes(case):
     B, Hq, Hkv = case["B"], case["Hq"], case["Hkv"]
     Sq, Sk, Dk, Dv = case["Sq"], case["Sk"], case["Dk"], case["Dv"]
     return dict(q=[B, Hq, Sq, Dk], k=[B, Hkv, Sk, Dk], v=[B, Hkv, Sk, Dv],
-                dout=[B, Hq, Sq, Dv], mask=case.get("mask_shape"))
+                dout=[B, Hq, Sq, Dv], lse=[B, Hq, Sq],
+                mask=case.get("mask_shape"))
+
+
+def lse_element(dtype):
+    """The lse result's element type: f32 for half types, else the
+    query's (docs/Attention.md, "The lse result")."""
+    return "f32" if dtype in ("f16", "bf16") else dtype
 
 
 def tensor_type(shape, element):
@@ -126,39 +144,61 @@ def _attributes(case):
     return "{" + ", ".join(attrs) + "}" if attrs else ""
 
 
-def mlir_function(case, forward=False, name=None):
+def mlir_function(case, forward=False, name=None, lse=None, saved=None):
     """The kiln function of `case`: @attention_bwd(q, k, v, dout, optional
     operands) -> (dq, dk, dv[, d_mask]), or @attention_fwd(q, k, v, ...)
-    (or @`name`)."""
-    name = name or ("attention_fwd" if forward else "attention_bwd")
+    (or @`name`). `lse`: the forward also returns its lse; `saved`: the
+    backward also takes the forward's O and LSE (`out`/`lse`) after dout.
+    Both default to case["paired"]; a paired case's default function is
+    @attention_paired(q, k, v, dout, optional) -> (o, lse, dq, dk, dv[,
+    d_mask]), the forward with lse and the backward from its O and LSE, as
+    kiln-autodiff pairs them."""
+    paired = case.get("paired", False)
+    lse = paired if lse is None else lse
+    saved = paired if saved is None else saved
     s = shapes(case)
     dt = case["dtype"]
     types = {n: tensor_type(s[n], dt) for n in ("q", "k", "v", "dout")}
+    types["lse"] = tensor_type(s["lse"], lse_element(dt))
     optional = _operands(case)
-    names = ["q", "k", "v"] + ([] if forward else ["dout"])
-    args = [f"%{n}: {types[n]}" for n in names]
-    args += [f"%{n}: {t}" for n, t in optional]
     operand_text = " ".join(f"{n}(%{n} : {t})" for n, t in optional)
     attrs = _attributes(case)
-    head = ", ".join(f"%{n}" for n in names)
-    in_types = ", ".join(types[n] for n in names)
+    fwd_types = ", ".join(types[n] for n in ("q", "k", "v"))
+    fwd_results = [types["dout"]] + ([types["lse"]] if lse else [])
+    forward_op = (f"  {', '.join(['%o', '%lse'][:len(fwd_results)])} = "
+                  f"kiln.attention %q, %k, %v {operand_text} {attrs}\n"
+                  f"      : {fwd_types} -> {', '.join(fwd_results)}\n")
+    optional_args = [f"%{n}: {t}" for n, t in optional]
     if forward:
-        result = tensor_type(s["dout"], dt)
-        return (f"func.func @{name}({', '.join(args)}) -> {result} {{\n"
-                f"  %o = kiln.attention {head} {operand_text} {attrs}\n"
-                f"      : {in_types} -> {result}\n"
-                f"  return %o : {result}\n}}\n")
+        name = name or "attention_fwd"
+        args = [f"%{n}: {types[n]}" for n in ("q", "k", "v")] + optional_args
+        values = ["%o", "%lse"][:len(fwd_results)]
+        return (f"func.func @{name}({', '.join(args)})\n"
+                f"    -> ({', '.join(fwd_results)}) {{\n" + forward_op +
+                f"  return {', '.join(values)} : {', '.join(fwd_results)}\n}}\n")
+    both = paired and name is None
+    name = name or ("attention_paired" if paired else "attention_bwd")
+    names = ["q", "k", "v", "dout"] + (["o", "lse"] if saved and not both
+                                       else [])
+    arg_types = dict(types, o=types["dout"])
+    args = [f"%{n}: {arg_types[n]}" for n in names] + optional_args
     results = [types["q"], types["k"], types["v"]]
     values = ["%dq", "%dk", "%dv"]
     if case.get("mask") == "additive":
         results.append(tensor_type(case["mask_shape"], dt))
         values.append("%dmask")
+    in_types = ", ".join(types[n] for n in ("q", "k", "v", "dout"))
+    saved_text = (f" out(%o : {types['dout']}) lse(%lse : {types['lse']})"
+                  if saved else "")
+    body = forward_op if both else ""
+    returned = (["%o", "%lse"] if both else []) + values
+    returned_types = (fwd_results if both else []) + results
     return (f"func.func @{name}({', '.join(args)})\n"
-            f"    -> ({', '.join(results)}) {{\n"
-            f"  {', '.join(values)} = kiln.attention_grad {head} {operand_text} "
-            f"{attrs}\n"
+            f"    -> ({', '.join(returned_types)}) {{\n" + body +
+            f"  {', '.join(values)} = kiln.attention_grad %q, %k, %v, %dout "
+            f"{operand_text}{saved_text} {attrs}\n"
             f"      : {in_types} -> {', '.join(results)}\n"
-            f"  return {', '.join(values)} : {', '.join(results)}\n}}\n")
+            f"  return {', '.join(returned)} : {', '.join(returned_types)}\n}}\n")
 
 
 def main():
@@ -176,6 +216,10 @@ def main():
             mlir_function(c, name="bwd_" + c["name"]) for c in configs)))
         files.append(("bench_fwd", "\n".join(
             mlir_function(c, forward=True, name="fwd_" + c["name"])
+            for c in configs)))
+        files.append(("bench_paired", "\n".join(
+            mlir_function(c, forward=True, lse=True, name="fwd_" + c["name"]) +
+            "\n" + mlir_function(c, saved=True, name="bwd_" + c["name"])
             for c in configs)))
     for name, text in files:
         path = args.out / f"{name}.mlir"

@@ -3,7 +3,8 @@
 against torch SDPA's flash backend.
 
     python3 bench/gpu/bench_attention_bwd.py [--artifacts DIR] [--budget S]
-                                             [--quick] [NAME_FILTER]
+                                             [--quick] [--unpaired]
+                                             [NAME_FILTER]
 
 The configurations are attention_bwd_cases.bench_configs(): bf16, B=4,
 H=16 (and 16 query heads over 4 kv heads), S in 1024..8192, D in {64, 128},
@@ -14,12 +15,19 @@ rest are printed as SKIP. --quick: S <= 2048 only.
 FLOP counts are FlashAttention's: the forward F = 4 * B * Hq * S^2 * D
 (two matmuls), halved when causal; the backward 2.5 F (five matmuls, the
 recomputation of P counted once); forward + backward 3.5 F. TFLOP/s are
-these counts over the measured times. kiln's forward + backward is the sum of
-`fwd_<config>` (bench_fwd.so) and `bwd_<config>` (bench_bwd.so) (the backward recomputes its statistics
-itself, so running them in sequence is what a training step does);
-torch's is one `scaled_dot_product_attention` forward and `backward` under
-`sdpa_kernel(SDPBackend.FLASH_ATTENTION)`. ratio = torch time / kiln time
-(above 1: kiln is faster).
+these counts over the measured times. kiln's row is what kiln-autodiff
+generates for a training step: `fwd_<config>` of bench_paired.so (the
+forward with its lse result) and `bwd_<config>` of bench_paired.so (the
+backward from that O and LSE: the D-only preprocess, then the main kernel);
+its forward + backward is the sum of the two (the backward is timed on the
+O and LSE the forward wrote, so that no row looks empty). --unpaired adds a
+second row per configuration, `<config>(unpaired)`, with bench_fwd.so's
+forward without lse and bench_bwd.so's backward that recomputes its row
+statistics (and repeats torch's timing): off by default, because it
+roughly doubles the time per configuration, so that the --budget covers
+fewer of them. torch's is one `scaled_dot_product_attention` forward and
+`backward` under `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`. ratio = torch
+time / kiln time (above 1: kiln is faster).
 """
 import argparse
 import ctypes
@@ -75,6 +83,9 @@ def main():
     parser.add_argument("--budget", type=float, default=80.0)
     parser.add_argument("--quick", action="store_true",
                         help="S <= 2048 only")
+    parser.add_argument("--unpaired", action="store_true",
+                        help="also time the backward without the forward's "
+                        "O and LSE (a second row)")
     parser.add_argument("filter", nargs="?", default="")
     args = parser.parse_args()
     torch.manual_seed(0)
@@ -106,21 +117,33 @@ def main():
         dout = torch.randn(B, Hq, S, D, dtype=dt, device="cuda")
         dq, dk, dv = (torch.empty_like(x) for x in (q, k, v))
         out = torch.empty_like(q)
+        lse = torch.empty(B, Hq, S, dtype=torch.float32, device="cuda")
 
-        row = [name]
-        bwd_lib = args.artifacts / "bench_bwd.so"
-        fwd_lib = args.artifacts / "bench_fwd.so"
-        t_bwd = t_fwd = None
-        try:
-            t_bwd = measure(kiln_call(bwd_lib, f"kiln_bwd_{name}",
-                                      [q, k, v, dout], [dq, dk, dv]))
-        except (OSError, AttributeError, RuntimeError) as error:
-            print(f"# {name} bwd: {error}")
-        try:
-            t_fwd = measure(kiln_call(fwd_lib, f"kiln_fwd_{name}",
-                                      [q, k, v], [out]))
-        except (OSError, AttributeError, RuntimeError) as error:
-            print(f"# {name} fwd: {error}")
+        def kiln_times(paired):
+            """(backward, forward) seconds of kiln, None where it failed."""
+            fwd_lib = args.artifacts / ("bench_paired.so" if paired
+                                        else "bench_fwd.so")
+            bwd_lib = args.artifacts / ("bench_paired.so" if paired
+                                        else "bench_bwd.so")
+            t_bwd = t_fwd = None
+            try:
+                fwd = kiln_call(fwd_lib, f"kiln_fwd_{name}", [q, k, v],
+                                [out, lse] if paired else [out])
+                # The paired backward reads the forward's O and LSE.
+                fwd()
+                t_fwd = measure(fwd)
+            except (OSError, AttributeError, RuntimeError) as error:
+                print(f"# {name} fwd: {error}")
+            if paired and t_fwd is None:
+                return None, None
+            try:
+                t_bwd = measure(kiln_call(
+                    bwd_lib, f"kiln_bwd_{name}",
+                    [q, k, v, dout] + ([out, lse] if paired else []),
+                    [dq, dk, dv]))
+            except (OSError, AttributeError, RuntimeError) as error:
+                print(f"# {name} bwd: {error}")
+            return t_bwd, t_fwd
 
         def torch_times(gqa, qt, kt, vt, grad):
             """(forward, forward + backward) seconds of SDPA's flash backend;
@@ -141,6 +164,7 @@ def main():
                 o.backward(grad)
             return measure(fwd), measure(fwdbwd)
         t_torch_fwd = t_torch = None
+        torch_note = ""
         try:
             t_torch_fwd, t_torch = torch_times(Hq != Hkv, q, k, v, dout)
         except RuntimeError as error:
@@ -153,7 +177,7 @@ def main():
                     t_torch_fwd, t_torch = torch_times(
                         False, q, k.repeat_interleave(R, dim=1),
                         v.repeat_interleave(R, dim=1), dout)
-                    row[0] += "(torch:repeated-kv)"
+                    torch_note = "(torch:repeated-kv)"
                 except RuntimeError as error2:
                     print(f"# {name} torch: {error2}")
 
@@ -165,13 +189,16 @@ def main():
 
         def ratio(a, b):
             return f"{a / b:.3f}" if a and b else "-"
-        t_kiln = t_fwd + t_bwd if t_fwd and t_bwd else None
         t_torch_bwd = t_torch - t_torch_fwd if t_torch else None
-        row += [ms(t_bwd), tflops(2.5 * flops, t_bwd), ms(t_kiln),
-                tflops(3.5 * flops, t_kiln), ms(t_torch_bwd), ms(t_torch),
-                tflops(3.5 * flops, t_torch), ratio(t_torch_bwd, t_bwd),
-                ratio(t_torch, t_kiln)]
-        print(" ".join(row), flush=True)
+        for paired in (True, False) if args.unpaired else (True,):
+            t_bwd, t_fwd = kiln_times(paired)
+            t_kiln = t_fwd + t_bwd if t_fwd and t_bwd else None
+            row = [name + ("" if paired else "(unpaired)") + torch_note,
+                   ms(t_bwd), tflops(2.5 * flops, t_bwd), ms(t_kiln),
+                   tflops(3.5 * flops, t_kiln), ms(t_torch_bwd), ms(t_torch),
+                   tflops(3.5 * flops, t_torch), ratio(t_torch_bwd, t_bwd),
+                   ratio(t_torch, t_kiln)]
+            print(" ".join(row), flush=True)
         seconds_per_flop = (time.perf_counter() - config_began) / flops
     print(f"# {time.perf_counter() - began:.1f} s")
     return 0

@@ -41,6 +41,28 @@
 //   dQ by <= uh max|K| scale 2 M / (1 - p)
 // (plus, for f16, n 2^-25 times the same maxima for the values rounded into
 // the subnormal range, n the length of the sum). Those terms are added.
+// The paired backward (GPUEmulationPaired) in half types: each backend
+// rounds its own O to the half type, and its backward computes
+// D_i = sum_d dO_id O_id in f32 from that rounded O (products of two halves
+// are exact in f32). The forward's bound on the two O's difference,
+// elementwise (one ulp of the result, <= 2 uh |O| for a normal value,
+// 2^-24 in f16's subnormal range, plus the f32 sums and the tensor-core
+// forward's rounding of P),
+//   e_id = 2 uh |O_id| [+ 2^-24 f16] + (2 Sk + 32) u max|V| [+ uh max|V|],
+// and the two f32 sums of Dv products give
+//   |D_i - D'_i| <= sum_d |dO_id| e_id + (2 Dv + 32) u sum_d |dO_id||O_id|
+// with the CPU's O; delta = the max over the rows. D enters only
+// dT_ij = P_ij (dP_ij - D_i) (Z does not multiply D), and dS = cap' dT with
+// |cap'| <= 1, so |dT_ij - dT'_ij| <= P_ij delta and
+//   dQ_id = scale sum_j dS_ij K_jd:   + scale delta max|K|    (sum_j P_ij <= 1)
+//   dK_jd = scale sum_i dS_ij Q_id:   + scale delta max|Q| C
+//   dV_jd = sum_i P'_ij dO_id:        unchanged (no D)
+//   d_mask = dT summed over the N = B Hq Sq Sk / |mask| entries it
+//            broadcasts over:          + N delta                (P_ij <= 1)
+// with C = max_j sum_i P_ij over a group's rows as above (from the CPU).
+// With tensor cores the backward's rounding terms above are added too,
+// with |dS_ij| <= scale P_ij (2 M / (1 - p) + delta), since D now comes
+// from a rounded O.
 // Empty rows (no visible key) and padded keys must be exactly 0 on both.
 //
 //===----------------------------------------------------------------------===//
@@ -463,6 +485,22 @@ std::string getParamName(const testing::TestParamInfo<AttentionParam> &info) {
          (info.param.tensorCores ? "_mma" : "_simt");
 }
 
+/// The CPU module of every case's @bwd_<name> in `dtype`, plus the CPU-only
+/// @colsum_<name>: the backward without dropout, for the bounds of the
+/// tensor-core backward (see the header and getBackwardSums).
+JitModule *compileCpuBackward(StringRef dtype) {
+  std::string source;
+  for (const AttentionCase &c : getAttentionCases()) {
+    source += getAttentionFunction(c, dtype, /*backward=*/true);
+    AttentionCase withoutDropout = c;
+    withoutDropout.dropoutP = 0;
+    source += getAttentionFunction(withoutDropout, dtype, /*backward=*/true,
+                                   "colsum");
+  }
+  return Backends::get().compile("attention-cpu-bwd-" + dtype.str(), source,
+                                 cpuOptions());
+}
+
 class GPUEmulationAttention : public testing::TestWithParam<AttentionParam> {
 protected:
   /// The module of every case's forward (or backward) in the param's
@@ -471,25 +509,17 @@ protected:
   void compileBoth(bool backward, JitModule *&cpu, JitModule *&emulated) {
     AttentionParam param = GetParam();
     StringRef dtype = stringifyDType(param.dtype);
-    std::string source, cpuOnly;
-    for (const AttentionCase &c : getAttentionCases()) {
+    std::string source;
+    for (const AttentionCase &c : getAttentionCases())
       source += getAttentionFunction(c, dtype, backward);
-      // @colsum_<name>: the backward without dropout, for the bounds of the
-      // tensor-core backward (see the header).
-      AttentionCase withoutDropout = c;
-      withoutDropout.dropoutP = 0;
-      if (backward)
-        cpuOnly += getAttentionFunction(withoutDropout, dtype, backward,
-                                        "colsum");
-    }
-    Backends &backends = Backends::get();
     std::string kind = backward ? "bwd-" : "fwd-";
-    cpu = backends.compile("attention-cpu-" + kind + dtype.str(),
-                           source + cpuOnly, cpuOptions());
+    cpu = backward ? compileCpuBackward(dtype)
+                   : Backends::get().compile("attention-cpu-fwd-" + dtype.str(),
+                                             source, cpuOptions());
     std::string variant = param.tensorCores ? "-mma" : "-simt";
-    emulated = backends.compile("attention-emu-" + kind + dtype.str() + variant,
-                                source,
-                                emulatorOptions(param.tensorCores));
+    emulated = Backends::get().compile(
+        "attention-emu-" + kind + dtype.str() + variant, source,
+        emulatorOptions(param.tensorCores));
   }
 };
 
@@ -525,6 +555,74 @@ TEST_P(GPUEmulationAttention, Forward) {
   EXPECT_GT(getSwitchCount(), switches) << "no kernel ran on the emulator";
 }
 
+/// CPU-side quantities of the tensor-core backward's bounds (see the
+/// header): M = max |dO_i . V_j| over (b, h, i, j), and C = max_j sum_i
+/// P_ij over a group's rows, rounded up.
+struct BackwardSums {
+  double m = 0, columns = 0;
+};
+
+/// Computes BackwardSums for `inputs` (@bwd_'s order); `cpu` must hold the
+/// CPU-only @colsum_<name> (the dropout-free backward: its dV with dO = 1 is
+/// the column sums of P).
+FailureOr<BackwardSums> getBackwardSums(const AttentionCase &c, DType dtype,
+                                        ArrayRef<HostTensor> inputs,
+                                        JitModule *cpu) {
+  BackwardSums result;
+  int64_t group = c.Hq / c.Hkv;
+  const HostTensor &dout = inputs[3], &value = inputs[2];
+  for (int64_t b = 0; b < c.B; ++b)
+    for (int64_t h = 0; h < c.Hq; ++h)
+      for (int64_t i = 0; i < c.Sq; ++i)
+        for (int64_t j = 0; j < c.Sk; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < c.Dv; ++d)
+            dot += dout.getElementAsDouble(((b * c.Hq + h) * c.Sq + i) * c.Dv +
+                                           d) *
+                   value.getElementAsDouble(
+                       ((b * c.Hkv + h / group) * c.Sk + j) * c.Dv + d);
+          result.m = std::max(result.m, std::abs(dot));
+        }
+  SmallVector<HostTensor> colsumInputs;
+  for (auto [n, input] : llvm::enumerate(inputs)) {
+    if (c.dropoutP > 0 && n + 1 == inputs.size())
+      continue; // the seed
+    if (n == 3) {
+      SmallVector<double> ones(input.getNumElements(), 1.0);
+      colsumInputs.push_back(makeTensor(dtype, input.getShape(), ones));
+    } else {
+      colsumInputs.push_back(input);
+    }
+  }
+  FailureOr<SmallVector<HostTensor>> colsums =
+      cpu->invoke("colsum_" + c.name, colsumInputs);
+  if (failed(colsums))
+    return failure();
+  double uh = getUnitRoundoff(dtype);
+  double rows = c.Sq * group;
+  result.columns = maxAbs((*colsums)[2]) * (1 + 2 * uh) +
+                   (2 * rows + 32) * getUnitRoundoff(DType::F32) * rows;
+  return result;
+}
+
+/// Adds to `extras` (dQ, dK, dV) the tensor-core backward's rounding of P'
+/// and dS (see the header); `deltaD` bounds a difference of the two
+/// backends' D, which enlarges |dS| by scale deltaD.
+void addTensorCoreBackwardTerms(const AttentionCase &c, DType dtype,
+                                ArrayRef<HostTensor> inputs,
+                                const BackwardSums &sums, double deltaD,
+                                double extras[4]) {
+  double uh = getUnitRoundoff(dtype);
+  double subnormal = dtype == DType::F16 ? std::ldexp(1.0, -25) : 0;
+  double keep = 1 / (1 - c.dropoutP);
+  double scale = c.scale ? c.scale : 1 / std::sqrt(double(c.Dk));
+  double rows = c.Sq * (c.Hq / c.Hkv);
+  double dsSum = scale * (2 * sums.m * keep + deltaD);
+  extras[0] += (uh * dsSum + c.Sk * subnormal) * maxAbs(inputs[1]);
+  extras[1] += (uh * dsSum * sums.columns + rows * subnormal) * maxAbs(inputs[0]);
+  extras[2] += (uh * keep * sums.columns + rows * subnormal) * maxAbs(inputs[3]);
+}
+
 TEST_P(GPUEmulationAttention, Backward) {
   AttentionParam param = GetParam();
   JitModule *cpu, *emulated;
@@ -541,48 +639,10 @@ TEST_P(GPUEmulationAttention, Backward) {
     // The tensor-core backward's rounding of P' and dS (see the header).
     double extras[4] = {0, 0, 0, 0};
     if (halfType && param.tensorCores) {
-      double uh = getUnitRoundoff(param.dtype);
-      double subnormal = param.dtype == DType::F16 ? std::ldexp(1.0, -25) : 0;
-      double keep = 1 / (1 - c.dropoutP);
-      double scale = c.scale ? c.scale : 1 / std::sqrt(double(c.Dk));
-      // M = max |dO_i . V_j| over (b, h, i, j).
-      const HostTensor &dout = inputs[3], &value = inputs[2];
-      double m = 0;
-      for (int64_t b = 0; b < c.B; ++b)
-        for (int64_t h = 0; h < c.Hq; ++h)
-          for (int64_t i = 0; i < c.Sq; ++i)
-            for (int64_t j = 0; j < c.Sk; ++j) {
-              double dot = 0;
-              for (int64_t d = 0; d < c.Dv; ++d)
-                dot += dout.getElementAsDouble(
-                           ((b * c.Hq + h) * c.Sq + i) * c.Dv + d) *
-                       value.getElementAsDouble(
-                           ((b * c.Hkv + h / group) * c.Sk + j) * c.Dv + d);
-              m = std::max(m, std::abs(dot));
-            }
-      // C = max_j sum_i P_ij: dV of the dropout-free backward with dO = 1.
-      SmallVector<HostTensor> colsumInputs;
-      for (auto [n, input] : llvm::enumerate(inputs)) {
-        if (c.dropoutP > 0 && n + 1 == inputs.size())
-          continue; // the seed
-        if (n == 3) {
-          SmallVector<double> ones(input.getNumElements(), 1.0);
-          colsumInputs.push_back(
-              makeTensor(param.dtype, input.getShape(), ones));
-        } else {
-          colsumInputs.push_back(input);
-        }
-      }
-      FailureOr<SmallVector<HostTensor>> colsums =
-          cpu->invoke("colsum_" + c.name, colsumInputs);
-      ASSERT_TRUE(succeeded(colsums));
-      double rows = c.Sq * group;
-      double sums = maxAbs((*colsums)[2]) * (1 + 2 * uh) +
-                    (2 * rows + 32) * getUnitRoundoff(DType::F32) * rows;
-      double dsSum = scale * 2 * m * keep;
-      extras[0] = (uh * dsSum + c.Sk * subnormal) * maxAbs(inputs[1]);
-      extras[1] = (uh * dsSum * sums + rows * subnormal) * maxAbs(inputs[0]);
-      extras[2] = (uh * keep * sums + rows * subnormal) * maxAbs(inputs[3]);
+      FailureOr<BackwardSums> sums = getBackwardSums(c, param.dtype, inputs, cpu);
+      ASSERT_TRUE(succeeded(sums));
+      addTensorCoreBackwardTerms(c, param.dtype, inputs, *sums, /*deltaD=*/0,
+                                 extras);
     }
     StringRef names[] = {"dQ", "dK", "dV", "d_mask"};
     // dQ sums over keys, dK and dV over the query rows of a group, d_mask
@@ -642,20 +702,23 @@ std::string getPairedFunction(const AttentionCase &c, StringRef dtype) {
 
 /// The forward with its lse and the backward from its O and LSE, on the CPU
 /// and on the emulator (the lse-writing forward kernels, the backward's
-/// D-only preprocess reading the emulated forward's O and LSE). f64 and f32
-/// only: with half types the two forwards' O legitimately differ by an ulp
-/// of the half type (and the tensor-core kernel's rounding of P), which
-/// moves D = rowsum(dO * O) by O(2^-11) and needs a bound not derived here.
+/// D-only preprocess reading the emulated forward's O and LSE, and for
+/// f16/bf16 with tensor cores the mma main kernel: what every user of
+/// kiln-autodiff runs).
 /// Bounds: O as in Forward. LSE = m + log l: +inf exactly where the CPU has
 /// it (empty rows), else l a sum of Sk terms and m from dot products of Dk,
-/// (2 (Sk + Dk) + 32) u max(1, max|LSE|). The gradients as in Backward, with
-/// Sk more terms in n: the backward now reads the forward's O and LSE, each
-/// with the error of its own sum over the Sk keys.
+/// (2 (Sk + Dk) + 32) u max(1, max|LSE|) (f32 for half types too). The
+/// gradients as in Backward, with Sk more terms in n: the backward now reads
+/// the forward's O and LSE, each with the error of its own sum over the Sk
+/// keys.
+/// Half types: each backend computes D from its own rounded O; the file
+/// header bounds what that moves (dQ, dK, d_mask; not dV).
 class GPUEmulationPaired : public testing::TestWithParam<AttentionParam> {};
 
 TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
   AttentionParam param = GetParam();
   StringRef dtype = stringifyDType(param.dtype);
+  bool halfType = param.dtype == DType::F16 || param.dtype == DType::BF16;
   std::string source;
   for (const AttentionCase &c : getAttentionCases())
     source += getPairedFunction(c, dtype);
@@ -666,6 +729,8 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
       "attention-emu-pair-" + dtype.str() +
           (param.tensorCores ? "-mma" : "-simt"),
       source, emulatorOptions(param.tensorCores));
+  // The column sums of P for the half types' bounds (Backward's module).
+  JitModule *cpuBackward = halfType ? compileCpuBackward(dtype) : nullptr;
   uint64_t switches = getSwitchCount();
   for (auto [index, c] : llvm::enumerate(getAttentionCases())) {
     SCOPED_TRACE("pair_" + c.name);
@@ -674,7 +739,10 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
     SmallVector<HostTensor> a, b;
     if (!runBoth(cpu, emulated, "pair_" + c.name, inputs, a, b))
       continue;
-    expectClose("O", a[0], b[0], c.Sk, maxAbs(inputs[2]));
+    double maxV = maxAbs(inputs[2]);
+    double uh = halfType ? getUnitRoundoff(param.dtype) : 0;
+    double roundP = param.tensorCores ? uh * maxV : 0;
+    expectClose("O", a[0], b[0], c.Sk, maxV, roundP);
 
     // LSE: the same +inf rows (set to 1 on both sides, in place), then the
     // finite entries.
@@ -694,23 +762,66 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
     EXPECT_EQ(infMismatches, 0) << "LSE: +inf rows differ";
     expectClose("LSE", cpuLse, emuLse, c.Sk + c.Dk, maxLse);
 
+    // The half types' difference of D and what it moves (see above).
+    double extras[4] = {0, 0, 0, 0};
+    if (halfType) {
+      double u = getUnitRoundoff(DType::F32);
+      double subnormal = param.dtype == DType::F16 ? std::ldexp(1.0, -24) : 0;
+      double perO = (2.0 * c.Sk + 32) * u * maxV + roundP + subnormal;
+      const HostTensor &out = a[0], &dout = inputs[3];
+      double delta = 0;
+      for (int64_t row = 0; row < c.B * c.Hq * c.Sq; ++row) {
+        double sum = 0, sumAbs = 0;
+        for (int64_t d = 0; d < c.Dv; ++d) {
+          double o = std::abs(out.getElementAsDouble(row * c.Dv + d));
+          double g = std::abs(dout.getElementAsDouble(row * c.Dv + d));
+          sum += g * (2 * uh * o + perO);
+          sumAbs += g * o;
+        }
+        delta = std::max(delta, sum + (2.0 * c.Dv + 32) * u * sumAbs);
+      }
+      ASSERT_TRUE(cpuBackward);
+      FailureOr<BackwardSums> sums =
+          getBackwardSums(c, param.dtype, inputs, cpuBackward);
+      ASSERT_TRUE(succeeded(sums));
+      double scale = c.scale ? c.scale : 1 / std::sqrt(double(c.Dk));
+      extras[0] = scale * delta * maxAbs(inputs[1]);
+      extras[1] = scale * delta * maxAbs(inputs[0]) * sums->columns;
+      if (c.mask == "add") {
+        int64_t maskSize = 1;
+        for (int64_t dim : c.maskShape)
+          maskSize *= dim;
+        extras[3] = double(c.B * c.Hq * c.Sq * c.Sk / maskSize) * delta;
+      }
+      if (param.tensorCores)
+        addTensorCoreBackwardTerms(c, param.dtype, inputs, *sums, delta,
+                                   extras);
+    }
+
     int64_t group = c.Hq / c.Hkv;
     const char *names[] = {"dQ", "dK", "dV", "d_mask"};
     int64_t lengths[] = {c.Sk + c.Dv, c.Sq * group + c.Dv, c.Sq * group,
                          c.B * c.Hq + c.Dv};
     for (size_t i = 2; i < a.size(); ++i) {
       double scale = 4 * std::max(maxAbs(a[i]), maxAbs(b[i]));
-      expectClose(names[i - 2], a[i], b[i], lengths[i - 2] + c.Sk, scale);
+      expectClose(names[i - 2], a[i], b[i], lengths[i - 2] + c.Sk, scale,
+                  extras[i - 2]);
     }
   }
   EXPECT_GT(getSwitchCount(), switches) << "no kernel ran on the emulator";
 }
 
 // f64: the SIMT forward, the backward the generic way (its linalg lowering
-// of the out/lse form); f32: the SIMT kernels and the D-only preprocess.
+// of the out/lse form); f32 and the half types without tensor cores: the
+// SIMT kernels and the D-only preprocess; f16/bf16 with tensor cores: the
+// mma forward, the D-only preprocess and the mma backward main kernel.
 INSTANTIATE_TEST_SUITE_P(, GPUEmulationPaired,
                          testing::Values(AttentionParam{DType::F64, false},
-                                         AttentionParam{DType::F32, false}),
+                                         AttentionParam{DType::F32, false},
+                                         AttentionParam{DType::F16, true},
+                                         AttentionParam{DType::F16, false},
+                                         AttentionParam{DType::BF16, true},
+                                         AttentionParam{DType::BF16, false}),
                          getParamName);
 
 // Generic-path ops (one flat grid per linalg op, reductions sequential in
