@@ -32,8 +32,6 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -86,22 +84,13 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   pm.addPass(createConvertKilnAttentionToGPUPass(attention));
 
   // Everything else goes the CPU's way to linalg on tensors, then to
-  // buffers with the CPU's ABI (identity layouts, results as
-  // caller-allocated out-params, deallocations placed by ownership).
+  // buffers with the CPU's entry-point ABI (identity layouts, results as
+  // caller-allocated out-params).
   pm.addPass(createConvertKilnToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createKilnPrepareEntryPointsPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  buildKilnEntryPointBufferizationPipeline(pm);
   // Not upstream's ownership-based deallocation: it rejects the attention
   // kernels' gpu.launch bodies (see kiln-gpu-deallocate-temporaries).
   pm.addNestedPass<func::FuncOp>(createKilnGPUDeallocateTemporariesPass());

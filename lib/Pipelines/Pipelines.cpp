@@ -386,6 +386,20 @@ struct KilnMatmulKernelsPass
 
 } // namespace
 
+void mlir::kiln::buildKilnEntryPointBufferizationPipeline(
+    OpPassManager &pm) {
+  pm.addPass(createKilnPrepareEntryPointsPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+}
+
 void mlir::kiln::buildKilnToCPUPipeline(
     OpPassManager &pm, const KilnToCPUPipelineOptions &options) {
   // Expand kiln.value_and_grad into generated gradient functions, so a
@@ -403,16 +417,7 @@ void mlir::kiln::buildKilnToCPUPipeline(
   // argument is a plain contiguous row-major memref; results become
   // caller-allocated out-params, and arguments are read-only (the runtime ABI,
   // see docs/CPUBackend.md).
-  pm.addPass(createKilnPrepareEntryPointsPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  buildKilnEntryPointBufferizationPipeline(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
   if (options.enableOpenMP)
     addOpenMPLoopPasses(pm);

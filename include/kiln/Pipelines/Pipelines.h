@@ -47,6 +47,14 @@ struct KilnToCPUPipelineOptions
 void buildKilnToCPUPipeline(OpPassManager &pm,
                             const KilnToCPUPipelineOptions &options);
 
+/// Adds the passes that take kiln's lowered tensor program to buffers with
+/// the entry-point ABI both backends share (docs/CPUBackend.md):
+/// kiln-prepare-entry-points, one-shot-bufferize across function boundaries
+/// with identity layouts (every argument a contiguous row-major memref), and
+/// buffer-results-to-out-params (results become caller-allocated outputs).
+/// Deallocation is left to the caller's pipeline.
+void buildKilnEntryPointBufferizationPipeline(OpPassManager &pm);
+
 /// Options of the `kiln-lower-to-nvvm` pipeline.
 struct KilnToNVVMPipelineOptions
     : public PassPipelineOptions<KilnToNVVMPipelineOptions> {
