@@ -127,6 +127,16 @@ std::vector<AttentionCase> getAttentionCases() {
   }
   add("gqa_4_over_2", 1, 4, 2, 40, 70, 16, 16).causal = true;
   add("mqa", 1, 4, 1, 33, 65, 16, 16);
+  {
+    // Three heads per group (packed rows of a block span heads and
+    // positions unevenly), a per-head mask and a sliding window.
+    AttentionCase &c = add("gqa_3_mask_per_head", 1, 6, 2, 37, 70, 16, 16);
+    c.mask = "bool";
+    c.maskShape = {1, 6, 37, 70};
+    c.emptyRows = {0, 36};
+    c.windowLeft = 9;
+    c.windowRight = 0;
+  }
   // Batch 1 sees no key: every row empty.
   add("key_lengths", 3, 1, 1, 20, 70, 16, 16).keyLengths = {45, 0, 1000};
   add("query_lengths", 3, 1, 1, 70, 30, 16, 16).queryLengths = {50, -3, 500};

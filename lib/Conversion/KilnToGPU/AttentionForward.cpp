@@ -3,10 +3,12 @@
 // kiln.attention on tensors becomes a gpu.launch between
 // bufferization.to_buffer of its operands and bufferization.to_tensor of a
 // fresh result buffer. The kernel is FlashAttention's forward: one block per
-// (batch, query head, tile of query rows); tiles of K and V are staged in
-// workgroup memory once per block; each query row keeps a running max m, a
-// running sum l and its output accumulator, rescaled whenever m grows, and
-// writes O = acc / l once (0 for an empty row). No [Sq, Sk] buffer exists.
+// (batch, kv head, tile of query rows), where a tile holds the rows of every
+// query head of the group (grouped-query heads packed, so each K/V tile is
+// staged in workgroup memory once for the whole group); each query row keeps a
+// running max m, a running sum l and its output accumulator, rescaled whenever
+// m grows, and writes O = acc / l once (0 for an empty row). No [Sq, Sk] buffer
+// exists.
 //
 // The visibility predicate and the dropout draw are the builders of the CPU
 // lowering (KilnToLinalg/Attention.h), called on memrefs, so the CPU and the
@@ -34,6 +36,7 @@
 
 #include "llvm/Support/Debug.h"
 
+#include <array>
 #include <limits>
 
 #define DEBUG_TYPE "kiln-attention-to-gpu"
@@ -191,16 +194,63 @@ static Value buildLogit(KernelBuilder &kb, const ForwardConfig &c, Value dot,
   return kb.select(visible, x, kb.negInf());
 }
 
+/// A block's query rows. The rows of one kv head's group are packed
+/// position-major: packed row p is query position p / R of query head
+/// g * R + p % R (R = groupSize, g the kv head), so a block of n packed rows
+/// holds every head of the group for about n / R positions and stages each
+/// K/V tile once for all of them (FlashAttention-3's "pack GQA"). Position-
+/// major keeps a block's positions contiguous, and with them its causal or
+/// windowed key range as narrow as without grouping. With R = 1 this is one
+/// block per (tile of positions, head).
+struct RowTile {
+  /// Batch, kv head (the group), and the block's first and last packed rows
+  /// (inclusive, last < R * Sq).
+  Value batch, kvHead, begin, last;
+  /// R * Sq.
+  int64_t numPacked;
+
+  /// Grid and ids of a launch of `rows` packed rows per block: blocks
+  /// (ceil(R * Sq / rows), Hkv, B).
+  static std::array<int64_t, 3> grid(const ForwardConfig &c, int64_t rows) {
+    return {llvm::divideCeil(c.groupSize * c.numQueries, rows),
+            c.numHeads / c.groupSize, c.batch};
+  }
+  static RowTile get(KernelBuilder &kb, const ForwardConfig &c,
+                     gpu::LaunchOp launch, int64_t rows) {
+    RowTile tile;
+    tile.numPacked = c.groupSize * c.numQueries;
+    tile.batch = launch.getBlockIds().z;
+    tile.kvHead = launch.getBlockIds().y;
+    tile.begin = kb.mul(launch.getBlockIds().x, kb.index(rows));
+    tile.last = kb.min(kb.add(tile.begin, kb.index(rows - 1)),
+                       kb.index(tile.numPacked - 1));
+    return tile;
+  }
+  /// The query head and position of packed row `p`.
+  std::pair<Value, Value> unpack(KernelBuilder &kb, const ForwardConfig &c,
+                                 Value p) const {
+    Value group = kb.index(c.groupSize);
+    Value position = arith::DivUIOp::create(kb.b, kb.loc, p, group);
+    Value member = arith::RemUIOp::create(kb.b, kb.loc, p, group);
+    return {kb.add(kb.mul(kvHead, group), member), position};
+  }
+  /// The query position of packed row `p`.
+  Value position(KernelBuilder &kb, const ForwardConfig &c, Value p) const {
+    return arith::DivUIOp::create(kb.b, kb.loc, p, kb.index(c.groupSize));
+  }
+};
+
 /// Returns the block-uniform key range [lo, hi) that can hold a key visible
-/// to a query row in [rowBegin, rowEnd] (inclusive, rowEnd < Sq): the band's
+/// to a query row of `tile` (positions begin / R to last / R): the band's
 /// edges and the key length. The per-entry predicate still decides; this
 /// only skips key tiles that no row of the block sees (half of them under
 /// `causal`).
-static std::pair<Value, Value> buildKeyRange(KernelBuilder &kb,
-                                             const ForwardConfig &c,
-                                             Value batchIndex, Value rowBegin,
-                                             Value rowEnd) {
+static std::pair<Value, Value>
+buildKeyRange(KernelBuilder &kb, const ForwardConfig &c, const RowTile &tile) {
   const AttentionVisibility &vis = c.visibility;
+  Value batchIndex = tile.batch;
+  Value rowBegin = tile.position(kb, c, tile.begin);
+  Value rowEnd = tile.position(kb, c, tile.last);
   Value lo = kb.index(0);
   Value hi = kb.index(c.numKeys);
   // The same "bounded" rule as buildAttentionVisible: an edge of Sq + Sk or
@@ -234,17 +284,18 @@ static int64_t getSimtKeyTile(const ForwardConfig &c) {
   return tile;
 }
 
-/// One block of kSimtRows threads per (query tile, query head, batch); thread
-/// t owns query row i = tile * kSimtRows + t: its q row, its scores of the
-/// current key tile and its output accumulator in private memory, m and l in
-/// registers. All threads stage each K/V tile in workgroup memory.
+/// One block of kSimtRows threads per (tile of packed rows, kv head, batch);
+/// thread t owns packed row tile * kSimtRows + t, i.e. query row i of head h
+/// (RowTile): its q row, its scores of the current key tile and its output
+/// accumulator in private memory, m and l in registers. All threads stage
+/// each K/V tile in workgroup memory.
 static void buildSimtKernel(OpBuilder &builder, Location loc,
                             const ForwardConfig &c) {
   int64_t rows = kSimtRows;
   int64_t keyTile = getSimtKeyTile(c);
   KernelBuilder kb{builder, loc, c.computeType};
   Value one = kb.index(1);
-  Value numRowTiles = kb.index(llvm::divideCeil(c.numQueries, rows));
+  std::array<int64_t, 3> grid = RowTile::grid(c, rows);
   SmallVector<Type> workgroup = {
       workgroupType({keyTile, c.keyDim}, c.elementType),
       workgroupType({keyTile, c.valueDim}, c.elementType)};
@@ -252,7 +303,7 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
                             privateType({c.valueDim}, c.computeType),
                             privateType({keyTile}, c.computeType)};
   auto launch = gpu::LaunchOp::create(
-      builder, loc, numRowTiles, kb.index(c.numHeads), kb.index(c.batch),
+      builder, loc, kb.index(grid[0]), kb.index(grid[1]), kb.index(grid[2]),
       kb.index(rows), one, one, /*dynamicSharedMemorySize=*/nullptr,
       /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup, priv);
 
@@ -264,17 +315,14 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
   Value acc = launch.getPrivateAttributions()[1];
   Value scores = launch.getPrivateAttributions()[2];
 
-  Value tileIndex = launch.getBlockIds().x;
-  Value h = launch.getBlockIds().y;
-  Value b = launch.getBlockIds().z;
+  RowTile tile = RowTile::get(kb, c, launch, rows);
+  Value b = tile.batch, g = tile.kvHead;
   Value tid = launch.getThreadIds().x;
   Value zero = kb.index(0);
-  Value g = arith::DivUIOp::create(builder, loc, h, kb.index(c.groupSize));
-  Value rowBegin = kb.mul(tileIndex, kb.index(rows));
-  Value i = kb.add(rowBegin, tid);
-  Value rowValid = kb.lt(i, kb.index(c.numQueries));
-  Value rowEnd =
-      kb.min(kb.add(rowBegin, kb.index(rows - 1)), kb.index(c.numQueries - 1));
+  Value packedRow = kb.add(tile.begin, tid);
+  Value rowValid = kb.lt(packedRow, kb.index(tile.numPacked));
+  Value h, i;
+  std::tie(h, i) = tile.unpack(kb, c, packedRow);
   Value seed;
   if (c.dropout > 0.0)
     seed = memref::LoadOp::create(builder, loc, c.seed, ValueRange{});
@@ -294,7 +342,7 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
     });
   });
 
-  auto [keyBegin, keyEnd] = buildKeyRange(kb, c, b, rowBegin, rowEnd);
+  auto [keyBegin, keyEnd] = buildKeyRange(kb, c, tile);
   Value keyTileSize = kb.index(keyTile);
   auto tiles = kb.loop(
       keyBegin, keyEnd, keyTileSize, {kb.negInf(), kb.fconst(0.0)},
@@ -454,11 +502,11 @@ static bool useMmaKernel(const ForwardConfig &c,
          c.keyDim <= kMaxMmaHeadDim && c.valueDim <= kMaxMmaHeadDim;
 }
 
-/// One block of four warps per (tile of 64 query rows, query head, batch);
-/// warp w owns rows 16w..16w+15 of the tile. Q fragments stay in registers
-/// for the whole block; per tile of 64 keys, S = Q Kᵀ is 8 m16n8 tiles of
-/// mma, masked per element at its (row, col), and O += P V reuses S's C
-/// fragments as P's A fragments (FlashAttention-2's register layout).
+/// One block of four warps per (tile of 64 packed rows, kv head, batch);
+/// warp w owns packed rows 16w..16w+15 of the tile (RowTile). Q fragments stay
+/// in registers for the whole block; per tile of 64 keys, S = Q Kᵀ is 8 m16n8
+/// tiles of mma, masked per element at its (row, col), and O += P V reuses S's
+/// C fragments as P's A fragments (FlashAttention-2's register layout).
 static void buildMmaKernel(OpBuilder &builder, Location loc,
                            const ForwardConfig &c) {
   KernelBuilder kb{builder, loc, c.computeType};
@@ -469,36 +517,36 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   SmallVector<Type> workgroup = {
       workgroupType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType),
       workgroupType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType)};
+  std::array<int64_t, 3> grid = RowTile::grid(c, kMmaRows);
   auto launch = gpu::LaunchOp::create(
-      builder, loc, kb.index(llvm::divideCeil(c.numQueries, kMmaRows)),
-      kb.index(c.numHeads), kb.index(c.batch), kb.index(32 * kMmaWarps), one,
-      one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      builder, loc, kb.index(grid[0]), kb.index(grid[1]), kb.index(grid[2]),
+      kb.index(32 * kMmaWarps), one, one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, workgroup, /*privateAttributions=*/{});
 
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&launch.getBody().front());
   Value keyTileSmem = launch.getWorkgroupAttributions()[0];
   Value valueTileSmem = launch.getWorkgroupAttributions()[1];
-  Value tileIndex = launch.getBlockIds().x;
-  Value h = launch.getBlockIds().y;
-  Value b = launch.getBlockIds().z;
+  RowTile tile = RowTile::get(kb, c, launch, kMmaRows);
+  Value b = tile.batch, g = tile.kvHead;
   Value tid = launch.getThreadIds().x;
-  Value zero = kb.index(0);
-  Value g = arith::DivUIOp::create(builder, loc, h, kb.index(c.groupSize));
   Value warp = arith::DivUIOp::create(builder, loc, tid, kb.index(32));
   Value lane = arith::RemUIOp::create(builder, loc, tid, kb.index(32));
   Value quad = arith::DivUIOp::create(builder, loc, lane, kb.index(4));
   Value quadLane = arith::RemUIOp::create(builder, loc, lane, kb.index(4));
   Value twiceQuadLane = kb.mul(quadLane, kb.index(2));
-  Value rowBegin = kb.mul(tileIndex, kb.index(kMmaRows));
-  Value lastRow = kb.index(c.numQueries - 1);
-  Value rowEnd = kb.min(kb.add(rowBegin, kb.index(kMmaRows - 1)), lastRow);
-  // This thread's two rows (g and g + 8 of its warp's 16), and the same
-  // clamped into [0, Sq) for reads: rows past Sq compute garbage that is
-  // never written, but must not read out of bounds.
-  Value row0 = kb.add(kb.add(rowBegin, kb.mul(warp, kb.index(16))), quad);
+  // This thread's two packed rows (g and g + 8 of its warp's 16), and the
+  // same clamped into [0, R * Sq) for reads: rows past the end compute
+  // garbage that is never written, but must not read out of bounds. Each
+  // row's query head and position.
+  Value lastRow = kb.index(tile.numPacked - 1);
+  Value row0 = kb.add(kb.add(tile.begin, kb.mul(warp, kb.index(16))), quad);
   Value rows[2] = {row0, kb.add(row0, kb.index(8))};
-  Value readRows[2] = {kb.min(rows[0], lastRow), kb.min(rows[1], lastRow)};
+  Value heads[2], positions[2];
+  for (int64_t r = 0; r < 2; ++r)
+    std::tie(heads[r], positions[r]) =
+        tile.unpack(kb, c, kb.min(rows[r], lastRow));
   Value seed;
   if (c.dropout > 0.0)
     seed = memref::LoadOp::create(builder, loc, c.seed, ValueRange{});
@@ -507,20 +555,20 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   SmallVector<SmallVector<Value>> queryFrags;
   for (int64_t ks = 0; ks < keySteps; ++ks) {
     Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
-    auto pairAt = [&](Value row, Value column) {
-      Value x0 = memref::LoadOp::create(builder, loc, c.query,
-                                        ValueRange{b, h, row, column});
+    auto pairAt = [&](int64_t r, Value column) {
+      Value x0 = memref::LoadOp::create(
+          builder, loc, c.query, ValueRange{b, heads[r], positions[r], column});
       Value x1 = memref::LoadOp::create(
-          builder, loc, c.query, ValueRange{b, h, row, kb.add(column, one)});
+          builder, loc, c.query,
+          ValueRange{b, heads[r], positions[r], kb.add(column, one)});
       return mb.pack(x0, x1);
     };
     Value col8 = kb.add(col, kb.index(8));
-    queryFrags.push_back({pairAt(readRows[0], col), pairAt(readRows[1], col),
-                          pairAt(readRows[0], col8),
-                          pairAt(readRows[1], col8)});
+    queryFrags.push_back(
+        {pairAt(0, col), pairAt(1, col), pairAt(0, col8), pairAt(1, col8)});
   }
 
-  auto [keyBegin, keyEnd] = buildKeyRange(kb, c, b, rowBegin, rowEnd);
+  auto [keyBegin, keyEnd] = buildKeyRange(kb, c, tile);
   Value keyTileSize = kb.index(kMmaKeys);
   Value f32Zero = arith::ConstantOp::create(builder, loc,
                                             builder.getF32FloatAttr(0.0));
@@ -585,8 +633,8 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         for (int64_t n = 0; n < keyTiles; ++n) {
           for (int64_t e = 0; e < 4; ++e) {
             Value j = kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
-            Value t = buildLogit(kb, c, scores[n][e], b, h, readRows[e / 2],
-                                 kb.min(j, lastKey));
+            Value t = buildLogit(kb, c, scores[n][e], b, heads[e / 2],
+                                 positions[e / 2], kb.min(j, lastKey));
             t = kb.select(kb.lt(j, keyEnd), t, f32NegInf);
             scores[n][e] = t;
             tileMax[e / 2] =
@@ -615,8 +663,8 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
                   kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
               Value keep = buildAttentionDropoutKeep(
                   builder, loc, seed, c.dropout,
-                  {c.batch, c.numHeads, c.numQueries, c.numKeys}, b, h,
-                  readRows[e / 2], kb.min(j, lastKey));
+                  {c.batch, c.numHeads, c.numQueries, c.numKeys}, b,
+                  heads[e / 2], positions[e / 2], kb.min(j, lastKey));
               p = kb.select(keep,
                             kb.fmul(p, kb.fconst(1.0 / (1.0 - c.dropout))),
                             f32Zero);
@@ -664,9 +712,9 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   for (int64_t r = 0; r < 2; ++r)
     sums[r] = mb.quadReduce(tiles.getResult(2 + r),
                               [&](Value x, Value y) { return kb.fadd(x, y); });
-  Value numQueries = kb.index(c.numQueries);
+  Value numPacked = kb.index(tile.numPacked);
   for (int64_t r = 0; r < 2; ++r) {
-    kb.ifThen(kb.lt(rows[r], numQueries), [&] {
+    kb.ifThen(kb.lt(rows[r], numPacked), [&] {
       Value empty = kb.feq(sums[r], f32Zero);
       for (int64_t dn = 0; dn < valueTiles; ++dn) {
         for (int64_t e = 2 * r; e < 2 * r + 2; ++e) {
@@ -675,7 +723,8 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
                               arith::DivFOp::create(builder, loc, a, sums[r]));
           Value col = kb.add(twiceQuadLane, kb.index(8 * dn + e % 2));
           memref::StoreOp::create(builder, loc, kb.convert(o, c.elementType),
-                                  c.out, ValueRange{b, h, rows[r], col});
+                                  c.out,
+                                  ValueRange{b, heads[r], positions[r], col});
         }
       }
       if (c.lse) {
@@ -685,8 +734,8 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
               kb.fadd(tiles.getResult(r),
                       math::LogOp::create(builder, loc, sums[r])));
           Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
-          memref::StoreOp::create(builder, loc, kb.convert(lse, lseType),
-                                  c.lse, ValueRange{b, h, rows[r]});
+          memref::StoreOp::create(builder, loc, kb.convert(lse, lseType), c.lse,
+                                  ValueRange{b, heads[r], positions[r]});
         });
       }
     });
@@ -781,9 +830,14 @@ LogicalResult mlir::kiln::canBuildAttentionForward(AttentionOp op,
     reason = "head dim outside [1, 256]";
     return failure();
   }
-  int64_t grid = llvm::divideCeil(resultType.getDimSize(2), kSimtRows);
-  if (grid > std::numeric_limits<int32_t>::max() ||
-      resultType.getDimSize(1) > 65535 || resultType.getDimSize(0) > 65535) {
+  // The grid of RowTile: (ceil(R * Sq / rows), Hkv, B).
+  int64_t numKvHeads = keyType.getDimSize(1);
+  int64_t packedRows = resultType.getDimSize(1) /
+                       std::max<int64_t>(1, numKvHeads) *
+                       resultType.getDimSize(2);
+  int64_t grid = llvm::divideCeil(packedRows, kSimtRows);
+  if (grid > std::numeric_limits<int32_t>::max() || numKvHeads > 65535 ||
+      resultType.getDimSize(0) > 65535) {
     reason = "grid too large";
     return failure();
   }

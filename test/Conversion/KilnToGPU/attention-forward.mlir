@@ -1,22 +1,31 @@
 // RUN: kiln-opt %s --convert-kiln-attention-to-gpu --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --convert-kiln-attention-to-gpu="tensor-cores=false" --split-input-file | FileCheck %s --check-prefix=SIMT
 
-// f32 takes the SIMT kernel: blocks (ceil(Sq / 64), Hq, B) of 64 threads,
-// K and V tiles of 32 keys (64 x 2 x 128 x 4 bytes would exceed 32 KiB) in
-// workgroup memory, the q row, the accumulator and the tile's scores in
-// private memory. One loop over key tiles, each staged between two
-// barriers; the causal band ends the loop at the block's last visible key.
+// f32 takes the SIMT kernel: blocks (ceil(R * Sq / 64), Hkv, B) of 64
+// threads, K and V tiles of 32 keys (64 x 2 x 128 x 4 bytes would exceed
+// 32 KiB) in workgroup memory, the q row, the accumulator and the tile's
+// scores in private memory. The R = 2 query heads of a kv head are packed
+// into the block's rows, position-major: packed row p = 64 x + t is position
+// p / 2 of query head 2 g + p % 2, so each K/V tile is staged once for the
+// group. One loop over key tiles, each staged between two barriers; the
+// causal band ends the loop at the block's last visible key.
 // CHECK-LABEL: func.func @simt_f32
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x100x128xf32>, %[[K:.*]]: tensor<2x2x90x128xf32>, %[[V:.*]]: tensor<2x2x90x128xf32>)
 // CHECK-DAG: %[[QB:.*]] = bufferization.to_buffer %[[Q]] read_only : tensor<2x4x100x128xf32> to memref<2x4x100x128xf32>
 // CHECK-DAG: %[[KB:.*]] = bufferization.to_buffer %[[K]] read_only
 // CHECK-DAG: %[[VB:.*]] = bufferization.to_buffer %[[V]] read_only
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x4x100x128xf32>
-// CHECK: gpu.launch blocks(%{{[^,]*}}, %[[H:[^,]*]], %[[B:[^)]*]]) in (%{{[^ ]*}} = %c2, %{{[^ ]*}} = %c4, %{{[^ ]*}} = %c2) threads({{[^)]*}}) in (%{{[^ ]*}} = %c64, %{{[^ ]*}} = %c1, %{{[^ ]*}} = %c1)
+// CHECK: gpu.launch blocks(%[[X:[^,]*]], %[[G:[^,]*]], %[[B:[^)]*]]) in (%{{[^ ]*}} = %c4, %{{[^ ]*}} = %c2, %{{[^ ]*}} = %c2) threads(%[[T:[^,]*]], {{[^)]*}}) in (%{{[^ ]*}} = %c64, %{{[^ ]*}} = %c1, %{{[^ ]*}} = %c1)
 // CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<32x128xf32, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<32x128xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: private(%{{[^ ]*}} : memref<128xf32, #gpu.address_space<private>>, %{{[^ ]*}} : memref<128xf32, #gpu.address_space<private>>, %{{[^ ]*}} : memref<32xf32, #gpu.address_space<private>>)
-// GQA: kv head h / 2.
-// CHECK: %[[G:.*]] = arith.divui %[[H]], %c2 : index
+// CHECK: %[[BEGIN:.*]] = arith.muli %[[X]], %c64 : index
+// CHECK: %[[P:.*]] = arith.addi %[[BEGIN]], %[[T]] : index
+// CHECK: arith.cmpi slt, %[[P]], %c200 : index
+// CHECK: %[[I:.*]] = arith.divui %[[P]], %c2 : index
+// CHECK: %[[M:.*]] = arith.remui %[[P]], %c2 : index
+// CHECK: %[[G2:.*]] = arith.muli %[[G]], %c2 : index
+// CHECK: %[[H:.*]] = arith.addi %[[G2]], %[[M]] : index
+// CHECK: memref.load %[[QB]][%[[B]], %[[H]], %[[I]], %{{.*}}] : memref<2x4x100x128xf32>
 // CHECK: %{{.*}}:2 = scf.for %[[KT0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[KB]][%[[B]], %[[G]], %{{.*}}, %{{.*}}] : memref<2x2x90x128xf32>
@@ -59,6 +68,33 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 func.func @mma_f16(%q: tensor<1x2x70x64xf16>, %k: tensor<1x2x80x64xf16>, %v: tensor<1x2x80x16xf16>) -> tensor<1x2x70x16xf16> {
   %o = kiln.attention %q, %k, %v : tensor<1x2x70x64xf16>, tensor<1x2x80x64xf16>, tensor<1x2x80x16xf16> -> tensor<1x2x70x16xf16>
   return %o : tensor<1x2x70x16xf16>
+}
+
+// -----
+
+// The tensor-core kernel packs grouped heads the same way: 8 query heads over
+// 2 kv heads (R = 4) and Sq = 30 are 120 packed rows per kv head, 2 blocks of
+// 64. A thread's rows g and g + 8 are unpacked into (head, position) for the
+// Q fragments, and the causal key range ends after the block's last
+// position, (last packed row) / 4, not its last packed row.
+// CHECK-LABEL: func.func @mma_gqa
+// CHECK: gpu.launch blocks(%[[X:[^,]*]], %[[G:[^,]*]], %[[B:[^)]*]]) in (%{{[^ ]*}} = %c2, %{{[^ ]*}} = %c2, %{{[^ ]*}} = %c1) threads({{[^)]*}}) in (%{{[^ ]*}} = %c128, {{[^)]*}})
+// CHECK: %[[BEGIN:.*]] = arith.muli %[[X]], %c64 : index
+// CHECK: %[[END:.*]] = arith.addi %[[BEGIN]], %c63 : index
+// CHECK: %[[LAST:.*]] = arith.minsi %[[END]], %c119 : index
+// CHECK: %[[ROW:.*]] = arith.minsi %{{.*}}, %c119 : index
+// CHECK: %[[I:.*]] = arith.divui %[[ROW]], %c4 : index
+// CHECK: %[[M:.*]] = arith.remui %[[ROW]], %c4 : index
+// CHECK: %[[G4:.*]] = arith.muli %[[G]], %c4 : index
+// CHECK: %[[H:.*]] = arith.addi %[[G4]], %[[M]] : index
+// CHECK: memref.load %{{.*}}[%[[B]], %[[H]], %[[I]], %{{.*}}] : memref<1x8x30x16xf16>
+// CHECK: %[[LASTPOS:.*]] = arith.divui %[[LAST]], %c4 : index
+// CHECK: %[[HI:.*]] = arith.addi %[[LASTPOS]], %c11 : index
+// CHECK: %[[KEND:.*]] = arith.minsi %c40, %[[HI]] : index
+// CHECK: scf.for %{{.*}} = %c0 to %[[KEND]] step %c64
+func.func @mma_gqa(%q: tensor<1x8x30x16xf16>, %k: tensor<1x2x40x16xf16>, %v: tensor<1x2x40x16xf16>) -> tensor<1x8x30x16xf16> {
+  %o = kiln.attention %q, %k, %v {causal} : tensor<1x8x30x16xf16>, tensor<1x2x40x16xf16>, tensor<1x2x40x16xf16> -> tensor<1x8x30x16xf16>
+  return %o : tensor<1x8x30x16xf16>
 }
 
 // -----
