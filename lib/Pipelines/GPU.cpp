@@ -112,6 +112,12 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   // Kernels: outlining, the NVVM target, NVVM (the tail of upstream's
   // gpu-lower-to-nvvm-pipeline, with Kiln's options and toolkit path).
   pm.addPass(createConvertNVGPUToNVVMPass());
+  // Constants and index computations that the canonicalizer hoisted out of
+  // the launch bodies go back in before outlining; otherwise every one of
+  // them becomes a kernel parameter, and NVPTX sees runtime values where
+  // the strides, offsets and loop bounds are constants (no folding into
+  // addressing, no unrolling, every address live in a register).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // gpu-to-llvm lowers gpu.alloc, gpu.dealloc and gpu.memcpy only in their
   // async form: each function gets one stream that orders its launches,

@@ -20,9 +20,13 @@
 // HOST-LABEL: define void @_mlir_ciface_add_exp(ptr %0, ptr %1, ptr %2)
 
 // Elementwise with broadcasting and a libdevice call (exp).
+// The kernel's parameters are the function's buffers only: constants and
+// index computations are sunk into the launch before outlining, so that
+// NVPTX sees them as constants rather than kernel parameters.
 // CHECK-LABEL: llvm.func @add_exp(
 // CHECK-SAME: attributes {llvm.emit_c_interface}
 // CHECK: gpu.launch_func <%{{.*}} : !llvm.ptr> @add_exp_kernel::@add_exp_kernel
+// CHECK-SAME: args({{(%arg[0-9]+ : (!llvm.ptr|i64)(, )?)+}}){{$}}
 // CHECK-LABEL: llvm.func @_mlir_ciface_add_exp(
 // CHECK: gpu.binary @add_exp_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 // CHECK-SAME: .target sm_90
