@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include "llvm/Support/Debug.h"
@@ -212,7 +213,8 @@ struct RowTile {
   /// Grid and ids of a launch of `rows` packed rows per block: blocks
   /// (ceil(R * Sq / rows), Hkv, B).
   static std::array<int64_t, 3> grid(const ForwardConfig &c, int64_t rows) {
-    return {llvm::divideCeil(c.groupSize * c.numQueries, rows),
+    return {static_cast<int64_t>(
+                llvm::divideCeil(c.groupSize * c.numQueries, rows)),
             c.numHeads / c.groupSize, c.batch};
   }
   static RowTile get(KernelBuilder &kb, const ForwardConfig &c,
@@ -488,9 +490,11 @@ constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kMmaRows = 16 * kMmaWarps;
 /// Keys per K/V tile of the mma kernel.
 constexpr int64_t kMmaKeys = 64;
-/// Extra elements per row of the K/V tiles, so that the fragment loads of
-/// the 8 rows a warp reads at once fall in distinct banks.
-constexpr int64_t kMmaPad = 8;
+/// Extra 32-bit words per row of the K/V tiles, so that the fragment loads
+/// of the 8 rows a warp reads at once fall in distinct banks.
+constexpr int64_t kMmaPadWords = 4;
+/// Elements per staging load: 16 bytes of f16/bf16.
+constexpr int64_t kChunk = 8;
 constexpr int64_t kMaxMmaHeadDim = 128;
 
 /// Returns true if the tensor-core kernel computes `c`.
@@ -514,9 +518,19 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   int64_t keySteps = c.keyDim / 16, valueTiles = c.valueDim / 8;
   constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
   Value one = kb.index(1);
+  // The tiles hold 32-bit words of two elements, so that every B fragment
+  // register is one shared load: K's pairs of adjacent d of a key row
+  // (word d / 2 of row key), V transposed, pairs of adjacent keys of a
+  // column (word key / 2 of row d). They are flat: a thread's fragment
+  // loads are then its own base word plus constants, which the backend
+  // folds into the loads' addressing ([base + imm]) instead of keeping one
+  // 64-bit address per load live across the key loop.
+  Type i32 = builder.getI32Type();
+  int64_t keyStride = c.keyDim / 2 + kMmaPadWords;
+  int64_t valueStride = kMmaKeys / 2 + kMmaPadWords;
   SmallVector<Type> workgroup = {
-      workgroupType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType),
-      workgroupType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType)};
+      workgroupType({kMmaKeys * keyStride}, i32),
+      workgroupType({c.valueDim * valueStride}, i32)};
   std::array<int64_t, 3> grid = RowTile::grid(c, kMmaRows);
   auto launch = gpu::LaunchOp::create(
       builder, loc, kb.index(grid[0]), kb.index(grid[1]), kb.index(grid[2]),
@@ -570,6 +584,117 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
 
   auto [keyBegin, keyEnd] = buildKeyRange(kb, c, tile);
   Value keyTileSize = kb.index(kMmaKeys);
+
+  // K and V are staged 8 elements (16 bytes) per load when both start
+  // 16-byte aligned (their rows then do too: Dk and Dv are multiples of 16),
+  // else element by element; the branch is uniform. Consecutive threads
+  // take consecutive 16-byte chunks of a K row, and consecutive key pairs
+  // of V, so that the words they store land in distinct banks.
+  Value vectorized;
+  {
+    Value sixteen = kb.index(16);
+    Value zeroIndex = kb.index(0);
+    Value aligned;
+    for (Value source : {c.key, c.value}) {
+      Value address = memref::ExtractAlignedPointerAsIndexOp::create(
+          builder, loc, source);
+      Value isAligned = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(builder, loc, address, sixteen), zeroIndex);
+      aligned = aligned ? arith::AndIOp::create(builder, loc, aligned, isAligned)
+                        : isAligned;
+    }
+    vectorized = aligned;
+  }
+  Value lastKey = kb.index(c.numKeys - 1);
+  // The first word of this thread's B fragments: row g, word t.
+  Value keyFragmentBase =
+      kb.add(kb.mul(quad, kb.index(keyStride)), quadLane);
+  Value valueFragmentBase =
+      kb.add(kb.mul(quad, kb.index(valueStride)), quadLane);
+  auto chunkType = VectorType::get({kChunk}, c.elementType);
+  Value zeroChunk = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(
+                        chunkType, builder.getFloatAttr(c.elementType, 0.0)));
+  // source[b, g, j, d..d+7], zeros for a key j at or past keyEnd (read at a
+  // clamped row, never out of bounds).
+  auto loadChunk = [&](Value source, Value j, Value d, bool wide) -> Value {
+    Value row = kb.min(j, lastKey);
+    Value x;
+    if (wide) {
+      x = vector::LoadOp::create(builder, loc, chunkType, source,
+                                 ValueRange{b, g, row, d},
+                                 /*nontemporal=*/false, llvm::Align(16));
+    } else {
+      SmallVector<Value> elements;
+      for (int64_t e = 0; e < kChunk; ++e)
+        elements.push_back(memref::LoadOp::create(
+            builder, loc, source, ValueRange{b, g, row, kb.add(d, kb.index(e))}));
+      x = vector::FromElementsOp::create(builder, loc, chunkType, elements);
+    }
+    return kb.select(kb.lt(j, keyEnd), x, zeroChunk);
+  };
+  auto stageTiles = [&](Value kt, bool wide) {
+    Value threads = kb.index(32 * kMmaWarps);
+    // K: chunk e is row e / (Dk / 8), d = 8 (e % (Dk / 8)); its four words
+    // go to [row, 4 (e % (Dk / 8)) + w].
+    int64_t keyChunks = c.keyDim / kChunk;
+    kb.loop(tid, kb.index(kMmaKeys * keyChunks), threads, {},
+            [&](Value e, ValueRange) {
+              Value r = arith::DivUIOp::create(builder, loc, e,
+                                               kb.index(keyChunks));
+              Value chunk = arith::RemUIOp::create(builder, loc, e,
+                                                   kb.index(keyChunks));
+              Value x = loadChunk(c.key, kb.add(kt, r),
+                                  kb.mul(chunk, kb.index(kChunk)), wide);
+              Value words = vector::BitCastOp::create(
+                  builder, loc, VectorType::get({kChunk / 2}, i32), x);
+              Value base = kb.mul(chunk, kb.index(kChunk / 2));
+              for (int64_t w = 0; w < kChunk / 2; ++w)
+                memref::StoreOp::create(
+                    builder, loc,
+                    vector::ExtractOp::create(builder, loc, words,
+                                              ArrayRef<int64_t>{w}),
+                    keyTileSmem,
+                    kb.add(kb.add(kb.mul(r, kb.index(keyStride)), base),
+                           kb.index(w)));
+              return SmallVector<Value>{};
+            });
+    // V: item e is key pair p = e % 32 (keys 2p, 2p + 1) and chunk
+    // e / 32 of both rows; interleaving the two chunks gives the words of
+    // columns d..d+7, stored at [d + w, p].
+    int64_t valueChunks = c.valueDim / kChunk;
+    constexpr int64_t pairs = kMmaKeys / 2;
+    kb.loop(tid, kb.index(pairs * valueChunks), threads, {},
+            [&](Value e, ValueRange) {
+              Value p = arith::RemUIOp::create(builder, loc, e,
+                                               kb.index(pairs));
+              Value chunk = arith::DivUIOp::create(builder, loc, e,
+                                                   kb.index(pairs));
+              Value d = kb.mul(chunk, kb.index(kChunk));
+              Value j = kb.add(kt, kb.mul(p, kb.index(2)));
+              Value even = loadChunk(c.value, j, d, wide);
+              Value odd = loadChunk(c.value, kb.add(j, kb.index(1)), d, wide);
+              SmallVector<int64_t> interleave;
+              for (int64_t w = 0; w < kChunk; ++w)
+                interleave.append({w, kChunk + w});
+              Value pairsOfKeys = vector::ShuffleOp::create(builder, loc, even,
+                                                            odd, interleave);
+              Value words = vector::BitCastOp::create(
+                  builder, loc, VectorType::get({kChunk}, i32), pairsOfKeys);
+              for (int64_t w = 0; w < kChunk; ++w)
+                memref::StoreOp::create(
+                    builder, loc,
+                    vector::ExtractOp::create(builder, loc, words,
+                                              ArrayRef<int64_t>{w}),
+                    valueTileSmem,
+                    kb.add(kb.mul(kb.add(d, kb.index(w)),
+                                  kb.index(valueStride)),
+                           p));
+              return SmallVector<Value>{};
+            });
+  };
+
   Value f32Zero = arith::ConstantOp::create(builder, loc,
                                             builder.getF32FloatAttr(0.0));
   Value f32NegInf = kb.negInf();
@@ -583,27 +708,15 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         // Stage K and V rows kt..kt+63 (zeros past keyEnd: a garbage V row
         // times a zero probability could still be NaN).
         gpu::BarrierOp::create(builder, loc);
-        Value lastKey = kb.index(c.numKeys - 1);
-        auto stage = [&](Value source, Value tile, int64_t dim) {
-          kb.loop(tid, kb.index(kMmaKeys * dim), kb.index(32 * kMmaWarps), {},
-                  [&](Value e, ValueRange) {
-                    Value dimValue = kb.index(dim);
-                    Value r = arith::DivUIOp::create(builder, loc, e, dimValue);
-                    Value d = arith::RemUIOp::create(builder, loc, e, dimValue);
-                    Value j = kb.add(kt, r);
-                    Value x = memref::LoadOp::create(
-                        builder, loc, source,
-                        ValueRange{b, g, kb.min(j, lastKey), d});
-                    Value elementZero = arith::ConstantOp::create(
-                        builder, loc, builder.getFloatAttr(c.elementType, 0.0));
-                    x = kb.select(kb.lt(j, keyEnd), x, elementZero);
-                    memref::StoreOp::create(builder, loc, x, tile,
-                                            ValueRange{r, d});
-                    return SmallVector<Value>{};
-                  });
-        };
-        stage(c.key, keyTileSmem, c.keyDim);
-        stage(c.value, valueTileSmem, c.valueDim);
+        auto ifVectorized = scf::IfOp::create(builder, loc, vectorized,
+                                              /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointToStart(&ifVectorized.getThenRegion().front());
+          stageTiles(kt, /*wide=*/true);
+          builder.setInsertionPointToStart(&ifVectorized.getElseRegion().front());
+          stageTiles(kt, /*wide=*/false);
+        }
         gpu::BarrierOp::create(builder, loc);
 
         // S = Q Kᵀ: B[k = d][n = key] = K[key][d], so b{0,1} are the two
@@ -611,18 +724,15 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         SmallVector<SmallVector<Value>> scores;
         for (int64_t n = 0; n < keyTiles; ++n) {
           SmallVector<Value> acc(4, f32Zero);
-          Value keyRow = kb.add(quad, kb.index(8 * n));
           for (int64_t ks = 0; ks < keySteps; ++ks) {
-            Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
-            auto pairAt = [&](Value column) {
-              Value x0 = memref::LoadOp::create(builder, loc, keyTileSmem,
-                                                ValueRange{keyRow, column});
-              Value x1 = memref::LoadOp::create(
-                  builder, loc, keyTileSmem,
-                  ValueRange{keyRow, kb.add(column, one)});
-              return mb.pack(x0, x1);
+            // Words 8ks + t and 8ks + 4 + t of key row 8n + g.
+            auto pairAt = [&](int64_t offset) {
+              Value word = kb.add(keyFragmentBase, kb.index(offset));
+              return mb.fromWord(
+                  memref::LoadOp::create(builder, loc, keyTileSmem, word));
             };
-            Value bRegs[2] = {pairAt(col), pairAt(kb.add(col, kb.index(8)))};
+            int64_t offset = 8 * n * keyStride + 8 * ks;
+            Value bRegs[2] = {pairAt(offset), pairAt(offset + 4)};
             acc = mb.mma(queryFrags[ks], bRegs, acc);
           }
           scores.push_back(acc);
@@ -687,18 +797,16 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           ArrayRef<Value> lo = scores[2 * kk], hi = scores[2 * kk + 1];
           Value aRegs[4] = {mb.pack(lo[0], lo[1]), mb.pack(lo[2], lo[3]),
                             mb.pack(hi[0], hi[1]), mb.pack(hi[2], hi[3])};
-          Value key = kb.add(twiceQuadLane, kb.index(16 * kk));
           for (int64_t dn = 0; dn < valueTiles; ++dn) {
-            Value col = kb.add(quad, kb.index(8 * dn));
-            auto pairAt = [&](Value keyRow) {
-              Value x0 = memref::LoadOp::create(builder, loc, valueTileSmem,
-                                                ValueRange{keyRow, col});
-              Value x1 = memref::LoadOp::create(
-                  builder, loc, valueTileSmem,
-                  ValueRange{kb.add(keyRow, one), col});
-              return mb.pack(x0, x1);
+            // Words 8kk + t and 8kk + 4 + t (keys 16kk + 2t, +1 and 16kk +
+            // 8 + 2t, +1) of column 8dn + g.
+            auto pairAt = [&](int64_t offset) {
+              Value word = kb.add(valueFragmentBase, kb.index(offset));
+              return mb.fromWord(
+                  memref::LoadOp::create(builder, loc, valueTileSmem, word));
             };
-            Value bRegs[2] = {pairAt(key), pairAt(kb.add(key, kb.index(8)))};
+            int64_t offset = 8 * dn * valueStride + 8 * kk;
+            Value bRegs[2] = {pairAt(offset), pairAt(offset + 4)};
             out[dn] = mb.mma(aRegs, bRegs, out[dn]);
           }
         }

@@ -86,6 +86,17 @@ struct MmaBuilder {
     return pack(first, second);
   }
 
+  /// The register of a 32-bit word that holds two elements, the first in
+  /// its low half (a pair staged as one word in workgroup memory).
+  Value fromWord(Value word) {
+    if (!elementType.isF16())
+      return word;
+    Value vector = vector::FromElementsOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word});
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({2}, elementType), vector);
+  }
+
   /// The A fragment of C fragments `lo` (n-tile 2k) and `hi` (n-tile
   /// 2k + 1): the 16x16 A operand of columns 16k..16k+15.
   std::array<Value, 4> aFromAccumulators(ArrayRef<Value> lo,

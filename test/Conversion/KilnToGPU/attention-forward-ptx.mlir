@@ -28,17 +28,23 @@
 // RUN: %ptxas -arch=sm_80 %t.f32.sm80.ptx -o %t.o
 
 // Sq = Sk = 200: an [Sq, Sk] block would be 40000 elements. Only the K and
-// V tiles live in shared memory (64 keys x (64 + 8) halves = 9216 bytes,
-// 64 x (32 + 8) = 5120); no variable is declared in global memory.
+// V tiles live in shared memory, as 32-bit words of two halves (K: 64 keys
+// x (64 / 2 + 4) words = 9216 bytes; V transposed: 32 columns x (64 / 2 +
+// 4) words = 4608); no variable is declared in global memory. Every B
+// fragment register is one 32-bit shared load, and K and V are staged 16
+// bytes per load when they are 16-byte aligned.
 // F16-NOT: .global .align
 // F16: .shared .align {{[0-9]+}} .b8 {{.*}}[9216];
-// F16: .shared .align {{[0-9]+}} .b8 {{.*}}[5120];
+// F16: .shared .align {{[0-9]+}} .b8 {{.*}}[4608];
 // F16-NOT: .global .align
+// F16-NOT: ld.shared.b16
 // F16: bar.sync
 // F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// F16: ld.shared
+// F16: ld.shared.b32
 // F16: shfl.sync.bfly
+// F16: ld.global.v4.b32
 // F16-NOT: .global .align
+// F16-NOT: ld.shared.b16
 func.func @f16(%q: tensor<1x2x200x64xf16>, %k: tensor<1x2x200x64xf16>, %v: tensor<1x2x200x32xf16>) -> tensor<1x2x200x32xf16> {
   %o = kiln.attention %q, %k, %v {causal} : tensor<1x2x200x64xf16>, tensor<1x2x200x64xf16>, tensor<1x2x200x32xf16> -> tensor<1x2x200x32xf16>
   return %o : tensor<1x2x200x32xf16>
