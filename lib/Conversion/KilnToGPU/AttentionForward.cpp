@@ -493,8 +493,6 @@ constexpr int64_t kMmaKeys = 64;
 /// Extra 32-bit words per row of the K/V tiles, so that the fragment loads
 /// of the 8 rows a warp reads at once fall in distinct banks.
 constexpr int64_t kMmaPadWords = 4;
-/// Elements per staging load: 16 bytes of f16/bf16.
-constexpr int64_t kChunk = 8;
 constexpr int64_t kMaxMmaHeadDim = 128;
 
 /// Returns true if the tensor-core kernel computes `c`.
@@ -590,55 +588,29 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   // else element by element; the branch is uniform. Consecutive threads
   // take consecutive 16-byte chunks of a K row, and consecutive key pairs
   // of V, so that the words they store land in distinct banks.
-  Value vectorized;
-  {
-    Value sixteen = kb.index(16);
-    Value zeroIndex = kb.index(0);
-    Value aligned;
-    for (Value source : {c.key, c.value}) {
-      Value address = memref::ExtractAlignedPointerAsIndexOp::create(
-          builder, loc, source);
-      Value isAligned = arith::CmpIOp::create(
-          builder, loc, arith::CmpIPredicate::eq,
-          arith::RemUIOp::create(builder, loc, address, sixteen), zeroIndex);
-      aligned = aligned ? arith::AndIOp::create(builder, loc, aligned, isAligned)
-                        : isAligned;
-    }
-    vectorized = aligned;
-  }
+  Value vectorized = buildAllAligned(builder, loc, {c.key, c.value}, 16);
   Value lastKey = kb.index(c.numKeys - 1);
   // The first word of this thread's B fragments: row g, word t.
   Value keyFragmentBase =
       kb.add(kb.mul(quad, kb.index(keyStride)), quadLane);
   Value valueFragmentBase =
       kb.add(kb.mul(quad, kb.index(valueStride)), quadLane);
-  auto chunkType = VectorType::get({kChunk}, c.elementType);
+  auto chunkType = VectorType::get({kStagingChunk}, c.elementType);
   Value zeroChunk = arith::ConstantOp::create(
       builder, loc, DenseElementsAttr::get(
                         chunkType, builder.getFloatAttr(c.elementType, 0.0)));
   // source[b, g, j, d..d+7], zeros for a key j at or past keyEnd (read at a
   // clamped row, never out of bounds).
   auto loadChunk = [&](Value source, Value j, Value d, bool wide) -> Value {
-    Value row = kb.min(j, lastKey);
-    Value x;
-    if (wide) {
-      x = vector::LoadOp::create(builder, loc, chunkType, source,
-                                 ValueRange{b, g, row, d},
-                                 /*nontemporal=*/false, llvm::Align(16));
-    } else {
-      SmallVector<Value> elements;
-      for (int64_t e = 0; e < kChunk; ++e)
-        elements.push_back(memref::LoadOp::create(
-            builder, loc, source, ValueRange{b, g, row, kb.add(d, kb.index(e))}));
-      x = vector::FromElementsOp::create(builder, loc, chunkType, elements);
-    }
+    Value x = buildChunkLoad(builder, loc, source,
+                             {b, g, kb.min(j, lastKey), d}, wide);
     return kb.select(kb.lt(j, keyEnd), x, zeroChunk);
   };
   auto stageTiles = [&](Value kt, bool wide) {
     Value threads = kb.index(32 * kMmaWarps);
     // K: chunk e is row e / (Dk / 8), d = 8 (e % (Dk / 8)); its four words
-    // go to [row, 4 (e % (Dk / 8)) + w].
-    int64_t keyChunks = c.keyDim / kChunk;
+    // go to words 4 (e % (Dk / 8)) .. + 3 of the row.
+    int64_t keyChunks = c.keyDim / kStagingChunk;
     kb.loop(tid, kb.index(kMmaKeys * keyChunks), threads, {},
             [&](Value e, ValueRange) {
               Value r = arith::DivUIOp::create(builder, loc, e,
@@ -646,24 +618,17 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
               Value chunk = arith::RemUIOp::create(builder, loc, e,
                                                    kb.index(keyChunks));
               Value x = loadChunk(c.key, kb.add(kt, r),
-                                  kb.mul(chunk, kb.index(kChunk)), wide);
-              Value words = vector::BitCastOp::create(
-                  builder, loc, VectorType::get({kChunk / 2}, i32), x);
-              Value base = kb.mul(chunk, kb.index(kChunk / 2));
-              for (int64_t w = 0; w < kChunk / 2; ++w)
-                memref::StoreOp::create(
-                    builder, loc,
-                    vector::ExtractOp::create(builder, loc, words,
-                                              ArrayRef<int64_t>{w}),
-                    keyTileSmem,
-                    kb.add(kb.add(kb.mul(r, kb.index(keyStride)), base),
-                           kb.index(w)));
+                                  kb.mul(chunk, kb.index(kStagingChunk)), wide);
+              Value start = kb.add(kb.mul(r, kb.index(keyStride)),
+                                   kb.mul(chunk, kb.index(kStagingChunk / 2)));
+              buildStoreWords(builder, loc, buildRowWords(builder, loc, x),
+                              keyTileSmem, start, /*step=*/1);
               return SmallVector<Value>{};
             });
-    // V: item e is key pair p = e % 32 (keys 2p, 2p + 1) and chunk
-    // e / 32 of both rows; interleaving the two chunks gives the words of
-    // columns d..d+7, stored at [d + w, p].
-    int64_t valueChunks = c.valueDim / kChunk;
+    // V: item e is key pair p = e % 32 (keys 2p, 2p + 1) and chunk e / 32
+    // of both rows; their words are columns d..d+7, stored at word p of
+    // rows d..d+7.
+    int64_t valueChunks = c.valueDim / kStagingChunk;
     constexpr int64_t pairs = kMmaKeys / 2;
     kb.loop(tid, kb.index(pairs * valueChunks), threads, {},
             [&](Value e, ValueRange) {
@@ -671,26 +636,14 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
                                                kb.index(pairs));
               Value chunk = arith::DivUIOp::create(builder, loc, e,
                                                    kb.index(pairs));
-              Value d = kb.mul(chunk, kb.index(kChunk));
+              Value d = kb.mul(chunk, kb.index(kStagingChunk));
               Value j = kb.add(kt, kb.mul(p, kb.index(2)));
               Value even = loadChunk(c.value, j, d, wide);
               Value odd = loadChunk(c.value, kb.add(j, kb.index(1)), d, wide);
-              SmallVector<int64_t> interleave;
-              for (int64_t w = 0; w < kChunk; ++w)
-                interleave.append({w, kChunk + w});
-              Value pairsOfKeys = vector::ShuffleOp::create(builder, loc, even,
-                                                            odd, interleave);
-              Value words = vector::BitCastOp::create(
-                  builder, loc, VectorType::get({kChunk}, i32), pairsOfKeys);
-              for (int64_t w = 0; w < kChunk; ++w)
-                memref::StoreOp::create(
-                    builder, loc,
-                    vector::ExtractOp::create(builder, loc, words,
-                                              ArrayRef<int64_t>{w}),
-                    valueTileSmem,
-                    kb.add(kb.mul(kb.add(d, kb.index(w)),
-                                  kb.index(valueStride)),
-                           p));
+              Value start = kb.add(kb.mul(d, kb.index(valueStride)), p);
+              buildStoreWords(builder, loc,
+                              buildColumnWords(builder, loc, even, odd),
+                              valueTileSmem, start, /*step=*/valueStride);
               return SmallVector<Value>{};
             });
   };

@@ -157,6 +157,91 @@ private:
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Staging tiles of f16/bf16 as 32-bit words
+//===----------------------------------------------------------------------===//
+//
+// Tiles in workgroup memory hold 32-bit words of two elements, so that a
+// fragment register is one 32-bit shared load; global memory is read 16
+// bytes (a chunk of 8 elements) per load when the buffers are 16-byte
+// aligned. See docs/GPUAttention.md ("The tensor-core kernel").
+
+/// Elements per staging load: 16 bytes of f16/bf16.
+constexpr int64_t kStagingChunk = 8;
+
+/// Returns an i1 that holds when every buffer of `memrefs` (identity
+/// layout, static offset 0) starts at a multiple of `bytes`.
+inline Value buildAllAligned(OpBuilder &b, Location loc, ValueRange memrefs,
+                             int64_t bytes) {
+  Value alignment = arith::ConstantIndexOp::create(b, loc, bytes);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value all;
+  for (Value memref : memrefs) {
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value aligned = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, address, alignment), zero);
+    all = all ? arith::AndIOp::create(b, loc, all, aligned).getResult()
+              : aligned;
+  }
+  return all;
+}
+
+/// Loads the kStagingChunk elements `source[indices]` onwards along the
+/// last (contiguous) dimension as a vector: one 16-byte vector.load if
+/// `wide` (the caller has checked the alignment), else element by element.
+inline Value buildChunkLoad(OpBuilder &b, Location loc, Value source,
+                            ArrayRef<Value> indices, bool wide) {
+  Type element = cast<MemRefType>(source.getType()).getElementType();
+  auto chunkType = VectorType::get({kStagingChunk}, element);
+  if (wide)
+    return vector::LoadOp::create(b, loc, chunkType, source, indices,
+                                  /*nontemporal=*/false, llvm::Align(16));
+  SmallVector<Value> at(indices);
+  Value column = at.back();
+  SmallVector<Value> elements;
+  for (int64_t e = 0; e < kStagingChunk; ++e) {
+    at.back() = arith::AddIOp::create(
+        b, loc, column, arith::ConstantIndexOp::create(b, loc, e));
+    elements.push_back(memref::LoadOp::create(b, loc, source, at));
+  }
+  return vector::FromElementsOp::create(b, loc, chunkType, elements);
+}
+
+/// The kStagingChunk / 2 words of a chunk: pairs of adjacent elements of a
+/// row, the first in the low half.
+inline Value buildRowWords(OpBuilder &b, Location loc, Value chunk) {
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({kStagingChunk / 2}, b.getI32Type()), chunk);
+}
+
+/// The kStagingChunk words of two chunks at the same columns of rows r and
+/// r + 1: word w pairs (r, w) (low half) with (r + 1, w), the pairing of a
+/// transposed tile.
+inline Value buildColumnWords(OpBuilder &b, Location loc, Value even,
+                              Value odd) {
+  SmallVector<int64_t> interleave;
+  for (int64_t w = 0; w < kStagingChunk; ++w)
+    interleave.append({w, kStagingChunk + w});
+  Value pairs = vector::ShuffleOp::create(b, loc, even, odd, interleave);
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({kStagingChunk}, b.getI32Type()), pairs);
+}
+
+/// Stores the words of `words` (a vector of i32) to the flat workgroup
+/// buffer `tile` at `start + w * step`.
+inline void buildStoreWords(OpBuilder &b, Location loc, Value words,
+                            Value tile, Value start, int64_t step) {
+  int64_t count = cast<VectorType>(words.getType()).getNumElements();
+  for (int64_t w = 0; w < count; ++w) {
+    Value word = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
+    Value at = arith::AddIOp::create(
+        b, loc, start, arith::ConstantIndexOp::create(b, loc, w * step));
+    memref::StoreOp::create(b, loc, word, tile, at);
+  }
+}
+
 } // namespace mlir::kiln
 
 #endif // KILN_LIB_CONVERSION_KILNTOGPU_MMAFRAGMENTS_H
