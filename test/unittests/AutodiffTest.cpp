@@ -91,6 +91,32 @@ Case opCase(std::string name, std::string args, std::string body,
   return Case{std::move(name), source, std::move(inputs), std::move(wrt)};
 }
 
+/// `tensor<AxBx...xf64>` for `shape`.
+std::string f64Type(ArrayRef<int64_t> shape) {
+  return formatTensorType(DType::F64, shape);
+}
+
+/// An op of one operand `%x` of shape `in`, differentiated in it:
+/// `%y = kiln.<op> %x <attrs> : <in> -> <out>`.
+Case shapeCase(std::string name, const std::string &op,
+               const std::string &attrs, ArrayRef<int64_t> in,
+               ArrayRef<int64_t> out) {
+  return opCase(std::move(name), "%x: " + f64Type(in),
+                "  %y = kiln." + op + " %x" + (attrs.empty() ? "" : " ") +
+                    attrs + " : " + f64Type(in) + " -> " + f64Type(out),
+                f64Type(out), out.size(), {f64(in), f64(out)}, {0});
+}
+
+/// The same for an op whose assembly names its one type:
+/// `%y = kiln.<op> %x <attrs> : <type>`.
+Case sameTypeCase(std::string name, const std::string &op,
+                  const std::string &attrs, ArrayRef<int64_t> shape) {
+  return opCase(std::move(name), "%x: " + f64Type(shape),
+                "  %y = kiln." + op + " %x" + (attrs.empty() ? "" : " ") +
+                    attrs + " : " + f64Type(shape),
+                f64Type(shape), shape.size(), {f64(shape), f64(shape)}, {0});
+}
+
 /// A unary elementwise op on tensor<2x3xf64>, or on rank-0 tensors (whose
 /// backward graph needs no reduction).
 Case unaryCase(const std::string &op, const std::string &attrs = "",
@@ -176,53 +202,30 @@ std::vector<Case> elementwiseCases() {
 
 std::vector<Case> tensorCases() {
   std::vector<Case> cases;
-  cases.push_back(opCase("broadcast_to", "%x: tensor<3x1xf64>",
-                         "  %y = kiln.broadcast_to %x : tensor<3x1xf64> -> "
-                         "tensor<2x3x4xf64>",
-                         "tensor<2x3x4xf64>", 3, {f64({3, 1}), f64({2, 3, 4})},
-                         {0}));
-  cases.push_back(opCase("reshape", "%x: tensor<2x3xf64>",
-                         "  %y = kiln.reshape %x : tensor<2x3xf64> -> "
-                         "tensor<3x2xf64>",
-                         "tensor<3x2xf64>", 2, {f64({2, 3}), f64({3, 2})},
-                         {0}));
-  cases.push_back(opCase("flatten", "%x: tensor<2x3x2xf64>",
-                         "  %y = kiln.flatten %x {end_dim = 2 : i64, "
-                         "start_dim = 1 : i64} : tensor<2x3x2xf64> -> "
-                         "tensor<2x6xf64>",
-                         "tensor<2x6xf64>", 2, {f64({2, 3, 2}), f64({2, 6})},
-                         {0}));
-  cases.push_back(opCase("squeeze", "%x: tensor<1x3x1xf64>",
-                         "  %y = kiln.squeeze %x {dims = array<i64: 0, 2>} : "
-                         "tensor<1x3x1xf64> -> tensor<3xf64>",
-                         "tensor<3xf64>", 1, {f64({1, 3, 1}), f64({3})}, {0}));
-  cases.push_back(opCase("unsqueeze", "%x: tensor<2x3xf64>",
-                         "  %y = kiln.unsqueeze %x {dim = 1 : i64} : "
-                         "tensor<2x3xf64> -> tensor<2x1x3xf64>",
-                         "tensor<2x1x3xf64>", 3, {f64({2, 3}), f64({2, 1, 3})},
-                         {0}));
-  cases.push_back(opCase("transpose", "%x: tensor<2x3x4xf64>",
-                         "  %y = kiln.transpose %x {dim0 = 0 : i64, dim1 = 2 "
-                         ": i64} : tensor<2x3x4xf64> -> tensor<4x3x2xf64>",
-                         "tensor<4x3x2xf64>", 3,
-                         {f64({2, 3, 4}), f64({4, 3, 2})}, {0}));
-  cases.push_back(opCase("permute", "%x: tensor<2x3x4xf64>",
-                         "  %y = kiln.permute %x {permutation = array<i64: 1, "
-                         "2, 0>} : tensor<2x3x4xf64> -> tensor<3x4x2xf64>",
-                         "tensor<3x4x2xf64>", 3,
-                         {f64({2, 3, 4}), f64({3, 4, 2})}, {0}));
-  cases.push_back(opCase("slice_strided", "%x: tensor<4x7xf64>",
-                         "  %y = kiln.slice %x {starts = array<i64: 1, 1>, "
-                         "stops = array<i64: 3, 7>, strides = array<i64: 1, "
-                         "2>} : tensor<4x7xf64> -> tensor<2x3xf64>",
-                         "tensor<2x3xf64>", 2, {f64({4, 7}), f64({2, 3})},
-                         {0}));
-  cases.push_back(opCase("pad", "%x: tensor<2x3xf64>",
-                         "  %y = kiln.pad %x {high = array<i64: 2, 0>, low = "
-                         "array<i64: 0, 1>, value = 1.5 : f64} : "
-                         "tensor<2x3xf64> -> tensor<4x4xf64>",
-                         "tensor<4x4xf64>", 2, {f64({2, 3}), f64({4, 4})},
-                         {0}));
+  cases.push_back(
+      shapeCase("broadcast_to", "broadcast_to", "", {3, 1}, {2, 3, 4}));
+  cases.push_back(shapeCase("reshape", "reshape", "", {2, 3}, {3, 2}));
+  cases.push_back(shapeCase("flatten", "flatten",
+                            "{end_dim = 2 : i64, start_dim = 1 : i64}",
+                            {2, 3, 2}, {2, 6}));
+  cases.push_back(shapeCase("squeeze", "squeeze", "{dims = array<i64: 0, 2>}",
+                            {1, 3, 1}, {3}));
+  cases.push_back(shapeCase("unsqueeze", "unsqueeze", "{dim = 1 : i64}", {2, 3},
+                            {2, 1, 3}));
+  cases.push_back(shapeCase("transpose", "transpose",
+                            "{dim0 = 0 : i64, dim1 = 2 : i64}", {2, 3, 4},
+                            {4, 3, 2}));
+  cases.push_back(shapeCase("permute", "permute",
+                            "{permutation = array<i64: 1, 2, 0>}", {2, 3, 4},
+                            {3, 4, 2}));
+  cases.push_back(shapeCase("slice_strided", "slice",
+                            "{starts = array<i64: 1, 1>, stops = array<i64: 3, "
+                            "7>, strides = array<i64: 1, 2>}",
+                            {4, 7}, {2, 3}));
+  cases.push_back(shapeCase("pad", "pad",
+                            "{high = array<i64: 2, 0>, low = array<i64: 0, 1>, "
+                            "value = 1.5 : f64}",
+                            {2, 3}, {4, 4}));
   cases.push_back(opCase("concat", "%a: tensor<2x3xf64>, %b: tensor<2x1xf64>",
                          "  %y = kiln.concat %a, %b, %a {axis = 1 : i64} : "
                          "(tensor<2x3xf64>, tensor<2x1xf64>, tensor<2x3xf64>) "
@@ -237,16 +240,9 @@ std::vector<Case> tensorCases() {
       "  %y = kiln.mul %p#0, %p#1 : (tensor<2x2xf64>, tensor<1x2xf64>) -> "
       "tensor<2x2xf64>",
       "tensor<2x2xf64>", 2, {f64({5, 2}), f64({2, 2})}, {0}));
-  cases.push_back(opCase("tril", "%x: tensor<3x4xf64>",
-                         "  %y = kiln.tril %x {diagonal = -1 : i64} : "
-                         "tensor<3x4xf64>",
-                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
-                         {0}));
-  cases.push_back(opCase("triu", "%x: tensor<3x4xf64>",
-                         "  %y = kiln.triu %x {diagonal = 1 : i64} : "
-                         "tensor<3x4xf64>",
-                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
-                         {0}));
+  cases.push_back(
+      sameTypeCase("tril", "tril", "{diagonal = -1 : i64}", {3, 4}));
+  cases.push_back(sameTypeCase("triu", "triu", "{diagonal = 1 : i64}", {3, 4}));
   // Repeated and out-of-range (clamped) indices.
   cases.push_back(opCase(
       "gather", "%x: tensor<4x3xf64>, %i: tensor<2x3xi64>",
@@ -266,66 +262,41 @@ std::vector<Case> tensorCases() {
 
 std::vector<Case> reductionCases() {
   std::vector<Case> cases;
-  const std::string in = "%x: tensor<2x3x4xf64>";
-  auto reduction = [&](const std::string &op, const std::string &attrs,
-                       const std::string &resultType, int64_t rank,
-                       std::initializer_list<int64_t> resultShape,
-                       std::string name) {
-    return opCase(name, in,
-                  "  %y = kiln." + op + " %x " + attrs +
-                      " : tensor<2x3x4xf64> -> " + resultType,
-                  resultType, rank, {f64({2, 3, 4}), f64(resultShape)}, {0});
+  auto reduction = [](std::string name, const std::string &op,
+                      const std::string &attrs, ArrayRef<int64_t> result) {
+    return shapeCase(std::move(name), op, attrs, {2, 3, 4}, result);
   };
-  cases.push_back(reduction("sum", "{axes = array<i64: 0, 2>}", "tensor<3xf64>",
-                            1, {3}, "sum"));
-  cases.push_back(reduction("sum", "{axes = array<i64: 1>, keep_dims = true}",
-                            "tensor<2x1x4xf64>", 3, {2, 1, 4}, "sum_keep"));
-  cases.push_back(reduction("mean", "{axes = array<i64: 2>}", "tensor<2x3xf64>",
-                            2, {2, 3}, "mean"));
-  cases.push_back(reduction("max", "{axes = array<i64: 1>}", "tensor<2x4xf64>",
-                            2, {2, 4}, "max"));
-  cases.push_back(reduction("min", "{axes = array<i64: 0, 1>}", "tensor<4xf64>",
-                            1, {4}, "min"));
-  cases.push_back(reduction("variance",
+  cases.push_back(reduction("sum", "sum", "{axes = array<i64: 0, 2>}", {3}));
+  cases.push_back(reduction("sum_keep", "sum",
+                            "{axes = array<i64: 1>, keep_dims = true}",
+                            {2, 1, 4}));
+  cases.push_back(reduction("mean", "mean", "{axes = array<i64: 2>}", {2, 3}));
+  cases.push_back(reduction("max", "max", "{axes = array<i64: 1>}", {2, 4}));
+  cases.push_back(reduction("min", "min", "{axes = array<i64: 0, 1>}", {4}));
+  cases.push_back(reduction("variance", "variance",
                             "{axes = array<i64: 2>, correction = 1 : i64}",
-                            "tensor<2x3xf64>", 2, {2, 3}, "variance"));
-  cases.push_back(reduction("variance",
+                            {2, 3}));
+  cases.push_back(reduction("variance_population", "variance",
                             "{axes = array<i64: 0, 2>, correction = 0 : i64, "
                             "keep_dims = true}",
-                            "tensor<1x3x1xf64>", 3, {1, 3, 1},
-                            "variance_population"));
-  cases.push_back(opCase("softmax", in,
-                         "  %y = kiln.softmax %x {axis = 1 : i64} : "
-                         "tensor<2x3x4xf64>",
-                         "tensor<2x3x4xf64>", 3,
-                         {f64({2, 3, 4}), f64({2, 3, 4})}, {0}));
-  cases.push_back(opCase("log_softmax", in,
-                         "  %y = kiln.log_softmax %x {axis = 2 : i64} : "
-                         "tensor<2x3x4xf64>",
-                         "tensor<2x3x4xf64>", 3,
-                         {f64({2, 3, 4}), f64({2, 3, 4})}, {0}));
-  auto matmul = [&](std::string name, std::string lhs,
-                    std::initializer_list<int64_t> lhsShape, std::string rhs,
-                    std::initializer_list<int64_t> rhsShape, std::string result,
-                    std::initializer_list<int64_t> shape) {
-    return opCase(std::move(name), "%a: " + lhs + ", %b: " + rhs,
-                  "  %y = kiln.matmul %a, %b : (" + lhs + ", " + rhs + ") -> " +
-                      result,
-                  result, shape.size(),
-                  {f64(lhsShape), f64(rhsShape), f64(shape)}, {0, 1});
+                            {1, 3, 1}));
+  cases.push_back(
+      sameTypeCase("softmax", "softmax", "{axis = 1 : i64}", {2, 3, 4}));
+  cases.push_back(sameTypeCase("log_softmax", "log_softmax", "{axis = 2 : i64}",
+                               {2, 3, 4}));
+  auto matmul = [](std::string name, ArrayRef<int64_t> lhs,
+                   ArrayRef<int64_t> rhs, ArrayRef<int64_t> result) {
+    std::string a = f64Type(lhs), b = f64Type(rhs), y = f64Type(result);
+    return opCase(std::move(name), "%a: " + a + ", %b: " + b,
+                  "  %y = kiln.matmul %a, %b : (" + a + ", " + b + ") -> " + y,
+                  y, result.size(), {f64(lhs), f64(rhs), f64(result)}, {0, 1});
   };
-  cases.push_back(matmul("matmul_2d", "tensor<2x3xf64>", {2, 3},
-                         "tensor<3x4xf64>", {3, 4}, "tensor<2x4xf64>", {2, 4}));
-  cases.push_back(matmul("matmul_batch_broadcast", "tensor<2x1x2x3xf64>",
-                         {2, 1, 2, 3}, "tensor<3x3x2xf64>", {3, 3, 2},
-                         "tensor<2x3x2x2xf64>", {2, 3, 2, 2}));
-  cases.push_back(matmul("matmul_vector_matrix", "tensor<3xf64>", {3},
-                         "tensor<2x3x4xf64>", {2, 3, 4}, "tensor<2x4xf64>",
-                         {2, 4}));
-  cases.push_back(matmul("matmul_matrix_vector", "tensor<2x3xf64>", {2, 3},
-                         "tensor<3xf64>", {3}, "tensor<2xf64>", {2}));
-  cases.push_back(matmul("matmul_dot", "tensor<3xf64>", {3}, "tensor<3xf64>",
-                         {3}, "tensor<f64>", {}));
+  cases.push_back(matmul("matmul_2d", {2, 3}, {3, 4}, {2, 4}));
+  cases.push_back(
+      matmul("matmul_batch_broadcast", {2, 1, 2, 3}, {3, 3, 2}, {2, 3, 2, 2}));
+  cases.push_back(matmul("matmul_vector_matrix", {3}, {2, 3, 4}, {2, 4}));
+  cases.push_back(matmul("matmul_matrix_vector", {2, 3}, {3}, {2}));
+  cases.push_back(matmul("matmul_dot", {3}, {3}, {}));
   return cases;
 }
 
@@ -360,11 +331,9 @@ std::vector<Case> nnCases() {
       ": tensor<2x3x4xf64>",
       "tensor<2x3x4xf64>", 3,
       {f64({2, 3, 4}), f64({3, 4}), f64({3, 4}), f64({2, 3, 4})}, {0, 1, 2}));
-  cases.push_back(opCase("layer_norm_plain", "%x: tensor<3x4xf64>",
-                         "  %y = kiln.layer_norm %x {epsilon = 1.0e-05 : f64, "
-                         "normalized_rank = 1 : i64} : tensor<3x4xf64>",
-                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
-                         {0}));
+  cases.push_back(sameTypeCase(
+      "layer_norm_plain", "layer_norm",
+      "{epsilon = 1.0e-05 : f64, normalized_rank = 1 : i64}", {3, 4}));
   cases.push_back(opCase("rms_norm", "%x: tensor<3x4xf64>, %g: tensor<4xf64>",
                          "  %y = kiln.rms_norm %x weight(%g : tensor<4xf64>) "
                          "{epsilon = 1.0e-06 : f64, normalized_rank = 1 : "
@@ -542,14 +511,6 @@ std::vector<Case> attentionCases() {
   for (const test::AttentionCase &a : table)
     cases.push_back(attentionCase(a));
   return cases;
-}
-
-/// `tensor<AxBx...xf64>` for `shape`.
-std::string f64Type(ArrayRef<int64_t> shape) {
-  std::string type = "tensor<";
-  for (int64_t d : shape)
-    type += std::to_string(d) + "x";
-  return type + "f64>";
 }
 
 /// One op of the conv family on f64 operands of the given shapes (all
@@ -786,9 +747,37 @@ TEST_P(AutodiffTest, MatchesFiniteDifferences) {
 }
 
 /// Closure in practice: the pass runs on its own output. `@h(x, v) = <grad
-/// f(x), v>` is built from the generated backward of `@f`, then differentiated
-/// again; its gradient, the Hessian-vector product H v, is checked against
-/// central differences of the (JIT-compiled) first-order gradient.
+/// f(x), v>` is built from the generated backward of `@f` in `source`, then
+/// differentiated again; its gradient, the Hessian-vector product H v, is
+/// checked against central differences of the (JIT-compiled) `@h`, at
+/// random x and v drawn from `seed`.
+void checkHessianVectorProduct(StringRef source, uint64_t seed) {
+  JitSession &session = test::getAutodiffSession();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &session.getContext());
+  ASSERT_TRUE(module) << source.str();
+  auto f = module->lookupSymbol<func::FuncOp>("f");
+  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {0});
+  ASSERT_TRUE(succeeded(grad));
+
+  // @h(x, v) = sum(grad f(x) * v), from a clone of the backward graph.
+  func::FuncOp h = test::buildGradientDotProduct(f, *grad, "h");
+  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {0});
+  ASSERT_TRUE(succeeded(hessian));
+  ASSERT_EQ(hessian->getSymName(), "h_value_and_grad");
+
+  auto compiled = session.compile(*module);
+  ASSERT_TRUE(succeeded(compiled));
+  JitModule &jit = **compiled;
+  auto xShape = cast<RankedTensorType>(f.getArgumentTypes()[0]).getShape();
+  SmallVector<HostTensor> inputs =
+      test::makeInputs({f64(xShape), f64(xShape)}, seed);
+  auto hvp = jit.invoke("h_value_and_grad", inputs);
+  ASSERT_TRUE(succeeded(hvp));
+  test::expectMatchesCentralDifferences(jit, "h", inputs, 0, (*hvp)[1],
+                                        "(H v)");
+}
+
 TEST_F(AutodiffTest, SecondOrderHessianVectorProduct) {
   constexpr const char *kSource = R"mlir(
 func.func @f(%x: tensor<2x3xf64>) -> tensor<f64> {
@@ -803,28 +792,7 @@ func.func @f(%x: tensor<2x3xf64>) -> tensor<f64> {
   return %l : tensor<f64>
 }
 )mlir";
-  MLIRContext &context = session().getContext();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kSource, &context);
-  ASSERT_TRUE(module);
-  auto f = module->lookupSymbol<func::FuncOp>("f");
-  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {0});
-  ASSERT_TRUE(succeeded(grad));
-
-  // @h(x, v) = sum(grad f(x) * v), from a clone of the backward graph.
-  func::FuncOp h = test::buildGradientDotProduct(f, *grad, "h");
-  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {0});
-  ASSERT_TRUE(succeeded(hessian));
-  ASSERT_EQ(hessian->getSymName(), "h_value_and_grad");
-
-  auto compiled = session().compile(*module);
-  ASSERT_TRUE(succeeded(compiled));
-  JitModule &jit = **compiled;
-  SmallVector<HostTensor> inputs =
-      test::makeInputs({f64({2, 3}), f64({2, 3})}, 7);
-  auto hvp = jit.invoke("h_value_and_grad", inputs);
-  ASSERT_TRUE(succeeded(hvp));
-  test::expectMatchesCentralDifferences(jit, "h", inputs, 0, (*hvp)[1],
-                                        "(H v)");
+  checkHessianVectorProduct(kSource, /*seed=*/7);
 }
 
 /// A loss that reads attention's lse result too. The default policy refuses
@@ -874,28 +842,7 @@ func.func @f(%q: tensor<2x2x3x2xf64>, %k: tensor<2x1x4x2xf64>, %v: tensor<2x1x4x
 class ConvSecondOrderTest : public AutodiffTest {};
 
 TEST_P(ConvSecondOrderTest, HessianVectorProduct) {
-  const Case &c = GetParam();
-  MLIRContext &context = session().getContext();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(c.source, &context);
-  ASSERT_TRUE(module) << c.source;
-  auto f = module->lookupSymbol<func::FuncOp>("f");
-  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {0});
-  ASSERT_TRUE(succeeded(grad));
-
-  func::FuncOp h = test::buildGradientDotProduct(f, *grad, "h");
-  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {0});
-  ASSERT_TRUE(succeeded(hessian));
-  auto compiled = session().compile(*module);
-  ASSERT_TRUE(succeeded(compiled));
-  JitModule &jit = **compiled;
-  auto xShape = cast<RankedTensorType>(f.getArgumentTypes()[0]).getShape();
-  SmallVector<HostTensor> inputs =
-      test::makeInputs({f64(xShape), f64(xShape)}, 11);
-  auto hvp = jit.invoke("h_value_and_grad", inputs);
-  ASSERT_TRUE(succeeded(hvp));
-  test::expectMatchesCentralDifferences(jit, "h", inputs, 0, (*hvp)[1],
-                                        "(H v)");
+  checkHessianVectorProduct(GetParam().source, /*seed=*/11);
 }
 
 /// conv2d (input and weight), max_pool2d (ceil_mode), avg_pool2d (padded),
