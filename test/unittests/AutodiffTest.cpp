@@ -19,17 +19,20 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include "TestSupport/AttentionCases.h"
+#include "TestSupport/Graphs.h"
+#include "TestSupport/JitHarness.h"
+#include "TestSupport/PipelineHarness.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
-#include <random>
 #include <set>
 
 using namespace mlir;
@@ -37,31 +40,15 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// How a case's argument is filled.
-enum class Fill {
-  /// Uniform in [-1, 1).
-  Uniform,
-  /// Uniform in [0.5, 1.5): for log, sqrt, pow bases, divisors.
-  Positive,
-  /// Magnitude in [0.7, 1.2) with a random sign: away from the kinks of
-  /// relu, abs, leaky_relu and elu at 0.
-  AwayFromZero,
-  /// The given values (indices, labels, seeds).
-  Given,
-};
-
-struct Arg {
-  DType dtype;
-  SmallVector<int64_t> shape;
-  Fill fill = Fill::Uniform;
-  std::vector<double> values = {};
-};
+using test::f64;
+using test::Fill;
+using test::InputSpec;
 
 struct Case {
   std::string name;
   /// A module with a function @f returning a rank-0 f64.
   std::string source;
-  std::vector<Arg> args;
+  std::vector<InputSpec> args;
   /// The arguments to differentiate with respect to.
   SmallVector<int64_t> wrt;
   /// At kinks and ties, where finite differences do not apply: the
@@ -73,14 +60,11 @@ struct Case {
   bool exactZeros = false;
 };
 
-Arg f64(std::initializer_list<int64_t> shape, Fill fill = Fill::Uniform) {
-  return Arg{DType::F64, SmallVector<int64_t>(shape), fill};
+InputSpec given(ArrayRef<int64_t> shape, std::vector<double> values) {
+  return test::given(DType::F64, shape, std::move(values));
 }
-Arg given(std::initializer_list<int64_t> shape, std::vector<double> values) {
-  return Arg{DType::F64, SmallVector<int64_t>(shape), Fill::Given, values};
-}
-Arg i64(std::initializer_list<int64_t> shape, std::vector<double> values) {
-  return Arg{DType::I64, SmallVector<int64_t>(shape), Fill::Given, values};
+InputSpec i64(ArrayRef<int64_t> shape, std::vector<double> values) {
+  return test::given(DType::I64, shape, std::move(values));
 }
 
 /// `sum(y * w)` for a `type`d `%y` and weight argument `%w`: a loss whose
@@ -99,12 +83,38 @@ std::string weightedSum(const std::string &type, int64_t rank) {
 
 /// A case of one op: `f(x..., w) = sum(op(x...) * w)`.
 Case opCase(std::string name, std::string args, std::string body,
-            std::string resultType, int64_t rank, std::vector<Arg> inputs,
+            std::string resultType, int64_t rank, std::vector<InputSpec> inputs,
             SmallVector<int64_t> wrt) {
   std::string source = "func.func @f(" + args + ", %w: " + resultType +
                        ") -> tensor<f64> {\n" + body + "\n" +
                        weightedSum(resultType, rank);
   return Case{std::move(name), source, std::move(inputs), std::move(wrt)};
+}
+
+/// `tensor<AxBx...xf64>` for `shape`.
+std::string f64Type(ArrayRef<int64_t> shape) {
+  return formatTensorType(DType::F64, shape);
+}
+
+/// An op of one operand `%x` of shape `in`, differentiated in it:
+/// `%y = kiln.<op> %x <attrs> : <in> -> <out>`.
+Case shapeCase(std::string name, const std::string &op,
+               const std::string &attrs, ArrayRef<int64_t> in,
+               ArrayRef<int64_t> out) {
+  return opCase(std::move(name), "%x: " + f64Type(in),
+                "  %y = kiln." + op + " %x" + (attrs.empty() ? "" : " ") +
+                    attrs + " : " + f64Type(in) + " -> " + f64Type(out),
+                f64Type(out), out.size(), {f64(in), f64(out)}, {0});
+}
+
+/// The same for an op whose assembly names its one type:
+/// `%y = kiln.<op> %x <attrs> : <type>`.
+Case sameTypeCase(std::string name, const std::string &op,
+                  const std::string &attrs, ArrayRef<int64_t> shape) {
+  return opCase(std::move(name), "%x: " + f64Type(shape),
+                "  %y = kiln." + op + " %x" + (attrs.empty() ? "" : " ") +
+                    attrs + " : " + f64Type(shape),
+                f64Type(shape), shape.size(), {f64(shape), f64(shape)}, {0});
 }
 
 /// A unary elementwise op on tensor<2x3xf64>, or on rank-0 tensors (whose
@@ -113,8 +123,8 @@ Case unaryCase(const std::string &op, const std::string &attrs = "",
                Fill fill = Fill::Uniform, std::string name = "",
                bool rank0 = false) {
   const std::string t = rank0 ? "tensor<f64>" : "tensor<2x3xf64>";
-  Arg arg = rank0 ? f64({}, fill) : f64({2, 3}, fill);
-  Arg weight = rank0 ? f64({}) : f64({2, 3});
+  InputSpec arg = rank0 ? f64({}, fill) : f64({2, 3}, fill);
+  InputSpec weight = rank0 ? f64({}) : f64({2, 3});
   return opCase((name.empty() ? op : name) + (rank0 ? "_rank0" : ""),
                 "%x: " + t, "  %y = kiln." + op + " %x" + attrs + " : " + t, t,
                 rank0 ? 0 : 2, {arg, weight}, {0, 1});
@@ -192,53 +202,30 @@ std::vector<Case> elementwiseCases() {
 
 std::vector<Case> tensorCases() {
   std::vector<Case> cases;
-  cases.push_back(opCase("broadcast_to", "%x: tensor<3x1xf64>",
-                         "  %y = kiln.broadcast_to %x : tensor<3x1xf64> -> "
-                         "tensor<2x3x4xf64>",
-                         "tensor<2x3x4xf64>", 3, {f64({3, 1}), f64({2, 3, 4})},
-                         {0}));
-  cases.push_back(opCase("reshape", "%x: tensor<2x3xf64>",
-                         "  %y = kiln.reshape %x : tensor<2x3xf64> -> "
-                         "tensor<3x2xf64>",
-                         "tensor<3x2xf64>", 2, {f64({2, 3}), f64({3, 2})},
-                         {0}));
-  cases.push_back(opCase("flatten", "%x: tensor<2x3x2xf64>",
-                         "  %y = kiln.flatten %x {end_dim = 2 : i64, "
-                         "start_dim = 1 : i64} : tensor<2x3x2xf64> -> "
-                         "tensor<2x6xf64>",
-                         "tensor<2x6xf64>", 2, {f64({2, 3, 2}), f64({2, 6})},
-                         {0}));
-  cases.push_back(opCase("squeeze", "%x: tensor<1x3x1xf64>",
-                         "  %y = kiln.squeeze %x {dims = array<i64: 0, 2>} : "
-                         "tensor<1x3x1xf64> -> tensor<3xf64>",
-                         "tensor<3xf64>", 1, {f64({1, 3, 1}), f64({3})}, {0}));
-  cases.push_back(opCase("unsqueeze", "%x: tensor<2x3xf64>",
-                         "  %y = kiln.unsqueeze %x {dim = 1 : i64} : "
-                         "tensor<2x3xf64> -> tensor<2x1x3xf64>",
-                         "tensor<2x1x3xf64>", 3, {f64({2, 3}), f64({2, 1, 3})},
-                         {0}));
-  cases.push_back(opCase("transpose", "%x: tensor<2x3x4xf64>",
-                         "  %y = kiln.transpose %x {dim0 = 0 : i64, dim1 = 2 "
-                         ": i64} : tensor<2x3x4xf64> -> tensor<4x3x2xf64>",
-                         "tensor<4x3x2xf64>", 3,
-                         {f64({2, 3, 4}), f64({4, 3, 2})}, {0}));
-  cases.push_back(opCase("permute", "%x: tensor<2x3x4xf64>",
-                         "  %y = kiln.permute %x {permutation = array<i64: 1, "
-                         "2, 0>} : tensor<2x3x4xf64> -> tensor<3x4x2xf64>",
-                         "tensor<3x4x2xf64>", 3,
-                         {f64({2, 3, 4}), f64({3, 4, 2})}, {0}));
-  cases.push_back(opCase("slice_strided", "%x: tensor<4x7xf64>",
-                         "  %y = kiln.slice %x {starts = array<i64: 1, 1>, "
-                         "stops = array<i64: 3, 7>, strides = array<i64: 1, "
-                         "2>} : tensor<4x7xf64> -> tensor<2x3xf64>",
-                         "tensor<2x3xf64>", 2, {f64({4, 7}), f64({2, 3})},
-                         {0}));
-  cases.push_back(opCase("pad", "%x: tensor<2x3xf64>",
-                         "  %y = kiln.pad %x {high = array<i64: 2, 0>, low = "
-                         "array<i64: 0, 1>, value = 1.5 : f64} : "
-                         "tensor<2x3xf64> -> tensor<4x4xf64>",
-                         "tensor<4x4xf64>", 2, {f64({2, 3}), f64({4, 4})},
-                         {0}));
+  cases.push_back(
+      shapeCase("broadcast_to", "broadcast_to", "", {3, 1}, {2, 3, 4}));
+  cases.push_back(shapeCase("reshape", "reshape", "", {2, 3}, {3, 2}));
+  cases.push_back(shapeCase("flatten", "flatten",
+                            "{end_dim = 2 : i64, start_dim = 1 : i64}",
+                            {2, 3, 2}, {2, 6}));
+  cases.push_back(shapeCase("squeeze", "squeeze", "{dims = array<i64: 0, 2>}",
+                            {1, 3, 1}, {3}));
+  cases.push_back(shapeCase("unsqueeze", "unsqueeze", "{dim = 1 : i64}", {2, 3},
+                            {2, 1, 3}));
+  cases.push_back(shapeCase("transpose", "transpose",
+                            "{dim0 = 0 : i64, dim1 = 2 : i64}", {2, 3, 4},
+                            {4, 3, 2}));
+  cases.push_back(shapeCase("permute", "permute",
+                            "{permutation = array<i64: 1, 2, 0>}", {2, 3, 4},
+                            {3, 4, 2}));
+  cases.push_back(shapeCase("slice_strided", "slice",
+                            "{starts = array<i64: 1, 1>, stops = array<i64: 3, "
+                            "7>, strides = array<i64: 1, 2>}",
+                            {4, 7}, {2, 3}));
+  cases.push_back(shapeCase("pad", "pad",
+                            "{high = array<i64: 2, 0>, low = array<i64: 0, 1>, "
+                            "value = 1.5 : f64}",
+                            {2, 3}, {4, 4}));
   cases.push_back(opCase("concat", "%a: tensor<2x3xf64>, %b: tensor<2x1xf64>",
                          "  %y = kiln.concat %a, %b, %a {axis = 1 : i64} : "
                          "(tensor<2x3xf64>, tensor<2x1xf64>, tensor<2x3xf64>) "
@@ -253,16 +240,9 @@ std::vector<Case> tensorCases() {
       "  %y = kiln.mul %p#0, %p#1 : (tensor<2x2xf64>, tensor<1x2xf64>) -> "
       "tensor<2x2xf64>",
       "tensor<2x2xf64>", 2, {f64({5, 2}), f64({2, 2})}, {0}));
-  cases.push_back(opCase("tril", "%x: tensor<3x4xf64>",
-                         "  %y = kiln.tril %x {diagonal = -1 : i64} : "
-                         "tensor<3x4xf64>",
-                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
-                         {0}));
-  cases.push_back(opCase("triu", "%x: tensor<3x4xf64>",
-                         "  %y = kiln.triu %x {diagonal = 1 : i64} : "
-                         "tensor<3x4xf64>",
-                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
-                         {0}));
+  cases.push_back(
+      sameTypeCase("tril", "tril", "{diagonal = -1 : i64}", {3, 4}));
+  cases.push_back(sameTypeCase("triu", "triu", "{diagonal = 1 : i64}", {3, 4}));
   // Repeated and out-of-range (clamped) indices.
   cases.push_back(opCase(
       "gather", "%x: tensor<4x3xf64>, %i: tensor<2x3xi64>",
@@ -282,66 +262,41 @@ std::vector<Case> tensorCases() {
 
 std::vector<Case> reductionCases() {
   std::vector<Case> cases;
-  const std::string in = "%x: tensor<2x3x4xf64>";
-  auto reduction = [&](const std::string &op, const std::string &attrs,
-                       const std::string &resultType, int64_t rank,
-                       std::initializer_list<int64_t> resultShape,
-                       std::string name) {
-    return opCase(name, in,
-                  "  %y = kiln." + op + " %x " + attrs +
-                      " : tensor<2x3x4xf64> -> " + resultType,
-                  resultType, rank, {f64({2, 3, 4}), f64(resultShape)}, {0});
+  auto reduction = [](std::string name, const std::string &op,
+                      const std::string &attrs, ArrayRef<int64_t> result) {
+    return shapeCase(std::move(name), op, attrs, {2, 3, 4}, result);
   };
-  cases.push_back(reduction("sum", "{axes = array<i64: 0, 2>}", "tensor<3xf64>",
-                            1, {3}, "sum"));
-  cases.push_back(reduction("sum", "{axes = array<i64: 1>, keep_dims = true}",
-                            "tensor<2x1x4xf64>", 3, {2, 1, 4}, "sum_keep"));
-  cases.push_back(reduction("mean", "{axes = array<i64: 2>}", "tensor<2x3xf64>",
-                            2, {2, 3}, "mean"));
-  cases.push_back(reduction("max", "{axes = array<i64: 1>}", "tensor<2x4xf64>",
-                            2, {2, 4}, "max"));
-  cases.push_back(reduction("min", "{axes = array<i64: 0, 1>}", "tensor<4xf64>",
-                            1, {4}, "min"));
-  cases.push_back(reduction("variance",
+  cases.push_back(reduction("sum", "sum", "{axes = array<i64: 0, 2>}", {3}));
+  cases.push_back(reduction("sum_keep", "sum",
+                            "{axes = array<i64: 1>, keep_dims = true}",
+                            {2, 1, 4}));
+  cases.push_back(reduction("mean", "mean", "{axes = array<i64: 2>}", {2, 3}));
+  cases.push_back(reduction("max", "max", "{axes = array<i64: 1>}", {2, 4}));
+  cases.push_back(reduction("min", "min", "{axes = array<i64: 0, 1>}", {4}));
+  cases.push_back(reduction("variance", "variance",
                             "{axes = array<i64: 2>, correction = 1 : i64}",
-                            "tensor<2x3xf64>", 2, {2, 3}, "variance"));
-  cases.push_back(reduction("variance",
+                            {2, 3}));
+  cases.push_back(reduction("variance_population", "variance",
                             "{axes = array<i64: 0, 2>, correction = 0 : i64, "
                             "keep_dims = true}",
-                            "tensor<1x3x1xf64>", 3, {1, 3, 1},
-                            "variance_population"));
-  cases.push_back(opCase("softmax", in,
-                         "  %y = kiln.softmax %x {axis = 1 : i64} : "
-                         "tensor<2x3x4xf64>",
-                         "tensor<2x3x4xf64>", 3,
-                         {f64({2, 3, 4}), f64({2, 3, 4})}, {0}));
-  cases.push_back(opCase("log_softmax", in,
-                         "  %y = kiln.log_softmax %x {axis = 2 : i64} : "
-                         "tensor<2x3x4xf64>",
-                         "tensor<2x3x4xf64>", 3,
-                         {f64({2, 3, 4}), f64({2, 3, 4})}, {0}));
-  auto matmul = [&](std::string name, std::string lhs,
-                    std::initializer_list<int64_t> lhsShape, std::string rhs,
-                    std::initializer_list<int64_t> rhsShape, std::string result,
-                    std::initializer_list<int64_t> shape) {
-    return opCase(std::move(name), "%a: " + lhs + ", %b: " + rhs,
-                  "  %y = kiln.matmul %a, %b : (" + lhs + ", " + rhs + ") -> " +
-                      result,
-                  result, shape.size(),
-                  {f64(lhsShape), f64(rhsShape), f64(shape)}, {0, 1});
+                            {1, 3, 1}));
+  cases.push_back(
+      sameTypeCase("softmax", "softmax", "{axis = 1 : i64}", {2, 3, 4}));
+  cases.push_back(sameTypeCase("log_softmax", "log_softmax", "{axis = 2 : i64}",
+                               {2, 3, 4}));
+  auto matmul = [](std::string name, ArrayRef<int64_t> lhs,
+                   ArrayRef<int64_t> rhs, ArrayRef<int64_t> result) {
+    std::string a = f64Type(lhs), b = f64Type(rhs), y = f64Type(result);
+    return opCase(std::move(name), "%a: " + a + ", %b: " + b,
+                  "  %y = kiln.matmul %a, %b : (" + a + ", " + b + ") -> " + y,
+                  y, result.size(), {f64(lhs), f64(rhs), f64(result)}, {0, 1});
   };
-  cases.push_back(matmul("matmul_2d", "tensor<2x3xf64>", {2, 3},
-                         "tensor<3x4xf64>", {3, 4}, "tensor<2x4xf64>", {2, 4}));
-  cases.push_back(matmul("matmul_batch_broadcast", "tensor<2x1x2x3xf64>",
-                         {2, 1, 2, 3}, "tensor<3x3x2xf64>", {3, 3, 2},
-                         "tensor<2x3x2x2xf64>", {2, 3, 2, 2}));
-  cases.push_back(matmul("matmul_vector_matrix", "tensor<3xf64>", {3},
-                         "tensor<2x3x4xf64>", {2, 3, 4}, "tensor<2x4xf64>",
-                         {2, 4}));
-  cases.push_back(matmul("matmul_matrix_vector", "tensor<2x3xf64>", {2, 3},
-                         "tensor<3xf64>", {3}, "tensor<2xf64>", {2}));
-  cases.push_back(matmul("matmul_dot", "tensor<3xf64>", {3}, "tensor<3xf64>",
-                         {3}, "tensor<f64>", {}));
+  cases.push_back(matmul("matmul_2d", {2, 3}, {3, 4}, {2, 4}));
+  cases.push_back(
+      matmul("matmul_batch_broadcast", {2, 1, 2, 3}, {3, 3, 2}, {2, 3, 2, 2}));
+  cases.push_back(matmul("matmul_vector_matrix", {3}, {2, 3, 4}, {2, 4}));
+  cases.push_back(matmul("matmul_matrix_vector", {2, 3}, {3}, {2}));
+  cases.push_back(matmul("matmul_dot", {3}, {3}, {}));
   return cases;
 }
 
@@ -367,8 +322,7 @@ std::vector<Case> nnCases() {
       "#kiln.reduction<none>} : (tensor<3x4xf64>, "
       "tensor<3xi32>) -> tensor<3xf64>",
       "tensor<3xf64>", 1,
-      {f64({3, 4}), Arg{DType::I32, {3}, Fill::Given, {3, 0, 3}}, f64({3})},
-      {0}));
+      {f64({3, 4}), test::given(DType::I32, {3}, {3, 0, 3}), f64({3})}, {0}));
   cases.push_back(opCase(
       "layer_norm",
       "%x: tensor<2x3x4xf64>, %g: tensor<3x4xf64>, %b: tensor<3x4xf64>",
@@ -377,11 +331,9 @@ std::vector<Case> nnCases() {
       ": tensor<2x3x4xf64>",
       "tensor<2x3x4xf64>", 3,
       {f64({2, 3, 4}), f64({3, 4}), f64({3, 4}), f64({2, 3, 4})}, {0, 1, 2}));
-  cases.push_back(opCase("layer_norm_plain", "%x: tensor<3x4xf64>",
-                         "  %y = kiln.layer_norm %x {epsilon = 1.0e-05 : f64, "
-                         "normalized_rank = 1 : i64} : tensor<3x4xf64>",
-                         "tensor<3x4xf64>", 2, {f64({3, 4}), f64({3, 4})},
-                         {0}));
+  cases.push_back(sameTypeCase(
+      "layer_norm_plain", "layer_norm",
+      "{epsilon = 1.0e-05 : f64, normalized_rank = 1 : i64}", {3, 4}));
   cases.push_back(opCase("rms_norm", "%x: tensor<3x4xf64>, %g: tensor<4xf64>",
                          "  %y = kiln.rms_norm %x weight(%g : tensor<4xf64>) "
                          "{epsilon = 1.0e-06 : f64, normalized_rank = 1 : "
@@ -396,53 +348,19 @@ std::vector<Case> nnCases() {
   return cases;
 }
 
-/// A small pre-norm MLP block with a class head: embedding gather (with a
-/// repeated token), RMSNorm from primitives, matmuls, gated GELU, a
-/// residual fan-out, and the cross-entropy loss.
+/// test::kMlpBlockSource, with a positive norm weight.
 Case blockCase() {
   Case c;
   c.name = "mlp_block";
-  c.source = R"mlir(
-func.func @f(%emb: tensor<5x4xf64>, %w1: tensor<4x6xf64>, %w2: tensor<4x6xf64>,
-             %w3: tensor<6x4xf64>, %head: tensor<4x3xf64>, %norm: tensor<4xf64>,
-             %ids: tensor<2x3xi64>, %labels: tensor<2xi64>) -> tensor<f64> {
-  %x = kiln.gather %emb, %ids {axis = 0 : i64} : (tensor<5x4xf64>, tensor<2x3xi64>) -> tensor<2x3x4xf64>
-  %sq = kiln.mul %x, %x : (tensor<2x3x4xf64>, tensor<2x3x4xf64>) -> tensor<2x3x4xf64>
-  %ms = kiln.mean %sq {axes = array<i64: 2>, keep_dims = true} : tensor<2x3x4xf64> -> tensor<2x3x1xf64>
-  %eps = kiln.constant dense<1.0e-06> : tensor<f64>
-  %mse = kiln.add %ms, %eps : (tensor<2x3x1xf64>, tensor<f64>) -> tensor<2x3x1xf64>
-  %r = kiln.rsqrt %mse : tensor<2x3x1xf64>
-  %xn = kiln.mul %x, %r : (tensor<2x3x4xf64>, tensor<2x3x1xf64>) -> tensor<2x3x4xf64>
-  %h = kiln.mul %xn, %norm : (tensor<2x3x4xf64>, tensor<4xf64>) -> tensor<2x3x4xf64>
-  %a = kiln.matmul %h, %w1 : (tensor<2x3x4xf64>, tensor<4x6xf64>) -> tensor<2x3x6xf64>
-  %b = kiln.matmul %h, %w2 : (tensor<2x3x4xf64>, tensor<4x6xf64>) -> tensor<2x3x6xf64>
-  %g = kiln.gelu %a {approximate = #kiln.approximation<tanh>} : tensor<2x3x6xf64>
-  %gb = kiln.mul %g, %b : (tensor<2x3x6xf64>, tensor<2x3x6xf64>) -> tensor<2x3x6xf64>
-  %o = kiln.matmul %gb, %w3 : (tensor<2x3x6xf64>, tensor<6x4xf64>) -> tensor<2x3x4xf64>
-  %res = kiln.add %x, %o : (tensor<2x3x4xf64>, tensor<2x3x4xf64>) -> tensor<2x3x4xf64>
-  %t = kiln.transpose %res {dim0 = 1 : i64, dim1 = 2 : i64} : tensor<2x3x4xf64> -> tensor<2x4x3xf64>
-  %cls = kiln.slice %t {starts = array<i64: 0, 0, 0>, stops = array<i64: 2, 4, 1>, strides = array<i64: 1, 1, 1>} : tensor<2x4x3xf64> -> tensor<2x4x1xf64>
-  %c = kiln.reshape %cls : tensor<2x4x1xf64> -> tensor<2x4xf64>
-  %logits = kiln.matmul %c, %head : (tensor<2x4xf64>, tensor<4x3xf64>) -> tensor<2x3xf64>
-  %l = kiln.cross_entropy %logits, %labels : (tensor<2x3xf64>, tensor<2xi64>) -> tensor<f64>
-  return %l : tensor<f64>
-}
-)mlir";
-  c.args = {f64({5, 4}),
-            f64({4, 6}),
-            f64({4, 6}),
-            f64({6, 4}),
-            f64({4, 3}),
-            f64({4}, Fill::Positive),
-            i64({2, 3}, {0, 3, 3, 4, 1, 3}),
-            i64({2}, {2, 0})};
+  c.source = test::kMlpBlockSource;
+  c.args = test::getMlpBlockInputs(Fill::Positive);
   c.wrt = {0, 1, 2, 3, 4, 5};
   return c;
 }
 
 /// `sum(op(...))` on tensor<3xf64> values at kinks and ties.
 Case kinkCase(std::string name, std::string args, std::string body,
-              std::vector<Arg> inputs, SmallVector<int64_t> wrt,
+              std::vector<InputSpec> inputs, SmallVector<int64_t> wrt,
               std::vector<std::vector<double>> expected) {
   std::string source = "func.func @f(" + args + ") -> tensor<f64> {\n" + body +
                        "\n  %l = kiln.sum %y {axes = array<i64: 0>} : "
@@ -496,129 +414,103 @@ std::vector<Case> kinkCases() {
   return cases;
 }
 
-/// The shapes of an attention case.
-struct AttentionShape {
-  int64_t b, hq, hkv, sq, sk, dk, dv;
-};
-
-std::string tensorType(ArrayRef<int64_t> shape, const std::string &element) {
-  std::string text = "tensor<";
-  for (int64_t d : shape)
-    text += std::to_string(d) + "x";
-  return text + element + ">";
-}
-
-/// An optional operand of an attention case: its keyword, its argument and
-/// whether it is differentiated.
-struct AttentionExtra {
-  std::string keyword;
-  Arg arg;
-  bool wrt = false;
-};
-
 /// `f(q, k, v, extras..., w) = sum(attention(q, k, v, ...) * w)`, with
 /// respect to q, k, v and every extra marked `wrt`.
-Case attentionCase(std::string name, AttentionShape s, std::string attrs,
-                   std::vector<AttentionExtra> extras = {}) {
-  std::string tq = tensorType({s.b, s.hq, s.sq, s.dk}, "f64");
-  std::string tk = tensorType({s.b, s.hkv, s.sk, s.dk}, "f64");
-  std::string tv = tensorType({s.b, s.hkv, s.sk, s.dv}, "f64");
-  std::string to = tensorType({s.b, s.hq, s.sq, s.dv}, "f64");
+Case attentionCase(const test::AttentionCase &a) {
+  const test::AttentionShape &s = a.shape;
+  std::string tq = formatTensorType(DType::F64, s.getQueryShape());
+  std::string tk = formatTensorType(DType::F64, s.getKeyShape());
+  std::string tv = formatTensorType(DType::F64, s.getValueShape());
+  std::string to = formatTensorType(DType::F64, s.getOutputShape());
   std::string args = "%q: " + tq + ", %k: " + tk + ", %v: " + tv;
-  std::vector<Arg> inputs = {Arg{DType::F64, {s.b, s.hq, s.sq, s.dk}},
-                             Arg{DType::F64, {s.b, s.hkv, s.sk, s.dk}},
-                             Arg{DType::F64, {s.b, s.hkv, s.sk, s.dv}}};
+  std::vector<InputSpec> inputs = {f64(s.getQueryShape()), f64(s.getKeyShape()),
+                                   f64(s.getValueShape())};
   SmallVector<int64_t> wrt = {0, 1, 2};
   std::string operands;
-  for (auto [n, extra] : llvm::enumerate(extras)) {
-    std::string element = stringifyDType(extra.arg.dtype).str();
-    std::string type = tensorType(extra.arg.shape, element);
+  for (auto [n, extra] : llvm::enumerate(a.extras)) {
     std::string argName = "%x" + std::to_string(n);
-    args += ", " + argName + ": " + type;
-    operands += " " + extra.keyword + "(" + argName + " : " + type + ")";
+    args += ", " + argName + ": " + extra.getType();
+    operands += extra.getGroup(argName);
     if (extra.wrt)
       wrt.push_back(inputs.size());
-    inputs.push_back(extra.arg);
+    inputs.push_back(extra.input);
   }
-  inputs.push_back(Arg{DType::F64, {s.b, s.hq, s.sq, s.dv}});
+  inputs.push_back(f64(s.getOutputShape()));
   wrt.push_back(inputs.size() - 1);
-  Case c = opCase(std::move(name), args,
-                  "  %y = kiln.attention %q, %k, %v" + operands + " " + attrs +
-                      " : " + tq + ", " + tk + ", " + tv + " -> " + to,
-                  to, 4, inputs, wrt);
+  Case c =
+      opCase(a.name, args,
+             "  %y = kiln.attention %q, %k, %v" + operands + " " + a.attrs +
+                 " : " + tq + ", " + tk + ", " + tv + " -> " + to,
+             to, 4, inputs, wrt);
   c.exactZeros = true;
   return c;
-}
-
-Arg i1(ArrayRef<int64_t> shape, std::vector<double> values) {
-  return Arg{DType::I1, SmallVector<int64_t>(shape), Fill::Given, values};
-}
-Arg f64s(ArrayRef<int64_t> shape) {
-  return Arg{DType::F64, SmallVector<int64_t>(shape)};
 }
 
 /// kiln.attention's adjoint (kiln.attention_grad) in every configuration of
 /// shared/design/attention.md's "Adjoint" checklist.
 std::vector<Case> attentionCases() {
-  std::vector<Case> cases;
-  AttentionShape plain{2, 2, 2, 3, 4, 3, 2}; // Dv != Dk
-  cases.push_back(attentionCase("attention_plain", plain, ""));
-  cases.push_back(
-      attentionCase("attention_scale", plain, "{scale = 5.000000e-01 : f64}"));
-  AttentionShape rect{1, 2, 2, 3, 5, 2, 3};
-  cases.push_back(
-      attentionCase("attention_causal_bottom_right", rect, "{causal}"));
-  cases.push_back(
-      attentionCase("attention_causal_top_left", rect,
-                    "{causal, alignment = #kiln.alignment<top_left>}"));
-  cases.push_back(attentionCase("attention_gqa", {1, 4, 2, 3, 4, 2, 2}, ""));
-  cases.push_back(
-      attentionCase("attention_mqa", {2, 3, 1, 2, 3, 2, 2}, "{causal}"));
-  cases.push_back(attentionCase("attention_key_lengths", {2, 2, 1, 3, 4, 2, 2},
-                                "", {{"key_lengths", i64({2}, {2, 4})}}));
-  cases.push_back(attentionCase("attention_empty_batches",
-                                {2, 2, 2, 2, 3, 2, 2}, "",
-                                {{"key_lengths", i64({2}, {0, 3})}}));
-  cases.push_back(attentionCase("attention_query_lengths",
-                                {2, 2, 2, 3, 3, 2, 2}, "",
-                                {{"query_lengths", i64({2}, {1, 3})}}));
-  cases.push_back(attentionCase("attention_window", {1, 2, 1, 5, 5, 2, 2},
-                                "{window_left = 2 : i64, window_right = 1 : "
-                                "i64}"));
-  cases.push_back(attentionCase("attention_dense_mask", {2, 2, 2, 3, 3, 2, 2},
-                                "", {{"mask", f64s({2, 1, 3, 3}), true}}));
-  cases.push_back(attentionCase("attention_per_head_mask",
-                                {2, 3, 3, 2, 4, 2, 2}, "",
-                                {{"mask", f64s({1, 3, 1, 4}), true}}));
-  cases.push_back(attentionCase("attention_rank2_mask", {1, 2, 1, 3, 4, 2, 2},
-                                "{causal}", {{"mask", f64s({3, 4}), true}}));
+  test::AttentionShape plain{2, 2, 2, 3, 4, 3, 2}; // Dv != Dk
+  test::AttentionShape rect{1, 2, 2, 3, 5, 2, 3};
   // A boolean mask with a fully masked row (query 1 of batch 0) and a
   // fully masked key (2).
-  cases.push_back(
-      attentionCase("attention_bool_mask_empty_row", {2, 2, 1, 3, 3, 2, 2}, "",
-                    {{"mask", i1({2, 1, 3, 3}, {1, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0,
-                                                0, 1, 1, 0, 0, 1, 0})}}));
-  cases.push_back(
-      attentionCase("attention_decode", {1, 2, 2, 1, 5, 3, 2}, "{causal}"));
-  cases.push_back(attentionCase("attention_softcap", plain,
-                                "{softcap = 8.000000e-01 : f64}"));
-  cases.push_back(attentionCase("attention_softcap_mask", {1, 2, 2, 3, 3, 2, 2},
-                                "{softcap = 5.000000e-01 : f64}",
-                                {{"mask", f64s({1, 2, 3, 3}), true}}));
-  cases.push_back(attentionCase("attention_dropout", {2, 4, 2, 3, 4, 2, 3},
-                                "{dropout_p = 3.000000e-01 : f64, causal}",
-                                {{"seed", i64({}, {1234})}}));
-  cases.push_back(
-      attentionCase("attention_no_keys", {1, 2, 1, 2, 0, 2, 2}, ""));
+  InputSpec emptyRowMask =
+      test::given(DType::I1, {2, 1, 3, 3},
+                  {1, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0});
+  std::vector<test::AttentionCase> table = {
+      {"attention_plain", plain, ""},
+      {"attention_scale", plain, "{scale = 5.000000e-01 : f64}"},
+      {"attention_causal_bottom_right", rect, "{causal}"},
+      {"attention_causal_top_left", rect,
+       "{causal, alignment = #kiln.alignment<top_left>}"},
+      {"attention_gqa", {1, 4, 2, 3, 4, 2, 2}, ""},
+      {"attention_mqa", {2, 3, 1, 2, 3, 2, 2}, "{causal}"},
+      {"attention_key_lengths",
+       {2, 2, 1, 3, 4, 2, 2},
+       "",
+       {{"key_lengths", i64({2}, {2, 4})}}},
+      {"attention_empty_batches",
+       {2, 2, 2, 2, 3, 2, 2},
+       "",
+       {{"key_lengths", i64({2}, {0, 3})}}},
+      {"attention_query_lengths",
+       {2, 2, 2, 3, 3, 2, 2},
+       "",
+       {{"query_lengths", i64({2}, {1, 3})}}},
+      {"attention_window",
+       {1, 2, 1, 5, 5, 2, 2},
+       "{window_left = 2 : i64, window_right = 1 : i64}"},
+      {"attention_dense_mask",
+       {2, 2, 2, 3, 3, 2, 2},
+       "",
+       {{"mask", f64({2, 1, 3, 3}), true}}},
+      {"attention_per_head_mask",
+       {2, 3, 3, 2, 4, 2, 2},
+       "",
+       {{"mask", f64({1, 3, 1, 4}), true}}},
+      {"attention_rank2_mask",
+       {1, 2, 1, 3, 4, 2, 2},
+       "{causal}",
+       {{"mask", f64({3, 4}), true}}},
+      {"attention_bool_mask_empty_row",
+       {2, 2, 1, 3, 3, 2, 2},
+       "",
+       {{"mask", emptyRowMask}}},
+      {"attention_decode", {1, 2, 2, 1, 5, 3, 2}, "{causal}"},
+      {"attention_softcap", plain, "{softcap = 8.000000e-01 : f64}"},
+      {"attention_softcap_mask",
+       {1, 2, 2, 3, 3, 2, 2},
+       "{softcap = 5.000000e-01 : f64}",
+       {{"mask", f64({1, 2, 3, 3}), true}}},
+      {"attention_dropout",
+       {2, 4, 2, 3, 4, 2, 3},
+       "{dropout_p = 3.000000e-01 : f64, causal}",
+       {{"seed", i64({}, {1234})}}},
+      {"attention_no_keys", {1, 2, 1, 2, 0, 2, 2}, ""},
+  };
+  std::vector<Case> cases;
+  for (const test::AttentionCase &a : table)
+    cases.push_back(attentionCase(a));
   return cases;
-}
-
-/// `tensor<AxBx...xf64>` for `shape`.
-std::string f64Type(ArrayRef<int64_t> shape) {
-  std::string type = "tensor<";
-  for (int64_t d : shape)
-    type += std::to_string(d) + "x";
-  return type + "f64>";
 }
 
 /// One op of the conv family on f64 operands of the given shapes (all
@@ -628,7 +520,7 @@ Case convFamilyCase(std::string name, const std::string &op,
                     const std::string &attrs, SmallVector<int64_t> result,
                     bool bias = false) {
   std::string args, uses, types;
-  std::vector<Arg> inputs;
+  std::vector<InputSpec> inputs;
   SmallVector<int64_t> wrt;
   for (auto [i, shape] : llvm::enumerate(operands)) {
     std::string value = "%a" + std::to_string(i);
@@ -638,7 +530,7 @@ Case convFamilyCase(std::string name, const std::string &op,
     else
       uses += (i ? ", " : " ") + value;
     types += (i ? ", " : "") + f64Type(shape);
-    inputs.push_back(Arg{DType::F64, shape, Fill::Uniform});
+    inputs.push_back(f64(shape));
     wrt.push_back(i);
   }
   // unfold's assembly has a plain `type -> type`; the others print a
@@ -646,7 +538,7 @@ Case convFamilyCase(std::string name, const std::string &op,
   std::string signature = op == "unfold"
                               ? types + " -> " + f64Type(result)
                               : "(" + types + ") -> " + f64Type(result);
-  inputs.push_back(Arg{DType::F64, result, Fill::Uniform});
+  inputs.push_back(f64(result));
   return opCase(std::move(name), args,
                 "  %y = kiln." + op + uses + " " + attrs + " : " + signature,
                 f64Type(result), result.size(), std::move(inputs),
@@ -781,45 +673,7 @@ void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
 
 class AutodiffTest : public ::testing::TestWithParam<Case> {
 protected:
-  static JitSession &session() {
-    static JitSession *instance = [] {
-      auto *s = new JitSession();
-      DialectRegistry registry;
-      registry.insert<func::FuncDialect, KilnDialect>();
-      registerAutodiffExternalModels(registry);
-      s->getContext().appendDialectRegistry(registry);
-      return s;
-    }();
-    return *instance;
-  }
-
-  HostTensor makeInput(const Arg &arg, std::mt19937_64 &rng) {
-    int64_t n = 1;
-    for (int64_t d : arg.shape)
-      n *= d;
-    std::vector<double> values(n);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    for (int64_t i = 0; i < n; ++i) {
-      double u = uniform(rng);
-      switch (arg.fill) {
-      case Fill::Uniform:
-        values[i] = u;
-        break;
-      case Fill::Positive:
-        values[i] = 1.0 + 0.5 * u;
-        break;
-      case Fill::AwayFromZero:
-        values[i] = (u < 0 ? -1 : 1) * (0.7 + 0.5 * std::fabs(uniform(rng)));
-        break;
-      case Fill::Given:
-        values[i] = arg.values[i];
-        break;
-      }
-    }
-    auto tensor = HostTensor::fromDoubles(arg.dtype, arg.shape, values);
-    EXPECT_TRUE(bool(tensor));
-    return std::move(*tensor);
-  }
+  static JitSession &session() { return test::getAutodiffSession(); }
 };
 
 TEST_P(AutodiffTest, MatchesFiniteDifferences) {
@@ -829,13 +683,14 @@ TEST_P(AutodiffTest, MatchesFiniteDifferences) {
       parseSourceString<ModuleOp>(c.source, &context);
   ASSERT_TRUE(module) << c.source;
 
-  PassManager pm(&context);
-  KilnAutodiffPassOptions options;
-  options.function = "f";
-  options.wrt.assign(c.wrt.begin(), c.wrt.end());
-  pm.addPass(createKilnAutodiffPass(options));
-  pm.addPass(createCanonicalizerPass());
-  ASSERT_TRUE(succeeded(pm.run(*module)));
+  test::PassRun run = test::runPasses(*module, [&](PassManager &pm) {
+    KilnAutodiffPassOptions options;
+    options.function = "f";
+    options.wrt.assign(c.wrt.begin(), c.wrt.end());
+    pm.addPass(createKilnAutodiffPass(options));
+    pm.addPass(createCanonicalizerPass());
+  });
+  ASSERT_TRUE(run.succeeded) << run.getDiagnostics();
 
   // Closure: the backward graph only uses ops that have rules themselves.
   module->walk([&](Operation *op) {
@@ -863,10 +718,8 @@ TEST_P(AutodiffTest, MatchesFiniteDifferences) {
   ASSERT_TRUE(succeeded(compiled)) << "compilation failed (see stderr)";
   JitModule &jit = **compiled;
 
-  std::mt19937_64 rng(std::hash<std::string>()(c.name) & 0xffff);
-  SmallVector<HostTensor> inputs;
-  for (const Arg &arg : c.args)
-    inputs.push_back(makeInput(arg, rng));
+  SmallVector<HostTensor> inputs =
+      test::makeInputs(c.args, test::getCaseSeed(c.name));
 
   auto valueAndGrad = jit.invoke("f_value_and_grad", inputs);
   ASSERT_TRUE(succeeded(valueAndGrad));
@@ -887,34 +740,44 @@ TEST_P(AutodiffTest, MatchesFiniteDifferences) {
     return;
   }
 
-  const double h = 1e-6;
-  for (auto [k, argIndex] : llvm::enumerate(c.wrt)) {
-    const HostTensor &gradient = (*valueAndGrad)[k + 1];
-    HostTensor &x = inputs[argIndex];
-    ASSERT_EQ(gradient.getShape(), x.getShape());
-    for (int64_t i = 0; i < x.getNumElements(); ++i) {
-      double saved = x.getElementAsDouble(i);
-      x.setElementFromDouble(i, saved + h);
-      double plus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
-      x.setElementFromDouble(i, saved - h);
-      double minus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
-      x.setElementFromDouble(i, saved);
-      double numeric = (plus - minus) / (2 * h);
-      double analytic = gradient.getElementAsDouble(i);
-      if (c.exactZeros && plus == minus)
-        EXPECT_EQ(analytic, 0.0)
-            << "d f / d arg" << argIndex << "[" << i << "]: f does not "
-            << "depend on it";
-      EXPECT_NEAR(analytic, numeric, 1e-6 * (1 + std::fabs(numeric)))
-          << "d f / d arg" << argIndex << "[" << i << "]";
-    }
-  }
+  test::CentralDifferenceOptions options;
+  options.exactZeros = c.exactZeros;
+  test::expectGradientsMatchCentralDifferences(
+      jit, "f", inputs, c.wrt, *valueAndGrad, "d f / d arg", options);
 }
 
 /// Closure in practice: the pass runs on its own output. `@h(x, v) = <grad
-/// f(x), v>` is built from the generated backward of `@f`, then differentiated
-/// again; its gradient, the Hessian-vector product H v, is checked against
-/// central differences of the (JIT-compiled) first-order gradient.
+/// f(x), v>` is built from the generated backward of `@f` in `source`, then
+/// differentiated again; its gradient, the Hessian-vector product H v, is
+/// checked against central differences of the (JIT-compiled) `@h`, at
+/// random x and v drawn from `seed`.
+void checkHessianVectorProduct(StringRef source, uint64_t seed) {
+  JitSession &session = test::getAutodiffSession();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &session.getContext());
+  ASSERT_TRUE(module) << source.str();
+  auto f = module->lookupSymbol<func::FuncOp>("f");
+  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {0});
+  ASSERT_TRUE(succeeded(grad));
+
+  // @h(x, v) = sum(grad f(x) * v), from a clone of the backward graph.
+  func::FuncOp h = test::buildGradientDotProduct(f, *grad, "h");
+  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {0});
+  ASSERT_TRUE(succeeded(hessian));
+  ASSERT_EQ(hessian->getSymName(), "h_value_and_grad");
+
+  auto compiled = session.compile(*module);
+  ASSERT_TRUE(succeeded(compiled));
+  JitModule &jit = **compiled;
+  auto xShape = cast<RankedTensorType>(f.getArgumentTypes()[0]).getShape();
+  SmallVector<HostTensor> inputs =
+      test::makeInputs({f64(xShape), f64(xShape)}, seed);
+  auto hvp = jit.invoke("h_value_and_grad", inputs);
+  ASSERT_TRUE(succeeded(hvp));
+  test::expectMatchesCentralDifferences(jit, "h", inputs, 0, (*hvp)[1],
+                                        "(H v)");
+}
+
 TEST_F(AutodiffTest, SecondOrderHessianVectorProduct) {
   constexpr const char *kSource = R"mlir(
 func.func @f(%x: tensor<2x3xf64>) -> tensor<f64> {
@@ -929,59 +792,7 @@ func.func @f(%x: tensor<2x3xf64>) -> tensor<f64> {
   return %l : tensor<f64>
 }
 )mlir";
-  MLIRContext &context = session().getContext();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kSource, &context);
-  ASSERT_TRUE(module);
-  auto f = module->lookupSymbol<func::FuncOp>("f");
-  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {0});
-  ASSERT_TRUE(succeeded(grad));
-
-  // @h(x, v) = sum(grad f(x) * v), from a clone of the backward graph.
-  Location loc = f.getLoc();
-  Type xType = f.getArgumentTypes()[0];
-  Type scalar = f.getResultTypes()[0];
-  OpBuilder b(&context);
-  b.setInsertionPointToEnd(module->getBody());
-  auto h = func::FuncOp::create(
-      b, loc, "h", FunctionType::get(&context, {xType, xType}, {scalar}));
-  Block *entry = h.addEntryBlock();
-  b.setInsertionPointToEnd(entry);
-  IRMapping mapping;
-  Block &body = grad->getBody().front();
-  mapping.map(body.getArgument(0), entry->getArgument(0));
-  for (Operation &op : body.without_terminator())
-    b.clone(op, mapping);
-  Value g = mapping.lookup(body.getTerminator()->getOperand(1));
-  Value gv = MulOp::create(b, loc, g, entry->getArgument(1));
-  Value hv = SumOp::create(b, loc, gv, ArrayRef<int64_t>{0, 1});
-  func::ReturnOp::create(b, loc, hv);
-
-  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {0});
-  ASSERT_TRUE(succeeded(hessian));
-  ASSERT_EQ(hessian->getSymName(), "h_value_and_grad");
-
-  auto compiled = session().compile(*module);
-  ASSERT_TRUE(succeeded(compiled));
-  JitModule &jit = **compiled;
-  std::mt19937_64 rng(7);
-  SmallVector<HostTensor> inputs{makeInput(f64({2, 3}), rng),
-                                 makeInput(f64({2, 3}), rng)};
-  auto hvp = jit.invoke("h_value_and_grad", inputs);
-  ASSERT_TRUE(succeeded(hvp));
-  const double step = 1e-6;
-  HostTensor &x = inputs[0];
-  for (int64_t i = 0; i < x.getNumElements(); ++i) {
-    double saved = x.getElementAsDouble(i);
-    x.setElementFromDouble(i, saved + step);
-    double plus = (*jit.invoke("h", inputs))[0].getElementAsDouble(0);
-    x.setElementFromDouble(i, saved - step);
-    double minus = (*jit.invoke("h", inputs))[0].getElementAsDouble(0);
-    x.setElementFromDouble(i, saved);
-    double numeric = (plus - minus) / (2 * step);
-    EXPECT_NEAR((*hvp)[1].getElementAsDouble(i), numeric,
-                1e-6 * (1 + std::fabs(numeric)))
-        << "(H v)[" << i << "]";
-  }
+  checkHessianVectorProduct(kSource, /*seed=*/7);
 }
 
 /// A loss that reads attention's lse result too. The default policy refuses
@@ -1004,38 +815,24 @@ func.func @f(%q: tensor<2x2x3x2xf64>, %k: tensor<2x1x4x2xf64>, %v: tensor<2x1x4x
   MLIRContext &context = session().getContext();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kSource, &context);
   ASSERT_TRUE(module);
-  PassManager pm(&context);
-  KilnAutodiffPassOptions options;
-  options.function = "f";
-  options.wrt = {0, 1, 2};
-  options.remat = RematPolicy::SaveAll;
-  pm.addPass(createKilnAutodiffPass(options));
-  ASSERT_TRUE(succeeded(pm.run(*module)));
+  test::PassRun run = test::runPasses(*module, [](PassManager &pm) {
+    KilnAutodiffPassOptions options;
+    options.function = "f";
+    options.wrt = {0, 1, 2};
+    options.remat = RematPolicy::SaveAll;
+    pm.addPass(createKilnAutodiffPass(options));
+  });
+  ASSERT_TRUE(run.succeeded) << run.getDiagnostics();
   auto compiled = session().compile(*module);
   ASSERT_TRUE(succeeded(compiled));
   JitModule &jit = **compiled;
-  std::mt19937_64 rng(11);
-  SmallVector<HostTensor> inputs{
-      makeInput(f64({2, 2, 3, 2}), rng), makeInput(f64({2, 1, 4, 2}), rng),
-      makeInput(f64({2, 1, 4, 2}), rng), makeInput(f64({2, 2, 3}), rng)};
+  SmallVector<HostTensor> inputs = test::makeInputs(
+      {f64({2, 2, 3, 2}), f64({2, 1, 4, 2}), f64({2, 1, 4, 2}), f64({2, 2, 3})},
+      11);
   auto grads = jit.invoke("f_value_and_grad", inputs);
   ASSERT_TRUE(succeeded(grads));
-  const double step = 1e-6;
-  for (int64_t arg = 0; arg < 3; ++arg) {
-    HostTensor &x = inputs[arg];
-    for (int64_t i = 0; i < x.getNumElements(); ++i) {
-      double saved = x.getElementAsDouble(i);
-      x.setElementFromDouble(i, saved + step);
-      double plus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
-      x.setElementFromDouble(i, saved - step);
-      double minus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
-      x.setElementFromDouble(i, saved);
-      double numeric = (plus - minus) / (2 * step);
-      EXPECT_NEAR((*grads)[1 + arg].getElementAsDouble(i), numeric,
-                  1e-6 * (1 + std::fabs(numeric)))
-          << "d f / d arg" << arg << "[" << i << "]";
-    }
-  }
+  test::expectGradientsMatchCentralDifferences(jit, "f", inputs, {0, 1, 2},
+                                               *grads, "d f / d arg");
 }
 
 /// Second order through the conv family: `@h(x, v) = <grad f(x), v>`,
@@ -1045,61 +842,7 @@ func.func @f(%q: tensor<2x2x3x2xf64>, %k: tensor<2x1x4x2xf64>, %v: tensor<2x1x4x
 class ConvSecondOrderTest : public AutodiffTest {};
 
 TEST_P(ConvSecondOrderTest, HessianVectorProduct) {
-  const Case &c = GetParam();
-  MLIRContext &context = session().getContext();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(c.source, &context);
-  ASSERT_TRUE(module) << c.source;
-  auto f = module->lookupSymbol<func::FuncOp>("f");
-  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {0});
-  ASSERT_TRUE(succeeded(grad));
-
-  Location loc = f.getLoc();
-  Type xType = f.getArgumentTypes()[0];
-  auto xShape = cast<RankedTensorType>(xType).getShape();
-  SmallVector<int64_t> axes;
-  for (int64_t i = 0, e = xShape.size(); i < e; ++i)
-    axes.push_back(i);
-  OpBuilder b(&context);
-  b.setInsertionPointToEnd(module->getBody());
-  auto h = func::FuncOp::create(
-      b, loc, "h",
-      FunctionType::get(&context, {xType, xType}, f.getResultTypes()));
-  Block *entry = h.addEntryBlock();
-  b.setInsertionPointToEnd(entry);
-  IRMapping mapping;
-  Block &body = grad->getBody().front();
-  mapping.map(body.getArgument(0), entry->getArgument(0));
-  for (Operation &op : body.without_terminator())
-    b.clone(op, mapping);
-  Value g = mapping.lookup(body.getTerminator()->getOperand(1));
-  Value gv = MulOp::create(b, loc, g, entry->getArgument(1));
-  func::ReturnOp::create(b, loc, Value(SumOp::create(b, loc, gv, axes)));
-
-  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {0});
-  ASSERT_TRUE(succeeded(hessian));
-  auto compiled = session().compile(*module);
-  ASSERT_TRUE(succeeded(compiled));
-  JitModule &jit = **compiled;
-  std::mt19937_64 rng(11);
-  Arg arg{DType::F64, SmallVector<int64_t>(xShape), Fill::Uniform};
-  SmallVector<HostTensor> inputs{makeInput(arg, rng), makeInput(arg, rng)};
-  auto hvp = jit.invoke("h_value_and_grad", inputs);
-  ASSERT_TRUE(succeeded(hvp));
-  const double step = 1e-6;
-  HostTensor &x = inputs[0];
-  for (int64_t i = 0; i < x.getNumElements(); ++i) {
-    double saved = x.getElementAsDouble(i);
-    x.setElementFromDouble(i, saved + step);
-    double plus = (*jit.invoke("h", inputs))[0].getElementAsDouble(0);
-    x.setElementFromDouble(i, saved - step);
-    double minus = (*jit.invoke("h", inputs))[0].getElementAsDouble(0);
-    x.setElementFromDouble(i, saved);
-    double numeric = (plus - minus) / (2 * step);
-    EXPECT_NEAR((*hvp)[1].getElementAsDouble(i), numeric,
-                1e-6 * (1 + std::fabs(numeric)))
-        << "(H v)[" << i << "]";
-  }
+  checkHessianVectorProduct(GetParam().source, /*seed=*/11);
 }
 
 /// conv2d (input and weight), max_pool2d (ceil_mode), avg_pool2d (padded),

@@ -21,11 +21,9 @@
 #include "kiln/Runtime/JitSession.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 
-#include "llvm/Support/Error.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "TestSupport/JitHarness.h"
 
 #include "gtest/gtest.h"
 
@@ -38,14 +36,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-std::string replaceAll(std::string text, const std::string &from,
-                       const std::string &to) {
-  for (size_t pos = text.find(from); pos != std::string::npos;
-       pos = text.find(from, pos + to.size()))
-    text.replace(pos, from.size(), to);
-  return text;
-}
 
 struct Param {
   const char *name;
@@ -75,11 +65,9 @@ SmallVector<Param> blockParams() {
 }
 
 TEST(BlockGradTest, EveryGradientEntryMatchesFiniteDifferences) {
-  auto buffer = llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR
-                                            "/transformer_block.mlir");
-  ASSERT_TRUE(bool(buffer)) << "cannot read transformer_block.mlir";
   std::string source =
-      replaceAll((*buffer)->getBuffer().str(), "f32", "f64");
+      test::readAsF64(KILN_EXAMPLES_DIR "/transformer_block.mlir");
+  ASSERT_FALSE(source.empty());
 
   const SmallVector<Param> params = blockParams();
 
@@ -87,9 +75,7 @@ TEST(BlockGradTest, EveryGradientEntryMatchesFiniteDifferences) {
   SmallVector<HostTensor> inputs;
   auto push = [&](DType dtype, ArrayRef<int64_t> shape,
                   ArrayRef<double> values) {
-    auto tensor = HostTensor::fromDoubles(dtype, shape, values);
-    ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
-    inputs.push_back(std::move(*tensor));
+    inputs.push_back(test::makeTensor(dtype, shape, values));
   };
   // Tokens [2, 8] in [0, 32) with a repeated token (the embedding's adjoint
   // adds repeated rows up), labels [2] in [0, 5).
@@ -148,33 +134,15 @@ TEST(BlockGradTest, EveryGradientEntryMatchesFiniteDifferences) {
   EXPECT_NEAR((*valueAndGrad)[0].getElementAsDouble(0), loss, 1e-12);
   EXPECT_TRUE(std::isfinite(loss) && loss > 0);
 
-  const double h = 1e-6;
   int64_t checked = 0;
   for (int k = 0; k < 12; ++k) {
-    const HostTensor &gradient = (*valueAndGrad)[k + 1];
-    HostTensor &x = inputs[k + 2];
-    ASSERT_EQ(gradient.getShape(), x.getShape()) << params[k].name;
-    double largest = 0;
-    for (int64_t i = 0; i < x.getNumElements(); ++i) {
-      double saved = x.getElementAsDouble(i);
-      x.setElementFromDouble(i, saved + h);
-      auto plus = jit.invoke("loss", inputs);
-      x.setElementFromDouble(i, saved - h);
-      auto minus = jit.invoke("loss", inputs);
-      x.setElementFromDouble(i, saved);
-      ASSERT_TRUE(succeeded(plus) && succeeded(minus));
-      double numeric = ((*plus)[0].getElementAsDouble(0) -
-                        (*minus)[0].getElementAsDouble(0)) /
-                       (2 * h);
-      double analytic = gradient.getElementAsDouble(i);
-      largest = std::max(largest, std::fabs(analytic));
-      EXPECT_NEAR(analytic, numeric, 1e-6 * (1 + std::fabs(numeric)))
-          << "d loss / d " << params[k].name << "[" << i << "]";
-      ++checked;
-    }
+    test::CentralDifferenceStats stats = test::expectMatchesCentralDifferences(
+        jit, "loss", inputs, k + 2, (*valueAndGrad)[k + 1],
+        std::string("d loss / d ") + params[k].name);
     // The class token is the last position, which attends to every token,
     // so no gradient is identically zero (a test of nothing).
-    EXPECT_GT(largest, 1e-3) << params[k].name;
+    EXPECT_GT(stats.largestAnalytic, 1e-3) << params[k].name;
+    checked += stats.checked;
   }
   EXPECT_EQ(checked, 2944);
 }
@@ -188,18 +156,13 @@ TEST(BlockGradTest, EveryGradientEntryMatchesFiniteDifferences) {
 /// truncation error is O(e^2) ~ 1e-10 and its rounding error
 /// ~ eps |g| / e ~ 1e-11, far inside 1e-6 (1 + |fd|).
 TEST(BlockGradTest, HessianVectorProductMatchesFiniteDifferences) {
-  auto buffer = llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR
-                                            "/transformer_block.mlir");
-  ASSERT_TRUE(bool(buffer)) << "cannot read transformer_block.mlir";
   std::string source =
-      replaceAll((*buffer)->getBuffer().str(), "f32", "f64");
+      test::readAsF64(KILN_EXAMPLES_DIR "/transformer_block.mlir");
+  ASSERT_FALSE(source.empty());
 
   JitSession session;
   MLIRContext &context = session.getContext();
-  DialectRegistry registry;
-  registry.insert<func::FuncDialect, KilnDialect>();
-  registerAutodiffExternalModels(registry);
-  context.appendDialectRegistry(registry);
+  test::appendAutodiffRegistry(context);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
   ASSERT_TRUE(module);
   auto loss = module->lookupSymbol<func::FuncOp>("loss");
@@ -211,34 +174,7 @@ TEST(BlockGradTest, HessianVectorProductMatchesFiniteDifferences) {
   ASSERT_TRUE(succeeded(grad));
 
   // @h(tokens, labels, params..., v...) = sum_k sum(g_k * v_k).
-  Location loc = loss.getLoc();
-  SmallVector<Type> hInputs(loss.getArgumentTypes());
-  for (int64_t i : wrt)
-    hInputs.push_back(loss.getArgumentTypes()[i]);
-  OpBuilder b(&context);
-  b.setInsertionPointToEnd(module->getBody());
-  auto h = func::FuncOp::create(
-      b, loc, "h",
-      FunctionType::get(&context, hInputs, loss.getResultTypes()));
-  Block *entry = h.addEntryBlock();
-  b.setInsertionPointToEnd(entry);
-  IRMapping mapping;
-  Block &body = grad->getBody().front();
-  mapping.map(body.getArguments(), entry->getArguments().take_front(14));
-  for (Operation &op : body.without_terminator())
-    b.clone(op, mapping);
-  Value total;
-  for (auto [k, i] : llvm::enumerate(wrt)) {
-    Value g = mapping.lookup(body.getTerminator()->getOperand(k + 1));
-    Value gv = MulOp::create(b, loc, g, entry->getArgument(14 + k));
-    SmallVector<int64_t> axes;
-    for (int64_t d = 0; d < cast<RankedTensorType>(gv.getType()).getRank();
-         ++d)
-      axes.push_back(d);
-    Value dot = SumOp::create(b, loc, gv, axes);
-    total = total ? AddOp::create(b, loc, total, dot) : dot;
-  }
-  func::ReturnOp::create(b, loc, total);
+  func::FuncOp h = test::buildGradientDotProduct(loss, *grad, "h");
   FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, wrt);
   ASSERT_TRUE(succeeded(hessian));
   // The second sweep went through kiln.attention_grad's rule.
@@ -257,9 +193,7 @@ TEST(BlockGradTest, HessianVectorProductMatchesFiniteDifferences) {
   SmallVector<HostTensor> inputs;
   auto push = [&](DType dtype, ArrayRef<int64_t> shape,
                   ArrayRef<double> values) {
-    auto tensor = HostTensor::fromDoubles(dtype, shape, values);
-    ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
-    inputs.push_back(std::move(*tensor));
+    inputs.push_back(test::makeTensor(dtype, shape, values));
   };
   std::vector<double> tokens(16);
   for (double &t : tokens)

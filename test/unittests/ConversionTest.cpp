@@ -5,15 +5,14 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/InitAll.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+
+#include "TestSupport/PipelineHarness.h"
 
 #include "gtest/gtest.h"
 
@@ -39,58 +38,32 @@ TEST(KilnToLinalgTest, OpsWithCPULowering) {
 /// The coverage matrix's CPU column is complete: every op the dialect
 /// registers has a kiln-to-linalg pattern.
 TEST(KilnToLinalgTest, EveryKilnOpHasCPULowering) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  MLIRContext context;
+  test::loadAllDialects(context);
   llvm::StringSet<> lowered;
   for (OperationName name : getKilnOpsWithCPULowering(&context))
     lowered.insert(name.getStringRef());
-  std::vector<std::string> missing;
   // kiln.value_and_grad never reaches the conversion: kiln-autodiff, the
   // first pass of kiln-lower-to-cpu, replaces it with generated functions.
   lowered.insert(ValueAndGradOp::getOperationName());
-  for (RegisteredOperationName name : context.getRegisteredOperations())
-    if (name.getDialectNamespace() == "kiln" &&
-        !lowered.contains(name.getStringRef()))
-      missing.push_back(name.getStringRef().str());
+  std::vector<std::string> missing =
+      test::getKilnOpsMissingFrom(context, lowered);
   EXPECT_TRUE(missing.empty())
       << "ops without a CPU lowering: " << llvm::join(missing, ", ");
 }
 
 TEST(KilnToLinalgTest, OpWithoutLoweringIsNamed) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.allowUnregisteredDialects();
-
+  MLIRContext context;
+  test::loadAllDialects(context);
   // Every kiln op of this branch has a lowering, so an unregistered op of
   // the kiln namespace stands in for a new op without one.
-  OpBuilder builder(&context);
-  Location loc = builder.getUnknownLoc();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
-  auto type = RankedTensorType::get({2}, builder.getF32Type());
-  auto func = func::FuncOp::create(builder, loc, "f",
-                                   builder.getFunctionType({type}, {type}));
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToEnd(body);
-  OperationState state(loc, "kiln.not_lowered_yet");
-  state.addOperands(body->getArgument(0));
-  state.addTypes(type);
-  Operation *op = builder.create(state);
-  func::ReturnOp::create(builder, loc, op->getResult(0));
-
-  std::string message;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
-    message = diagnostic.str();
-    return success();
+  OwningOpRef<ModuleOp> module = test::buildModuleWithUnloweredOp(context);
+  test::PassRun run = test::runPasses(*module, [](PassManager &pm) {
+    pm.addPass(createConvertKilnToLinalgPass());
   });
-  PassManager pm(&context);
-  pm.addPass(createConvertKilnToLinalgPass());
-  EXPECT_TRUE(failed(pm.run(*module)));
-  EXPECT_EQ(message, "'kiln.not_lowered_yet' has no CPU lowering yet");
+  EXPECT_FALSE(run.succeeded);
+  EXPECT_EQ(run.getDiagnostics(),
+            "'kiln.not_lowered_yet' has no CPU lowering yet");
 }
 
 } // namespace

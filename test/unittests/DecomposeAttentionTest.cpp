@@ -23,97 +23,35 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/Support/MemoryBuffer.h"
+
+#include "TestSupport/AttentionCases.h"
+#include "TestSupport/Fixtures.h"
+#include "TestSupport/JitHarness.h"
 
 #include "gtest/gtest.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::kiln;
-using json = nlohmann::json;
+using test::FixtureCase;
+using test::TensorData;
 
 namespace {
 
-struct TensorData {
-  DType dtype = DType::F64;
-  SmallVector<int64_t> shape;
-  std::vector<double> values;
-};
-
-struct Case {
-  std::string file, name, source;
-  std::vector<TensorData> inputs, outputs;
-  double rtol = 0, atol = 0;
-};
-
-[[maybe_unused]] void PrintTo(const Case &c, std::ostream *os) {
-  *os << c.file << "/" << c.name;
-}
-
-double decodeValue(const json &value) {
-  if (value.is_number())
-    return value.get<double>();
-  const std::string &text = value.get_ref<const std::string &>();
-  if (text == "nan")
-    return std::numeric_limits<double>::quiet_NaN();
-  return text == "inf" ? std::numeric_limits<double>::infinity()
-                       : -std::numeric_limits<double>::infinity();
-}
-
-TensorData decodeTensor(const json &value) {
-  TensorData data;
-  data.dtype = *parseDType(value["dtype"].get<std::string>());
-  for (const json &dim : value["shape"])
-    data.shape.push_back(dim.get<int64_t>());
-  for (const json &element : value["data"])
-    data.values.push_back(decodeValue(element));
-  return data;
-}
-
-HostTensor makeTensor(DType dtype, ArrayRef<int64_t> shape,
-                      ArrayRef<double> values) {
-  auto tensor = HostTensor::fromDoubles(dtype, shape, values);
-  if (!tensor) {
-    ADD_FAILURE() << llvm::toString(tensor.takeError());
-    return HostTensor();
-  }
-  return std::move(*tensor);
-}
-
-std::vector<Case> loadCases() {
-  std::vector<Case> cases;
-  for (const char *file : {"attention", "attention_grad"}) {
-    std::string path = std::string(KILN_FIXTURES_DIR) + "/" + file + ".json";
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-    if (!buffer) {
-      cases.push_back(Case{file, "unreadable"});
-      continue;
-    }
-    json root = json::parse((*buffer)->getBuffer().begin(),
-                            (*buffer)->getBuffer().end());
-    for (const json &value : root["cases"]) {
-      Case c{file, value["name"].get<std::string>(),
-             value["source"].get<std::string>()};
-      for (const json &tensor : value["inputs"])
-        c.inputs.push_back(decodeTensor(tensor));
-      for (const json &tensor : value["outputs"])
-        c.outputs.push_back(decodeTensor(tensor));
-      c.rtol = value["rtol"].get<double>();
-      c.atol = value["atol"].get<double>();
+/// The cases of attention.json and attention_grad.json, in file order.
+std::vector<FixtureCase> loadCases() {
+  std::vector<FixtureCase> cases;
+  for (const char *file : {"attention", "attention_grad"})
+    for (FixtureCase &c : test::loadFixtureFile(std::string(KILN_FIXTURES_DIR) +
+                                                "/" + file + ".json"))
       cases.push_back(std::move(c));
-    }
-  }
   return cases;
 }
 
-class DecomposeAttentionTest : public ::testing::TestWithParam<Case> {
+class DecomposeAttentionTest : public ::testing::TestWithParam<FixtureCase> {
 protected:
   static JitSession &session() {
     static JitSession instance;
@@ -132,8 +70,8 @@ protected:
 };
 
 TEST_P(DecomposeAttentionTest, MatchesFusedAndPyTorch) {
-  const Case &c = GetParam();
-  ASSERT_FALSE(c.source.empty()) << c.file << ".json is unreadable";
+  const FixtureCase &c = GetParam();
+  ASSERT_TRUE(c.error.empty()) << c.file << "/" << c.name << ": " << c.error;
   MLIRContext &context = session().getContext();
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(c.source, &context);
@@ -156,7 +94,7 @@ TEST_P(DecomposeAttentionTest, MatchesFusedAndPyTorch) {
   ASSERT_TRUE(succeeded(compiled)) << "compilation failed (see stderr)";
   SmallVector<HostTensor> inputs;
   for (const TensorData &data : c.inputs)
-    inputs.push_back(makeTensor(data.dtype, data.shape, data.values));
+    inputs.push_back(test::makeTensor(data.dtype, data.shape, data.values));
   auto fused = (*compiled)->invoke("main", inputs);
   auto mine = (*compiled)->invoke("decomposed", inputs);
   ASSERT_TRUE(succeeded(fused) && succeeded(mine));
@@ -195,12 +133,8 @@ TEST_P(DecomposeAttentionTest, MatchesFusedAndPyTorch) {
   }
 }
 
-std::string caseName(const ::testing::TestParamInfo<Case> &info) {
-  std::string name = info.param.file + "_" + info.param.name;
-  for (char &ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)))
-      ch = '_';
-  return name;
+std::string caseName(const ::testing::TestParamInfo<FixtureCase> &info) {
+  return test::getFixtureTestName(info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, DecomposeAttentionTest,
@@ -213,7 +147,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, DecomposeAttentionTest,
 //===----------------------------------------------------------------------===//
 
 struct SavedPair {
-  Case saved, recomputed;
+  FixtureCase saved, recomputed;
 };
 
 [[maybe_unused]] void PrintTo(const SavedPair &pair, std::ostream *os) {
@@ -221,14 +155,14 @@ struct SavedPair {
 }
 
 std::vector<SavedPair> loadSavedPairs() {
-  std::vector<Case> cases = loadCases();
+  std::vector<FixtureCase> cases = loadCases();
   std::vector<SavedPair> pairs;
-  for (const Case &saved : cases) {
+  for (const FixtureCase &saved : cases) {
     StringRef name = saved.name;
     if (saved.file != "attention_grad" || !name.ends_with("_f64_saved"))
       continue;
     StringRef plain = name.drop_back(strlen("_saved"));
-    for (const Case &recomputed : cases)
+    for (const FixtureCase &recomputed : cases)
       if (recomputed.file == "attention_grad" && recomputed.name == plain)
         pairs.push_back({saved, recomputed});
   }
@@ -280,7 +214,7 @@ TEST_P(SavedForwardTest, MatchesRecomputedAdjoint) {
   ASSERT_TRUE(succeeded(compiled)) << "compilation failed (see stderr)";
   SmallVector<HostTensor> inputs;
   for (const TensorData &data : pair.saved.inputs)
-    inputs.push_back(makeTensor(data.dtype, data.shape, data.values));
+    inputs.push_back(test::makeTensor(data.dtype, data.shape, data.values));
   auto fromSaved = (*compiled)->invoke("main", inputs);
   auto fromScratch = (*compiled)->invoke("recomputed", inputs);
   ASSERT_TRUE(succeeded(fromSaved) && succeeded(fromScratch));
@@ -316,87 +250,62 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, SavedForwardTest,
 // kiln.attention_grad's rule against central differences
 //===----------------------------------------------------------------------===//
 
-/// One f64 or integer argument of a second-order case: random uniform in
-/// [-1, 1) when `values` is empty.
-struct GradArg {
-  std::string keyword; // "" for q, k, v, dout; else the operand group.
-  DType dtype;
-  SmallVector<int64_t> shape;
-  std::vector<double> values = {};
-  bool wrt = true;
+/// The function of a second-order case, its inputs, and the arguments it is
+/// differentiated with respect to.
+struct GradFunction {
+  std::string source;
+  std::vector<test::InputSpec> inputs;
+  SmallVector<int64_t> wrt;
 };
-
-struct GradCase {
-  std::string name;
-  /// B, Hq, Hkv, Sq, Sk, Dk, Dv.
-  int64_t b, hq, hkv, sq, sk, dk, dv;
-  std::string attrs;
-  std::vector<GradArg> extras;
-};
-
-[[maybe_unused]] void PrintTo(const GradCase &c, std::ostream *os) {
-  *os << c.name;
-}
-
-std::string typeOf(ArrayRef<int64_t> shape, DType dtype) {
-  return formatTensorType(dtype, shape);
-}
 
 /// `f(q, k, v, dO, extras..., w...) = sum_r sum(attention_grad(...)[r] *
 /// w_r)` over every result r: its gradient is the second-order adjoint.
-std::string gradSource(const GradCase &c, std::vector<GradArg> &args) {
-  args = {GradArg{"", DType::F64, {c.b, c.hq, c.sq, c.dk}},
-          GradArg{"", DType::F64, {c.b, c.hkv, c.sk, c.dk}},
-          GradArg{"", DType::F64, {c.b, c.hkv, c.sk, c.dv}},
-          GradArg{"", DType::F64, {c.b, c.hq, c.sq, c.dv}}};
-  for (const GradArg &extra : c.extras)
-    args.push_back(extra);
-  std::vector<std::string> resultTypes;
-  for (int i = 0; i < 3; ++i)
-    resultTypes.push_back(typeOf(args[i].shape, DType::F64));
-  for (const GradArg &extra : c.extras)
-    if (extra.keyword == "mask" && extra.dtype == DType::F64)
-      resultTypes.push_back(typeOf(extra.shape, DType::F64));
-  size_t numOperands = args.size();
-  for (const std::string &type : resultTypes) {
-    (void)type;
-    args.push_back(GradArg{"w", DType::F64, {}});
+GradFunction buildGradFunction(const test::AttentionCase &c) {
+  const test::AttentionShape &s = c.shape;
+  GradFunction fn;
+  fn.inputs = {test::f64(s.getQueryShape()), test::f64(s.getKeyShape()),
+               test::f64(s.getValueShape()), test::f64(s.getOutputShape())};
+  fn.wrt = {0, 1, 2, 3};
+  std::string signature, operands, operandTypes, groups;
+  for (int i = 0; i < 4; ++i) {
+    std::string type = formatTensorType(DType::F64, fn.inputs[i].shape);
+    signature += (i ? ", %a" : "%a") + std::to_string(i) + ": " + type;
+    operands += (i ? ", %a" : "%a") + std::to_string(i);
+    operandTypes += (i ? ", " : "") + type;
   }
-  // w_r has the shape of result r: dQ, dK, dV, then d_mask.
-  size_t maskIndex = 4;
-  while (maskIndex < numOperands && args[maskIndex].keyword != "mask")
-    ++maskIndex;
-  for (size_t r = 0; r < resultTypes.size(); ++r)
-    args[numOperands + r].shape = args[r < 3 ? r : maskIndex].shape;
-
-  std::string signature, operands, groups;
-  for (auto [i, arg] : llvm::enumerate(args)) {
-    std::string name = "%a" + std::to_string(i);
-    std::string type = typeOf(arg.shape, arg.dtype);
-    signature += (i ? ", " : "") + name + ": " + type;
-    if (i < 4)
-      operands += (i ? ", " : "") + name;
-    else if (i < numOperands)
-      groups += " " + arg.keyword + "(" + name + " : " + type + ")";
+  // The results: dQ, dK, dV, then d_mask for an f64 mask.
+  std::vector<SmallVector<int64_t>> resultShapes = {
+      s.getQueryShape(), s.getKeyShape(), s.getValueShape()};
+  for (const test::AttentionOperand &extra : c.extras) {
+    std::string name = "%a" + std::to_string(fn.inputs.size());
+    signature += ", " + name + ": " + extra.getType();
+    groups += extra.getGroup(name);
+    if (extra.wrt)
+      fn.wrt.push_back(fn.inputs.size());
+    if (extra.keyword == "mask" && extra.input.dtype == DType::F64)
+      resultShapes.push_back(extra.input.shape);
+    fn.inputs.push_back(extra.input);
   }
+  // w_r has the shape of result r.
+  size_t numOperands = fn.inputs.size();
   std::string results, types;
-  for (size_t r = 0; r < resultTypes.size(); ++r) {
+  for (auto [r, shape] : llvm::enumerate(resultShapes)) {
+    std::string type = formatTensorType(DType::F64, shape);
+    signature += ", %a" + std::to_string(fn.inputs.size()) + ": " + type;
+    fn.inputs.push_back(test::f64(shape));
     results += (r ? ", %r" : "%r") + std::to_string(r);
-    types += (r ? ", " : "") + resultTypes[r];
+    types += (r ? ", " : "") + type;
   }
   std::string body = "func.func @f(" + signature + ") -> tensor<f64> {\n  " +
                      results + " = kiln.attention_grad " + operands + groups +
-                     " " + c.attrs + " : ";
-  for (int i = 0; i < 4; ++i)
-    body += (i ? ", " : "") + typeOf(args[i].shape, DType::F64);
-  body += " -> " + types + "\n";
+                     " " + c.attrs + " : " + operandTypes + " -> " + types +
+                     "\n";
   std::string total;
-  for (size_t r = 0; r < resultTypes.size(); ++r) {
-    const std::string &t = resultTypes[r];
+  for (auto [r, shape] : llvm::enumerate(resultShapes)) {
+    std::string t = formatTensorType(DType::F64, shape);
     std::string n = std::to_string(r);
-    int64_t rank = args[numOperands + r].shape.size();
     std::string axes;
-    for (int64_t d = 0; d < rank; ++d)
+    for (size_t d = 0; d < shape.size(); ++d)
       axes += (d ? ", " : "") + std::to_string(d);
     body += "  %m" + n + " = kiln.mul %r" + n + ", %a" +
             std::to_string(numOperands + r) + " : (" + t + ", " + t + ") -> " +
@@ -410,104 +319,79 @@ std::string gradSource(const GradCase &c, std::vector<GradArg> &args) {
       total = "%t" + n;
     }
   }
-  return body + "  return " + total + " : tensor<f64>\n}\n";
+  fn.source = body + "  return " + total + " : tensor<f64>\n}\n";
+  return fn;
 }
 
-std::vector<GradCase> gradCases() {
+std::vector<test::AttentionCase> gradCases() {
+  using test::given;
   std::vector<double> boolMask = {1, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0};
   return {
-      {"plain", 1, 2, 2, 3, 4, 2, 3, ""},
-      {"causal_gqa", 1, 4, 2, 3, 4, 2, 2, "{causal}"},
-      {"mqa_top_left_scale", 2, 2, 1, 3, 3, 2, 2,
+      {"plain", {1, 2, 2, 3, 4, 2, 3}, ""},
+      {"causal_gqa", {1, 4, 2, 3, 4, 2, 2}, "{causal}"},
+      {"mqa_top_left_scale",
+       {2, 2, 1, 3, 3, 2, 2},
        "{causal, alignment = #kiln.alignment<top_left>, scale = 0.7 : f64}"},
-      {"window_lengths", 2, 2, 1, 4, 4, 2, 2,
+      {"window_lengths",
+       {2, 2, 1, 4, 4, 2, 2},
        "{window_left = 1 : i64, window_right = 1 : i64}",
-       {{"key_lengths", DType::I64, {2}, {3, 0}, false},
-        {"query_lengths", DType::I64, {2}, {2, 4}, false}}},
-      {"bool_mask_empty_row", 1, 2, 1, 3, 4, 2, 2, "",
-       {{"mask", DType::I1, {3, 4}, boolMask, false}}},
-      {"softcap", 1, 2, 2, 3, 3, 2, 2, "{softcap = 0.8 : f64}"},
-      {"additive_mask_softcap_gqa", 2, 4, 2, 2, 3, 2, 2,
-       "{softcap = 1.5 : f64}", {{"mask", DType::F64, {1, 4, 1, 3}}}},
-      {"additive_mask_dense", 1, 2, 2, 3, 3, 2, 2, "{causal}",
-       {{"mask", DType::F64, {1, 2, 3, 3}}}},
-      {"dropout", 1, 2, 1, 3, 4, 2, 2, "{dropout_p = 0.3 : f64}",
-       {{"seed", DType::I64, {}, {77}, false}}},
+       {{"key_lengths", given(DType::I64, {2}, {3, 0})},
+        {"query_lengths", given(DType::I64, {2}, {2, 4})}}},
+      {"bool_mask_empty_row",
+       {1, 2, 1, 3, 4, 2, 2},
+       "",
+       {{"mask", given(DType::I1, {3, 4}, boolMask)}}},
+      {"softcap", {1, 2, 2, 3, 3, 2, 2}, "{softcap = 0.8 : f64}"},
+      {"additive_mask_softcap_gqa",
+       {2, 4, 2, 2, 3, 2, 2},
+       "{softcap = 1.5 : f64}",
+       {{"mask", test::f64({1, 4, 1, 3}), true}}},
+      {"additive_mask_dense",
+       {1, 2, 2, 3, 3, 2, 2},
+       "{causal}",
+       {{"mask", test::f64({1, 2, 3, 3}), true}}},
+      {"dropout",
+       {1, 2, 1, 3, 4, 2, 2},
+       "{dropout_p = 0.3 : f64}",
+       {{"seed", given(DType::I64, {}, {77})}}},
   };
 }
 
-class AttentionGradRuleTest : public ::testing::TestWithParam<GradCase> {};
+class AttentionGradRuleTest
+    : public ::testing::TestWithParam<test::AttentionCase> {};
 
 TEST_P(AttentionGradRuleTest, MatchesFiniteDifferences) {
-  const GradCase &c = GetParam();
-  std::vector<GradArg> args;
-  std::string source = gradSource(c, args);
-  static JitSession *session = [] {
-    auto *s = new JitSession();
-    DialectRegistry registry;
-    registry.insert<func::FuncDialect, KilnDialect>();
-    registerAutodiffExternalModels(registry);
-    s->getContext().appendDialectRegistry(registry);
-    return s;
-  }();
-  MLIRContext &context = session->getContext();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
-  ASSERT_TRUE(module) << source;
-  SmallVector<int64_t> wrt;
-  for (auto [i, arg] : llvm::enumerate(args))
-    if (arg.wrt && arg.keyword != "w")
-      wrt.push_back(i);
+  const test::AttentionCase &c = GetParam();
+  GradFunction fn = buildGradFunction(c);
+  JitSession &session = test::getAutodiffSession();
+  MLIRContext &context = session.getContext();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(fn.source, &context);
+  ASSERT_TRUE(module) << fn.source;
   auto f = module->lookupSymbol<func::FuncOp>("f");
-  ASSERT_TRUE(succeeded(generateValueAndGrad(*module, f, wrt))) << source;
-  auto compiled = session->compile(*module);
+  ASSERT_TRUE(succeeded(generateValueAndGrad(*module, f, fn.wrt))) << fn.source;
+  auto compiled = session.compile(*module);
   ASSERT_TRUE(succeeded(compiled)) << "compilation failed (see stderr)";
   JitModule &jit = **compiled;
 
-  std::mt19937_64 rng(std::hash<std::string>()(c.name) & 0xffff);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  SmallVector<HostTensor> inputs;
-  for (const GradArg &arg : args) {
-    int64_t n = 1;
-    for (int64_t d : arg.shape)
-      n *= d;
-    std::vector<double> values = arg.values;
-    if (values.empty())
-      for (int64_t i = 0; i < n; ++i)
-        values.push_back(uniform(rng));
-    inputs.push_back(makeTensor(arg.dtype, arg.shape, values));
-  }
+  SmallVector<HostTensor> inputs =
+      test::makeInputs(fn.inputs, test::getCaseSeed(c.name));
   auto valueAndGrad = jit.invoke("f_value_and_grad", inputs);
   ASSERT_TRUE(succeeded(valueAndGrad));
-  ASSERT_EQ(valueAndGrad->size(), wrt.size() + 1);
+  ASSERT_EQ(valueAndGrad->size(), fn.wrt.size() + 1);
 
-  const double h = 1e-6;
-  int64_t nonZero = 0;
-  for (auto [k, argIndex] : llvm::enumerate(wrt)) {
-    const HostTensor &gradient = (*valueAndGrad)[k + 1];
-    HostTensor &x = inputs[argIndex];
-    for (int64_t i = 0; i < x.getNumElements(); ++i) {
-      double saved = x.getElementAsDouble(i);
-      x.setElementFromDouble(i, saved + h);
-      double plus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
-      x.setElementFromDouble(i, saved - h);
-      double minus = (*jit.invoke("f", inputs))[0].getElementAsDouble(0);
-      x.setElementFromDouble(i, saved);
-      double numeric = (plus - minus) / (2 * h);
-      double analytic = gradient.getElementAsDouble(i);
-      // Where f does not depend on an entry (masked keys, empty rows), the
-      // rule must give exactly 0, never a rounding residue or NaN.
-      if (plus == minus)
-        EXPECT_EQ(analytic, 0.0) << "arg" << argIndex << "[" << i << "]";
-      else
-        ++nonZero;
-      EXPECT_NEAR(analytic, numeric, 1e-6 * (1 + std::fabs(numeric)))
-          << "arg" << argIndex << "[" << i << "]";
-    }
-  }
-  EXPECT_GT(nonZero, 0);
+  // Where f does not depend on an entry (masked keys, empty rows), the
+  // rule must give exactly 0, never a rounding residue or NaN.
+  test::CentralDifferenceOptions options;
+  options.exactZeros = true;
+  test::CentralDifferenceStats stats =
+      test::expectGradientsMatchCentralDifferences(
+          jit, "f", inputs, fn.wrt, *valueAndGrad, "arg", options);
+  EXPECT_GT(stats.dependent, 0);
 }
 
-std::string gradCaseName(const ::testing::TestParamInfo<GradCase> &info) {
+std::string
+gradCaseName(const ::testing::TestParamInfo<test::AttentionCase> &info) {
   return info.param.name;
 }
 

@@ -21,6 +21,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include "TestSupport/JitHarness.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -31,19 +33,8 @@ using namespace mlir::kiln;
 
 namespace {
 
-HostTensor makeTensor(DType dtype, ArrayRef<int64_t> shape,
-                      ArrayRef<double> values) {
-  llvm::Expected<HostTensor> tensor =
-      HostTensor::fromDoubles(dtype, shape, values);
-  EXPECT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
-  return std::move(*tensor);
-}
-
-HostTensor randomTensor(DType dtype, ArrayRef<int64_t> shape, uint64_t seed) {
-  llvm::Expected<HostTensor> tensor = HostTensor::random(dtype, shape, seed);
-  EXPECT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
-  return std::move(*tensor);
-}
+using test::makeRandomTensor;
+using test::makeTensor;
 
 HostTensor filled(DType dtype, ArrayRef<int64_t> shape, double value) {
   int64_t count = 1;
@@ -237,7 +228,7 @@ TEST_F(DropoutTest, KeepRateWithinThreeSigma) {
 }
 
 TEST_F(DropoutTest, SameSeedSameOutput) {
-  HostTensor x = randomTensor(DType::F32, {kRows, kCols}, 3);
+  HostTensor x = makeRandomTensor(DType::F32, {kRows, kCols}, 3);
   HostTensor first = run("p03", x, 1234);
   HostTensor second = run("p03", x, 1234);
   EXPECT_TRUE(sameBytes(first, second));
@@ -257,12 +248,12 @@ TEST_F(DropoutTest, SameSeedSameOutput) {
 }
 
 TEST_F(DropoutTest, PZeroIsTheIdentity) {
-  HostTensor x = randomTensor(DType::F32, {kRows, kCols}, 4);
+  HostTensor x = makeRandomTensor(DType::F32, {kRows, kCols}, 4);
   EXPECT_TRUE(sameBytes(run("p0", x, 99), x));
 }
 
 TEST_F(DropoutTest, KeptElementsAreScaled) {
-  HostTensor x = randomTensor(DType::F64, {7, 9}, 5);
+  HostTensor x = makeRandomTensor(DType::F64, {7, 9}, 5);
   HostTensor out = run("p05_f64", x, 11);
   int64_t kept = 0;
   for (int64_t i = 0; i < x.getNumElements(); ++i) {
@@ -341,7 +332,7 @@ protected:
       for (int64_t j = 0; j < 64; ++j)
         v[(bg * 64 + j) * 64 + j] = 1.0f;
     return {filled(DType::F32, {4, 8, 32, 1}, 0.0),
-            randomTensor(DType::F32, {4, 4, 64, 1}, 8), std::move(value),
+            makeRandomTensor(DType::F32, {4, 4, 64, 1}, 8), std::move(value),
             seedTensor(seed)};
   }
 
@@ -375,10 +366,10 @@ TEST_F(AttentionDropoutTest, MaskIsDropoutsMaskOnTheProbabilities) {
 }
 
 TEST_F(AttentionDropoutTest, SameSeedSameOutput) {
-  SmallVector<HostTensor> inputs = {randomTensor(DType::F32, {2, 4, 3, 5}, 1),
-                                    randomTensor(DType::F32, {2, 2, 6, 5}, 2),
-                                    randomTensor(DType::F32, {2, 2, 6, 3}, 3),
-                                    seedTensor(77)};
+  SmallVector<HostTensor> inputs = {
+      makeRandomTensor(DType::F32, {2, 4, 3, 5}, 1),
+      makeRandomTensor(DType::F32, {2, 2, 6, 5}, 2),
+      makeRandomTensor(DType::F32, {2, 2, 6, 3}, 3), seedTensor(77)};
   HostTensor first = invoke("attn_drop", inputs);
   HostTensor second = invoke("attn_drop", inputs);
   EXPECT_TRUE(sameBytes(first, second));
@@ -387,9 +378,10 @@ TEST_F(AttentionDropoutTest, SameSeedSameOutput) {
 }
 
 TEST_F(AttentionDropoutTest, PZeroEqualsNoDropout) {
-  SmallVector<HostTensor> inputs = {randomTensor(DType::F32, {2, 4, 3, 5}, 4),
-                                    randomTensor(DType::F32, {2, 2, 6, 5}, 5),
-                                    randomTensor(DType::F32, {2, 2, 6, 3}, 6)};
+  SmallVector<HostTensor> inputs = {
+      makeRandomTensor(DType::F32, {2, 4, 3, 5}, 4),
+      makeRandomTensor(DType::F32, {2, 2, 6, 5}, 5),
+      makeRandomTensor(DType::F32, {2, 2, 6, 3}, 6)};
   HostTensor plain = invoke("attn_plain", inputs);
   inputs.push_back(seedTensor(31));
   EXPECT_TRUE(sameBytes(plain, invoke("attn_p0", inputs)));
@@ -399,12 +391,11 @@ TEST_F(AttentionDropoutTest, PZeroEqualsNoDropout) {
 // dropout too: batch 0 has no keys; in batch 1 the first Sq - Sk = 2 rows
 // lie before every key (causal, bottom_right).
 TEST_F(AttentionDropoutTest, EmptyRowsAreExactlyZero) {
-  HostTensor out = invoke(
-      "attn_empty_rows",
-      {randomTensor(DType::F32, {2, 2, 5, 3}, 9),
-       randomTensor(DType::F32, {2, 1, 3, 3}, 10),
-       randomTensor(DType::F32, {2, 1, 3, 4}, 11),
-       makeTensor(DType::I32, {2}, {0, 3}), seedTensor(3)});
+  HostTensor out = invoke("attn_empty_rows",
+                          {makeRandomTensor(DType::F32, {2, 2, 5, 3}, 9),
+                           makeRandomTensor(DType::F32, {2, 1, 3, 3}, 10),
+                           makeRandomTensor(DType::F32, {2, 1, 3, 4}, 11),
+                           makeTensor(DType::I32, {2}, {0, 3}), seedTensor(3)});
   ArrayRef<float> o = out.getValues<float>();
   for (int64_t b = 0; b < 2; ++b)
     for (int64_t h = 0; h < 2; ++h)

@@ -6,11 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/InitAll.h"
 #include "kiln/Pipelines/Pipelines.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -20,6 +17,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include "TestSupport/PipelineHarness.h"
 
 #include "gtest/gtest.h"
 
@@ -47,10 +46,8 @@ static std::vector<std::string> getInstanceFiles() {
 }
 
 TEST(KilnToNVVMTest, EveryKilnOpHasGPULowering) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  MLIRContext context;
+  test::loadAllDialects(context);
 
   std::vector<std::string> files = getInstanceFiles();
   ASSERT_FALSE(files.empty()) << "no roundtrip tests in " KILN_ROUNDTRIP_DIR;
@@ -69,11 +66,8 @@ TEST(KilnToNVVMTest, EveryKilnOpHasGPULowering) {
   llvm::StringSet<> loweredSet;
   for (const std::string &name : lowered)
     loweredSet.insert(name);
-  std::vector<std::string> missing;
-  for (RegisteredOperationName name : context.getRegisteredOperations())
-    if (name.getDialectNamespace() == "kiln" &&
-        !loweredSet.contains(name.getStringRef()))
-      missing.push_back(name.getStringRef().str());
+  std::vector<std::string> missing =
+      test::getKilnOpsMissingFrom(context, loweredSet);
   EXPECT_TRUE(missing.empty())
       << "ops without a GPU lowering (or without an instance in a roundtrip "
          "test): "
@@ -81,28 +75,9 @@ TEST(KilnToNVVMTest, EveryKilnOpHasGPULowering) {
 }
 
 TEST(KilnToNVVMTest, FailureKeepsDiagnostics) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.allowUnregisteredDialects();
-
-  // An unregistered op of the kiln namespace stands in for an op that
-  // nothing lowers.
-  OpBuilder builder(&context);
-  Location loc = builder.getUnknownLoc();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
-  auto type = RankedTensorType::get({2}, builder.getF32Type());
-  auto func = func::FuncOp::create(builder, loc, "f",
-                                   builder.getFunctionType({type}, {type}));
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToEnd(body);
-  OperationState state(loc, "kiln.not_lowered_yet");
-  state.addOperands(body->getArgument(0));
-  state.addTypes(type);
-  Operation *op = builder.create(state);
-  func::ReturnOp::create(builder, loc, op->getResult(0));
+  MLIRContext context;
+  test::loadAllDialects(context);
+  OwningOpRef<ModuleOp> module = test::buildModuleWithUnloweredOp(context);
 
   std::vector<std::string> ops;
   std::string error;

@@ -8,6 +8,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 
+#include "TestSupport/OpBuilderTest.h"
+
 #include "gtest/gtest.h"
 
 using namespace mlir;
@@ -15,37 +17,8 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// Builds kiln ops at the end of a module and checks it verifies at the end.
-class NNOpsTest : public ::testing::Test {
-protected:
-  NNOpsTest() : builder(&context) {
-    context.loadDialect<KilnDialect>();
-    loc = builder.getUnknownLoc();
-    module = ModuleOp::create(loc);
-    builder.setInsertionPointToEnd(module->getBody());
-    f32 = builder.getF32Type();
-  }
-
-  void TearDown() override { EXPECT_TRUE(succeeded(verify(*module))); }
-
-  /// A zero constant of type tensor<shape x elementType>.
-  Value constant(ArrayRef<int64_t> shape, Type elementType) {
-    auto type = RankedTensorType::get(shape, elementType);
-    return ConstantOp::create(
-        builder, loc,
-        DenseElementsAttr::get(type, builder.getZeroAttr(elementType)));
-  }
-
-  RankedTensorType tensor(ArrayRef<int64_t> shape, Type elementType) {
-    return RankedTensorType::get(shape, elementType);
-  }
-
-  MLIRContext context;
-  OpBuilder builder;
-  Location loc = UnknownLoc();
-  OwningOpRef<ModuleOp> module;
-  Type f32;
-};
+/// Builds kiln ops into a module that must verify at the end.
+class NNOpsTest : public test::OpBuilderTest {};
 
 TEST_F(NNOpsTest, DropoutKeepsType) {
   Value x = constant({4, 8}, builder.getF16Type());

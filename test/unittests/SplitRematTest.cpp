@@ -20,7 +20,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "kiln/Runtime/JitSession.h"
@@ -30,32 +29,30 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/Support/MemoryBuffer.h"
+
+#include "TestSupport/Graphs.h"
+#include "TestSupport/JitHarness.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <iostream>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
 
-/// An argument: random uniform in [-1, 1) unless `values` is given.
-struct Arg {
-  DType dtype;
-  SmallVector<int64_t> shape;
-  std::vector<double> values = {};
-};
+using test::f64;
+using test::Fill;
+using test::given;
 
 struct Graph {
   std::string name;
   std::string source;
   /// The differentiated function.
   std::string function = "f";
-  std::vector<Arg> args;
+  std::vector<test::InputSpec> args;
   SmallVector<int64_t> wrt;
 };
 
@@ -71,38 +68,7 @@ const char *policyName(RematPolicy policy) {
   return "";
 }
 
-JitSession &session() {
-  static JitSession *instance = [] {
-    auto *s = new JitSession();
-    DialectRegistry registry;
-    registry.insert<func::FuncDialect, KilnDialect>();
-    registerAutodiffExternalModels(registry);
-    s->getContext().appendDialectRegistry(registry);
-    return s;
-  }();
-  return *instance;
-}
-
-SmallVector<HostTensor> makeInputs(const std::vector<Arg> &args,
-                                   uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  SmallVector<HostTensor> inputs;
-  for (const Arg &arg : args) {
-    std::vector<double> values = arg.values;
-    if (values.empty()) {
-      int64_t n = 1;
-      for (int64_t d : arg.shape)
-        n *= d;
-      for (int64_t i = 0; i < n; ++i)
-        values.push_back(uniform(rng));
-    }
-    auto tensor = HostTensor::fromDoubles(arg.dtype, arg.shape, values);
-    EXPECT_TRUE(bool(tensor));
-    inputs.push_back(std::move(*tensor));
-  }
-  return inputs;
-}
+JitSession &session() { return test::getAutodiffSession(); }
 
 /// The generated functions of one policy.
 struct Generated {
@@ -161,7 +127,7 @@ std::vector<Generated> checkGraph(const Graph &graph) {
     return {};
   JitModule &jit = **compiled;
   SmallVector<HostTensor> inputs =
-      makeInputs(graph.args, std::hash<std::string>()(graph.name) & 0xffff);
+      test::makeInputs(graph.args, test::getCaseSeed(graph.name));
   auto value = jit.invoke(graph.function, inputs);
   auto reference = jit.invoke(generated.front().combined, inputs);
   EXPECT_TRUE(succeeded(value) && succeeded(reference));
@@ -236,40 +202,8 @@ std::vector<Generated> checkGraph(const Graph &graph) {
 TEST(SplitRematTest, MlpBlock) {
   Graph g;
   g.name = "mlp_block";
-  g.source = R"mlir(
-func.func @f(%emb: tensor<5x4xf64>, %w1: tensor<4x6xf64>, %w2: tensor<4x6xf64>,
-             %w3: tensor<6x4xf64>, %head: tensor<4x3xf64>, %norm: tensor<4xf64>,
-             %ids: tensor<2x3xi64>, %labels: tensor<2xi64>) -> tensor<f64> {
-  %x = kiln.gather %emb, %ids {axis = 0 : i64} : (tensor<5x4xf64>, tensor<2x3xi64>) -> tensor<2x3x4xf64>
-  %sq = kiln.mul %x, %x : (tensor<2x3x4xf64>, tensor<2x3x4xf64>) -> tensor<2x3x4xf64>
-  %ms = kiln.mean %sq {axes = array<i64: 2>, keep_dims = true} : tensor<2x3x4xf64> -> tensor<2x3x1xf64>
-  %eps = kiln.constant dense<1.0e-06> : tensor<f64>
-  %mse = kiln.add %ms, %eps : (tensor<2x3x1xf64>, tensor<f64>) -> tensor<2x3x1xf64>
-  %r = kiln.rsqrt %mse : tensor<2x3x1xf64>
-  %xn = kiln.mul %x, %r : (tensor<2x3x4xf64>, tensor<2x3x1xf64>) -> tensor<2x3x4xf64>
-  %h = kiln.mul %xn, %norm : (tensor<2x3x4xf64>, tensor<4xf64>) -> tensor<2x3x4xf64>
-  %a = kiln.matmul %h, %w1 : (tensor<2x3x4xf64>, tensor<4x6xf64>) -> tensor<2x3x6xf64>
-  %b = kiln.matmul %h, %w2 : (tensor<2x3x4xf64>, tensor<4x6xf64>) -> tensor<2x3x6xf64>
-  %g = kiln.gelu %a {approximate = #kiln.approximation<tanh>} : tensor<2x3x6xf64>
-  %gb = kiln.mul %g, %b : (tensor<2x3x6xf64>, tensor<2x3x6xf64>) -> tensor<2x3x6xf64>
-  %o = kiln.matmul %gb, %w3 : (tensor<2x3x6xf64>, tensor<6x4xf64>) -> tensor<2x3x4xf64>
-  %res = kiln.add %x, %o : (tensor<2x3x4xf64>, tensor<2x3x4xf64>) -> tensor<2x3x4xf64>
-  %t = kiln.transpose %res {dim0 = 1 : i64, dim1 = 2 : i64} : tensor<2x3x4xf64> -> tensor<2x4x3xf64>
-  %cls = kiln.slice %t {starts = array<i64: 0, 0, 0>, stops = array<i64: 2, 4, 1>, strides = array<i64: 1, 1, 1>} : tensor<2x4x3xf64> -> tensor<2x4x1xf64>
-  %c = kiln.reshape %cls : tensor<2x4x1xf64> -> tensor<2x4xf64>
-  %logits = kiln.matmul %c, %head : (tensor<2x4xf64>, tensor<4x3xf64>) -> tensor<2x3xf64>
-  %l = kiln.cross_entropy %logits, %labels : (tensor<2x3xf64>, tensor<2xi64>) -> tensor<f64>
-  return %l : tensor<f64>
-}
-)mlir";
-  g.args = {{DType::F64, {5, 4}},
-            {DType::F64, {4, 6}},
-            {DType::F64, {4, 6}},
-            {DType::F64, {6, 4}},
-            {DType::F64, {4, 3}},
-            {DType::F64, {4}},
-            {DType::I64, {2, 3}, {0, 3, 3, 4, 1, 3}},
-            {DType::I64, {2}, {2, 0}}};
+  g.source = test::kMlpBlockSource;
+  g.args = test::getMlpBlockInputs(Fill::Uniform);
   g.wrt = {0, 1, 2, 3, 4, 5};
   std::vector<Generated> generated = checkGraph(g);
   ASSERT_EQ(generated.size(), 3u);
@@ -295,7 +229,7 @@ func.func @f(%x: tensor<3x4xf64>, %w: tensor<4x4xf64>, %b: tensor<4xf64>) -> ten
   return %l : tensor<f64>
 }
 )mlir";
-  g.args = {{DType::F64, {3, 4}}, {DType::F64, {4, 4}}, {DType::F64, {4}}};
+  g.args = {f64({3, 4}), f64({4, 4}), f64({4})};
   g.wrt = {0, 1, 2};
   EXPECT_EQ(checkGraph(g).size(), 3u);
 }
@@ -317,39 +251,33 @@ func.func @f(%x: tensor<2x3x4xf64>, %wq: tensor<4x4xf64>, %wk: tensor<4x4xf64>, 
   return %l : tensor<f64>
 }
 )mlir";
-  g.args = {{DType::F64, {2, 3, 4}},
-            {DType::F64, {4, 4}},
-            {DType::F64, {4, 4}},
-            {DType::F64, {4, 4}}};
+  g.args = {f64({2, 3, 4}), f64({4, 4}), f64({4, 4}), f64({4, 4})};
   g.wrt = {0, 1, 2, 3};
   EXPECT_EQ(checkGraph(g).size(), 2u);
 }
 
-std::string replaceAll(std::string text, const std::string &from,
-                       const std::string &to) {
-  for (size_t pos = text.find(from); pos != std::string::npos;
-       pos = text.find(from, pos + to.size()))
-    text.replace(pos, from.size(), to);
-  return text;
-}
-
 TEST(SplitRematTest, TransformerBlock) {
-  auto buffer =
-      llvm::MemoryBuffer::getFile(KILN_EXAMPLES_DIR "/transformer_block.mlir");
-  ASSERT_TRUE(bool(buffer)) << "cannot read transformer_block.mlir";
   Graph g;
   g.name = "transformer_block";
-  g.source = replaceAll((*buffer)->getBuffer().str(), "f32", "f64");
+  g.source = test::readAsF64(KILN_EXAMPLES_DIR "/transformer_block.mlir");
+  ASSERT_FALSE(g.source.empty());
   g.function = "loss";
   std::vector<double> tokens = {3,  17, 5, 17, 0, 31, 9,  2,
                                 12, 4,  4, 28, 7, 1,  19, 30};
-  g.args = {{DType::I64, {2, 8}, tokens}, {DType::I64, {2}, {1, 4}},
-            {DType::F64, {32, 16}},       {DType::F64, {16}},
-            {DType::F64, {16, 16}},       {DType::F64, {16, 8}},
-            {DType::F64, {16, 8}},        {DType::F64, {16, 16}},
-            {DType::F64, {16}},           {DType::F64, {16, 32}},
-            {DType::F64, {16, 32}},       {DType::F64, {32, 16}},
-            {DType::F64, {16}},           {DType::F64, {16, 5}}};
+  g.args = {given(DType::I64, {2, 8}, tokens),
+            given(DType::I64, {2}, {1, 4}),
+            f64({32, 16}),
+            f64({16}),
+            f64({16, 16}),
+            f64({16, 8}),
+            f64({16, 8}),
+            f64({16, 16}),
+            f64({16}),
+            f64({16, 32}),
+            f64({16, 32}),
+            f64({32, 16}),
+            f64({16}),
+            f64({16, 5})};
   g.wrt = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
   std::vector<Generated> generated = checkGraph(g);
   ASSERT_EQ(generated.size(), 2u);
@@ -420,11 +348,8 @@ func.func @h(%x: tensor<2x3xf64>, %w: tensor<3x3xf64>, %cy: tensor<2x3xf64>, %cs
   auto compiled = session().compile(*module);
   ASSERT_TRUE(succeeded(compiled));
   JitModule &jit = **compiled;
-  SmallVector<HostTensor> inputs = makeInputs({{DType::F64, {2, 3}},
-                                               {DType::F64, {3, 3}},
-                                               {DType::F64, {2, 3}},
-                                               {DType::F64, {}}},
-                                              11);
+  SmallVector<HostTensor> inputs =
+      test::makeInputs({f64({2, 3}), f64({3, 3}), f64({2, 3}), f64({})}, 11);
   auto combined = jit.invoke("h_value_and_grad", inputs);
   ASSERT_TRUE(succeeded(combined));
   auto forward = jit.invoke("g_forward", {inputs[0], inputs[1]});
