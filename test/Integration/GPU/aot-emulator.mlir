@@ -7,9 +7,12 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env CUDA_ROOT=%t/none CUDA_HOME=%t/none CUDA_PATH=%t/none kiln-compile --target=cuda-emulator %s -o %t/libemu.so --header %t/emu.h
 // RUN: kiln-compile --target=cpu %s -o %t/libcpu.so
-// RUN: %python %S/Inputs/compare_emulator.py %t/libcpu.so %t/libemu.so attention_f32:100 attention_bf16:100 matmul:100 | FileCheck %s
+// RUN: %python %S/Inputs/compare_emulator.py %t/libcpu.so %t/libemu.so attention_f32:100 attention_bf16:100 attention_bf16:100:misaligned matmul:100 | FileCheck %s
 // CHECK: attention_f32: PASS
 // CHECK: attention_bf16: PASS
+// The tensor-core kernel's element-by-element staging, for buffers that do
+// not start 16-byte aligned.
+// CHECK: attention_bf16 (misaligned): PASS
 // CHECK: matmul: PASS
 //
 // Only libc, libm and pthreads at load time; only the kiln_* functions

@@ -3,9 +3,12 @@
 inputs, and prints the largest difference of each result against its bound
 (standard library only).
 
-Usage: compare_emulator.py LIBCPU LIBEMULATOR NAME:N...
+Usage: compare_emulator.py LIBCPU LIBEMULATOR NAME:N[:misaligned]...
 
-N is the reduction length of the function's results (keys, or K).
+N is the reduction length of the function's results (keys, or K). Inputs
+start 16-byte aligned, or with `misaligned` one element past that (a view
+into a larger buffer, as a caller of the C ABI may pass: kernels that read
+16 bytes at a time must fall back to element loads).
 
 The bound, as in test/unittests/GPUEmulationTest.cpp: the two backends sum
 in different orders, so an f32 result that is a sum of n terms of magnitude
@@ -48,11 +51,22 @@ def parse(signature):
 CTYPES = {"f32": ctypes.c_float, "bf16": ctypes.c_uint16}
 
 
+def place(ctype, data, misaligned):
+    """`data` in a buffer of `ctype` that starts 16-byte aligned, or one
+    element past that; returns (the buffer, the address of data)."""
+    size = ctypes.sizeof(ctype)
+    buffer = (ctype * (len(data) + 32 // size))()
+    base = ctypes.addressof(buffer)
+    first = ((-base) % 16) // size + (1 if misaligned else 0)
+    for i, x in enumerate(data):
+        buffer[first + i] = x
+    return buffer, base + first * size
+
+
 def call(lib, name, inputs, results):
     getattr(lib, "kiln_%s_signature" % name).restype = ctypes.c_char_p
     outs = [(CTYPES[dtype] * n)() for dtype, n in results]
-    in_ptrs = (ctypes.c_void_p * len(inputs))(
-        *[ctypes.addressof(a) for a in inputs])
+    in_ptrs = (ctypes.c_void_p * len(inputs))(*[address for _, address in inputs])
     out_ptrs = (ctypes.c_void_p * len(outs))(
         *[ctypes.addressof(a) for a in outs])
     rc = getattr(lib, "kiln_" + name)(in_ptrs, out_ptrs)
@@ -69,8 +83,10 @@ def main():
     emu.kiln_last_error.restype = ctypes.c_char_p
     rng = random.Random(7)
     for item in sys.argv[3:]:
-        name, n = item.split(":")
+        name, n, *flags = item.split(":")
         n = int(n)
+        misaligned = "misaligned" in flags
+        label = name + (" (misaligned)" if misaligned else "")
         signature = getattr(cpu, "kiln_%s_signature" % name)
         signature.restype = ctypes.c_char_p
         args, results = parse(signature().decode())
@@ -78,13 +94,14 @@ def main():
         for dtype, n in args:
             data = [rng.uniform(-1, 1) for _ in range(n)]
             if dtype == "bf16":
-                inputs.append((ctypes.c_uint16 * n)(*map(bf16_bits, data)))
+                inputs.append(place(ctypes.c_uint16,
+                                    list(map(bf16_bits, data)), misaligned))
             else:
-                inputs.append((ctypes.c_float * n)(*data))
+                inputs.append(place(ctypes.c_float, data, misaligned))
         rc_cpu, out_cpu = call(cpu, name, inputs, results)
         rc_emu, out_emu = call(emu, name, inputs, results)
         if rc_cpu or rc_emu:
-            print("%s: FAIL rc %d/%d %s" % (name, rc_cpu, rc_emu,
+            print("%s: FAIL rc %d/%d %s" % (label, rc_cpu, rc_emu,
                                              emu.kiln_last_error().decode()))
             continue
         for (dtype, _), a, b in zip(results, out_cpu, out_emu):
@@ -96,7 +113,7 @@ def main():
                 tol = (2 * n + 32) * U + ulp * abs(x) + round_p
                 worst = max(worst, abs(x - y) / tol)
             print("%s: %s worst |emu - cpu| / tol = %.3f" %
-                  (name, "PASS" if worst <= 1 else "FAIL", worst))
+                  (label, "PASS" if worst <= 1 else "FAIL", worst))
 
 
 if __name__ == "__main__":
