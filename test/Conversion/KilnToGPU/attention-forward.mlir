@@ -78,7 +78,13 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[KT]][%{{.*}}] : memref<2304xi32, #gpu.address_space<workgroup>>
 // CHECK: vector.bitcast %{{.*}} : vector<1xi32> to vector<2xf16>
-// CHECK-COUNT-40: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-32: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// P = 2^((t - pivot) log2 e), pivot = 0 for a row that is still empty
+// (one test per row, none per element).
+// CHECK-COUNT-2: arith.cmpf oeq, %{{.*}}, %cst{{.*}} : f32
+// CHECK-NOT: arith.cmpf
+// CHECK: math.exp2
+// CHECK-COUNT-8: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield
 // CHECK: gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : f32
