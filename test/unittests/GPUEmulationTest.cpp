@@ -137,6 +137,13 @@ std::vector<AttentionCase> getAttentionCases() {
     c.windowLeft = 9;
     c.windowRight = 0;
   }
+  {
+    // A long sliding window: the tensor-core forward's blocks see some key
+    // tiles whole (no predicate) and cut others at both band edges.
+    AttentionCase &c = add("gqa_window_long", 1, 4, 2, 50, 200, 16, 16);
+    c.windowLeft = 150;
+    c.windowRight = 0;
+  }
   // Batch 1 sees no key: every row empty.
   add("key_lengths", 3, 1, 1, 20, 70, 16, 16).keyLengths = {45, 0, 1000};
   add("query_lengths", 3, 1, 1, 70, 30, 16, 16).queryLengths = {50, -3, 500};

@@ -182,9 +182,11 @@ static MemRefType privateType(ArrayRef<int64_t> shape, Type type) {
 
 /// The score t[i, j] of query row `i` and key `j` from the raw dot product:
 /// cap(scale * dot) + mask_add if visible, else -inf (the CPU lowering's
-/// order of operations).
+/// order of operations). `masked = false` leaves out the predicate, for
+/// entries the caller knows to be visible.
 static Value buildLogit(KernelBuilder &kb, const ForwardConfig &c, Value dot,
-                        Value b, Value h, Value i, Value j) {
+                        Value b, Value h, Value i, Value j,
+                        bool masked = true) {
   Value x = kb.fmul(dot, kb.fconst(c.scale));
   if (c.softcap) {
     Value cap = kb.fconst(*c.softcap);
@@ -197,6 +199,8 @@ static Value buildLogit(KernelBuilder &kb, const ForwardConfig &c, Value dot,
                                     ValueRange{b, h, i, j});
     x = kb.fadd(x, kb.convert(bias, c.computeType));
   }
+  if (!masked)
+    return x;
   Value visible =
       buildAttentionVisible(kb.b, kb.loc, c.visibility, b, h, i, j);
   return kb.select(visible, x, kb.negInf());
@@ -658,6 +662,43 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   Value f32Zero = arith::ConstantOp::create(builder, loc,
                                             builder.getF32FloatAttr(0.0));
   Value f32NegInf = kb.negInf();
+  Type f32 = builder.getF32Type();
+  // Whether every row of the block sees every key of tile kt..kt+63, so
+  // that the tile needs no predicate: the tile lies below keyEnd (Sk, the
+  // key length, the band's right edge at the last row) and inside the band
+  // of the first row (right edge) and of the last row (left edge). Null
+  // when the predicate has terms that this does not cover (a boolean mask,
+  // query lengths) or none at all.
+  const AttentionVisibility &vis = c.visibility;
+  int64_t unbounded = c.numQueries + c.numKeys;
+  bool boundedLeft = vis.windowLeft && *vis.windowLeft < unbounded;
+  bool boundedRight = vis.windowRight && *vis.windowRight < unbounded;
+  bool wholeTilesPay = !vis.booleanMask && !vis.queryLengths &&
+                       (boundedLeft || boundedRight || vis.keyLengths ||
+                        c.numKeys % kMmaKeys != 0);
+  int64_t offset = vis.alignment == AttentionAlignment::bottom_right
+                       ? c.numKeys - c.numQueries
+                       : 0;
+  Value firstPosition = tile.position(kb, c, tile.begin);
+  Value lastPosition = tile.position(kb, c, tile.last);
+  auto buildWholeTile = [&](Value kt) -> Value {
+    if (!wholeTilesPay)
+      return Value();
+    Value last = kb.add(kt, kb.index(kMmaKeys - 1));
+    Value whole = kb.lt(last, keyEnd);
+    if (boundedRight)
+      whole = arith::AndIOp::create(
+          builder, loc, whole,
+          kb.lt(last, kb.add(firstPosition,
+                             kb.index(offset + *vis.windowRight + 1))));
+    if (boundedLeft)
+      whole = arith::AndIOp::create(
+          builder, loc, whole,
+          arith::CmpIOp::create(
+              builder, loc, arith::CmpIPredicate::sge, kt,
+              kb.add(lastPosition, kb.index(offset - *vis.windowLeft))));
+    return whole;
+  };
   // Loop state: m and l of rows 0 and 1 (l per thread: the quad's partial
   // sums, reduced after the loop), then the O accumulator fragments.
   SmallVector<Value> inits = {f32NegInf, f32NegInf, f32Zero, f32Zero};
@@ -698,14 +739,47 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           scores.push_back(acc);
         }
 
-        // t per element, at row rows[e / 2] and key kt + 8n + 2t + e % 2.
+        // t per element, at row rows[e / 2] and key kt + 8n + 2t + e % 2;
+        // without the predicate on a tile that every row of the block sees
+        // whole (FlashAttention's unmasked interior tiles).
+        auto buildScores = [&](bool masked) {
+          SmallVector<Value> t;
+          for (int64_t n = 0; n < keyTiles; ++n) {
+            for (int64_t e = 0; e < 4; ++e) {
+              Value j =
+                  kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
+              if (!masked) {
+                t.push_back(buildLogit(kb, c, scores[n][e], b, heads[e / 2],
+                                       positions[e / 2], j,
+                                       /*masked=*/false));
+                continue;
+              }
+              Value x = buildLogit(kb, c, scores[n][e], b, heads[e / 2],
+                                   positions[e / 2], kb.min(j, lastKey));
+              t.push_back(kb.select(kb.lt(j, keyEnd), x, f32NegInf));
+            }
+          }
+          return t;
+        };
+        SmallVector<Value> logits;
+        if (Value whole = buildWholeTile(kt)) {
+          auto ifWhole = scf::IfOp::create(
+              builder, loc, SmallVector<Type>(4 * keyTiles, f32), whole,
+              /*withElseRegion=*/true);
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointToStart(&ifWhole.getThenRegion().front());
+          scf::YieldOp::create(builder, loc, buildScores(/*masked=*/false));
+          builder.setInsertionPointToStart(&ifWhole.getElseRegion().front());
+          scf::YieldOp::create(builder, loc, buildScores(/*masked=*/true));
+          logits.assign(ifWhole.getResults().begin(),
+                        ifWhole.getResults().end());
+        } else {
+          logits = buildScores(/*masked=*/true);
+        }
         Value tileMax[2] = {f32NegInf, f32NegInf};
         for (int64_t n = 0; n < keyTiles; ++n) {
           for (int64_t e = 0; e < 4; ++e) {
-            Value j = kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
-            Value t = buildLogit(kb, c, scores[n][e], b, heads[e / 2],
-                                 positions[e / 2], kb.min(j, lastKey));
-            t = kb.select(kb.lt(j, keyEnd), t, f32NegInf);
+            Value t = logits[4 * n + e];
             scores[n][e] = t;
             tileMax[e / 2] =
                 arith::MaximumFOp::create(builder, loc, tileMax[e / 2], t);

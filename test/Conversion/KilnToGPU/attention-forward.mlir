@@ -120,6 +120,13 @@ func.func @mma_f16(%q: tensor<1x2x70x64xf16>, %k: tensor<1x2x80x64xf16>, %v: ten
 // CHECK: %[[HI:.*]] = arith.addi %[[LASTPOS]], %c11 : index
 // CHECK: %[[KEND:.*]] = arith.minsi %c40, %[[HI]] : index
 // CHECK: scf.for %{{.*}} = %c0 to %[[KEND]] step %c64
+// A key tile that every row of the block sees whole (below the first row's
+// diagonal) takes the scores without the predicate; the others, with it.
+// CHECK: %[[WHOLE:.*]] = arith.andi
+// CHECK: scf.if %[[WHOLE]] -> (f32{{(, f32)+}}) {
+// CHECK-NOT: arith.cmpi
+// CHECK: } else {
+// CHECK: arith.cmpi
 func.func @mma_gqa(%q: tensor<1x8x30x16xf16>, %k: tensor<1x2x40x16xf16>, %v: tensor<1x2x40x16xf16>) -> tensor<1x8x30x16xf16> {
   %o = kiln.attention %q, %k, %v {causal} : tensor<1x8x30x16xf16>, tensor<1x2x40x16xf16>, tensor<1x2x40x16xf16> -> tensor<1x8x30x16xf16>
   return %o : tensor<1x8x30x16xf16>
