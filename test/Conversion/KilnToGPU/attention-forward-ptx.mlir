@@ -38,11 +38,12 @@
 // F16: .shared .align {{[0-9]+}} .b8 {{.*}}[4608];
 // F16-NOT: .global .align
 // F16-NOT: ld.shared.b16
-// F16: bar.sync
-// F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// F16: ld.shared.b32
-// F16: shfl.sync.bfly
-// F16: ld.global.v4.b32
+// F16-DAG: bar.sync
+// F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// F16-DAG: ld.shared.b32
+// F16-DAG: shfl.sync.bfly
+// F16-DAG: ld.global.v4.b32
+// F16-DAG: ex2.approx
 // F16-NOT: .global .align
 // F16-NOT: ld.shared.b16
 func.func @f16(%q: tensor<1x2x200x64xf16>, %k: tensor<1x2x200x64xf16>, %v: tensor<1x2x200x32xf16>) -> tensor<1x2x200x32xf16> {
