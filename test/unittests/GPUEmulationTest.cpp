@@ -138,9 +138,9 @@ std::vector<AttentionCase> getAttentionCases() {
     c.windowRight = 0;
   }
   {
-    // A long sliding window: the tensor-core forward's blocks see some key
-    // tiles whole (no predicate) and cut others at both band edges.
-    AttentionCase &c = add("gqa_window_long", 1, 4, 2, 50, 200, 16, 16);
+    // A long sliding window: the tensor-core kernels' blocks see some
+    // tiles whole (no predicate) and others cut at either band edge.
+    AttentionCase &c = add("gqa_window_long", 1, 4, 2, 128, 256, 16, 16);
     c.windowLeft = 150;
     c.windowRight = 0;
   }

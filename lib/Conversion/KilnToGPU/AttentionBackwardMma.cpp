@@ -27,11 +27,22 @@
 #include "AttentionKernels.h"
 #include "MmaFragments.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::kiln;
 using namespace mlir::kiln::attention_backward;
+
+/// e^x as 2^(x log2 e): ex2.approx and a multiply on NVPTX, where
+/// libdevice's range-reduced expf takes about 11 instructions. Its error, a
+/// few ulp of f32, is far below the f16/bf16 rounding of P' and dS that
+/// follows.
+static Value buildFastExp(KernelBuilder &kb, Value x) {
+  return math::Exp2Op::create(kb.b, kb.loc,
+                              kb.mulf(x, kb.f32(llvm::numbers::log2e)));
+}
 
 /// Warps of a block; warp w owns keys 16w..16w+15 of the block's tile.
 static constexpr int64_t kMmaWarps = 4;
@@ -193,11 +204,48 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
         auto [firstTile, endTile] =
             buildQueryTileRange(kb, p, j0, kMmaKeys, rows);
 
+        // Whether every row of the query tile i0 .. i0 + Br - 1 sees every key
+        // of the block: all rows < Sq and keys < Sk and below the key length,
+        // the block's keys inside the band of the tile's first row (right
+        // edge) and last row (left edge). Null when the predicate has terms
+        // this does not cover (a boolean mask, query lengths) or none.
+        Band band = getBand(p);
+        const AttentionVisibility &vis = p.visibility;
+        bool wholeTilesPay =
+            !vis.booleanMask && !vis.queryLengths &&
+            (band.left || band.right || vis.keyLengths ||
+             p.numKeys % kMmaKeys != 0 || p.numQueries % rows != 0);
+        Value lastBlockKey = kb.add(j0, kb.index(kMmaKeys - 1));
+        auto buildWholeTile = [&](KernelBuilder &kb, Value i0) -> Value {
+          if (!wholeTilesPay)
+            return Value();
+          Value lastRow = kb.add(i0, kb.index(rows - 1));
+          Value whole = kb.andI(kb.lt(lastRow, numQueries),
+                                kb.lt(lastBlockKey, numKeys));
+          if (vis.keyLengths)
+            whole = kb.andI(whole, kb.lt(lastBlockKey,
+                                         buildClampedLength(kb.b, kb.loc,
+                                                            vis.keyLengths, b,
+                                                            p.numKeys)));
+          if (band.right)
+            whole = kb.andI(
+                whole, kb.lt(lastBlockKey,
+                             kb.add(i0, kb.index(band.offset + *band.right + 1))));
+          if (band.left)
+            whole = kb.andI(
+                whole,
+                arith::CmpIOp::create(
+                    kb.b, kb.loc, arith::CmpIPredicate::sge, j0,
+                    kb.add(lastRow, kb.index(band.offset - *band.left))));
+          return whole;
+        };
+
         // The loop state: the dK then the dV C fragments.
         SmallVector<Value> inits(4 * (keyTiles + valueTiles), f32Zero);
         auto tileBody = [&](KernelBuilder &kb, Value h, Value rowBase,
                             Value tile, ValueRange state) {
           Value i0 = kb.mul(tile, kb.index(rows));
+          Value wholeTile = buildWholeTile(kb, i0);
           // Stage Q, dO, LSE and D of rows i0 .. i0 + Br (zeros and
           // LSE = +inf past Sq). No barrier is needed before: the previous
           // tile's last readers of these (the dK, dV mma) are behind the dS
@@ -262,51 +310,83 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
 
                 // Element e of n-tile `half` is key keys[e / 2] and query row
                 // i0 + q0 + 8 half + 2t + e % 2: P' and dS there (overwriting
-                // probs and grads), exactly as the SIMT kernel computes them.
-                for (int64_t half = 0; half < 2; ++half) {
-                  for (int64_t e = 0; e < 4; ++e) {
-                    Value ii = kb.add(kb.add(q0, twiceQuadLane),
-                                      kb.index(8 * half + e % 2));
-                    Value i = kb.add(i0, ii);
-                    Value ic = kb.min(i, lastQuery);
-                    Value jc = clampedKeys[e / 2];
-                    Value inRange =
-                        kb.andI(kb.lt(i, numQueries), validKeys[e / 2]);
-                    Logit logit =
-                        buildLogit(kb, p, probs[half][e], b, h, ic, jc);
-                    Value visible = kb.andI(
-                        inRange, buildAttentionVisible(
-                                     kb.b, kb.loc, p.visibility, b, h, ic, jc));
-                    Value rowLse =
-                        memref::LoadOp::create(kb.b, kb.loc, lseTile, ii);
-                    Value prob = kb.select(
-                        visible, kb.exp(kb.subf(logit.logit, rowLse)), f32Zero);
-                    Value dp = grads[half][e];
-                    Value droppedProb = prob;
-                    if (Value z =
-                            buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
-                      droppedProb = kb.mulf(prob, z);
-                      dp = kb.mulf(dp, z);
+                // probs and grads), exactly as the SIMT kernel computes them;
+                // without the predicate in a tile that sees every key of the
+                // block (`whole`).
+                auto elementwise = [&](KernelBuilder &kb, bool whole) {
+                  SmallVector<Value> results;
+                  for (int64_t half = 0; half < 2; ++half) {
+                    for (int64_t e = 0; e < 4; ++e) {
+                      Value ii = kb.add(kb.add(q0, twiceQuadLane),
+                                        kb.index(8 * half + e % 2));
+                      Value i = kb.add(i0, ii);
+                      Value ic = kb.min(i, lastQuery);
+                      Value jc = clampedKeys[e / 2];
+                      Value inRange =
+                          kb.andI(kb.lt(i, numQueries), validKeys[e / 2]);
+                      Logit logit =
+                          buildLogit(kb, p, probs[half][e], b, h, ic, jc);
+                      Value rowLse =
+                          memref::LoadOp::create(kb.b, kb.loc, lseTile, ii);
+                      Value prob =
+                          buildFastExp(kb, kb.subf(logit.logit, rowLse));
+                      if (!whole)
+                        prob = kb.select(
+                            kb.andI(inRange, buildAttentionVisible(
+                                                 kb.b, kb.loc, p.visibility,
+                                                 b, h, ic, jc)),
+                            prob, f32Zero);
+                      Value dp = grads[half][e];
+                      Value droppedProb = prob;
+                      if (Value z =
+                              buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
+                        droppedProb = kb.mulf(prob, z);
+                        dp = kb.mulf(dp, z);
+                      }
+                      Value rowDelta =
+                          memref::LoadOp::create(kb.b, kb.loc, deltaTile, ii);
+                      Value dt = kb.mulf(prob, kb.subf(dp, rowDelta));
+                      if (dmaskAcc) {
+                        // d_mask[broadcast(b, h, i, j)] += dT.
+                        Value flat = buildMaskAdjointIndex(kb, p, b, h, ic, jc);
+                        if (whole)
+                          kb.atomicAdd(dt, dmaskAcc, flat);
+                        else
+                          kb.ifThen(inRange, [&](KernelBuilder &kb) {
+                            kb.atomicAdd(dt, dmaskAcc, flat);
+                          });
+                      }
+                      Value ds = kb.mulf(dt, kb.f32(p.scale));
+                      if (logit.capFactor)
+                        ds = kb.mulf(ds, logit.capFactor);
+                      // dS (rounded as the mma reads it) for dQ = dS K.
+                      kb.store(ds, dsTile, {ii, tileKeys[e / 2]});
+                      results.push_back(droppedProb);
+                      results.push_back(ds);
                     }
-                    Value rowDelta =
-                        memref::LoadOp::create(kb.b, kb.loc, deltaTile, ii);
-                    Value dt = kb.mulf(prob, kb.subf(dp, rowDelta));
-                    if (dmaskAcc) {
-                      // d_mask[broadcast(b, h, i, j)] += dT.
-                      Value flat = buildMaskAdjointIndex(kb, p, b, h, ic, jc);
-                      kb.ifThen(inRange, [&](KernelBuilder &kb) {
-                        kb.atomicAdd(dt, dmaskAcc, flat);
-                      });
-                    }
-                    Value ds = kb.mulf(dt, kb.f32(p.scale));
-                    if (logit.capFactor)
-                      ds = kb.mulf(ds, logit.capFactor);
-                    probs[half][e] = droppedProb;
-                    grads[half][e] = ds;
-                    // dS (rounded as the mma reads it) for dQ = dS K.
-                    kb.store(ds, dsTile, {ii, tileKeys[e / 2]});
                   }
+                  return results;
+                };
+                SmallVector<Value> elements;
+                if (wholeTile) {
+                  auto ifWhole = scf::IfOp::create(
+                      kb.b, kb.loc, SmallVector<Type>(16, kb.b.getF32Type()),
+                      wholeTile, /*withElseRegion=*/true);
+                  OpBuilder::InsertionGuard guard(kb.b);
+                  kb.b.setInsertionPointToStart(ifWhole.thenBlock());
+                  scf::YieldOp::create(kb.b, kb.loc, elementwise(kb, true));
+                  kb.b.setInsertionPointToStart(ifWhole.elseBlock());
+                  scf::YieldOp::create(kb.b, kb.loc, elementwise(kb, false));
+                  elements.assign(ifWhole.getResults().begin(),
+                                  ifWhole.getResults().end());
+                } else {
+                  elements = elementwise(kb, false);
                 }
+                for (int64_t half = 0; half < 2; ++half)
+                  for (int64_t e = 0; e < 4; ++e) {
+                    probs[half][e] = elements[2 * (4 * half + e)];
+                    grads[half][e] = elements[2 * (4 * half + e) + 1];
+                  }
 
                 // dV += P'^T dO and dK += dS^T Q over these 16 rows: the A
                 // fragment is the C fragments of the two n-tiles; B[k = i][n =
