@@ -506,6 +506,19 @@ constexpr int64_t kMmaKeys = 64;
 constexpr int64_t kMmaPadWords = 4;
 constexpr int64_t kMaxMmaHeadDim = 128;
 
+/// The two B registers at words `base + offset` and `base + offset + 4` of
+/// the flat word tile `tile` (a thread's pair of 8 x 8 B fragments).
+static std::array<Value, 2> loadWordFragment(KernelBuilder &kb, MmaBuilder &mb,
+                                             Value tile, Value base,
+                                             int64_t offset) {
+  std::array<Value, 2> regs;
+  for (int64_t r = 0; r < 2; ++r) {
+    Value word = kb.add(base, kb.index(offset + 4 * r));
+    regs[r] = mb.fromWord(memref::LoadOp::create(kb.b, kb.loc, tile, word));
+  }
+  return regs;
+}
+
 /// Returns true if the tensor-core kernel computes `c`.
 static bool useMmaKernel(const ForwardConfig &c,
                          const AttentionGPUOptions &options) {
@@ -727,14 +740,10 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           SmallVector<Value> acc(4, f32Zero);
           for (int64_t ks = 0; ks < keySteps; ++ks) {
             // Words 8ks + t and 8ks + 4 + t of key row 8n + g.
-            auto pairAt = [&](int64_t offset) {
-              Value word = kb.add(keyFragmentBase, kb.index(offset));
-              return mb.fromWord(
-                  memref::LoadOp::create(builder, loc, keyTileSmem, word));
-            };
-            int64_t offset = 8 * n * keyStride + 8 * ks;
-            Value bRegs[2] = {pairAt(offset), pairAt(offset + 4)};
-            acc = mb.mma(queryFrags[ks], bRegs, acc);
+            acc = mb.mma(queryFrags[ks],
+                         loadWordFragment(kb, mb, keyTileSmem, keyFragmentBase,
+                                          8 * n * keyStride + 8 * ks),
+                         acc);
           }
           scores.push_back(acc);
         }
@@ -833,19 +842,15 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         // b{0,1} are keys 2t, 2t+1 (+8) of column g.
         for (int64_t kk = 0; kk < pvSteps; ++kk) {
           ArrayRef<Value> lo = scores[2 * kk], hi = scores[2 * kk + 1];
-          Value aRegs[4] = {mb.pack(lo[0], lo[1]), mb.pack(lo[2], lo[3]),
-                            mb.pack(hi[0], hi[1]), mb.pack(hi[2], hi[3])};
+          std::array<Value, 4> aRegs = mb.aFromAccumulators(lo, hi);
           for (int64_t dn = 0; dn < valueTiles; ++dn) {
             // Words 8kk + t and 8kk + 4 + t (keys 16kk + 2t, +1 and 16kk +
             // 8 + 2t, +1) of column 8dn + g.
-            auto pairAt = [&](int64_t offset) {
-              Value word = kb.add(valueFragmentBase, kb.index(offset));
-              return mb.fromWord(
-                  memref::LoadOp::create(builder, loc, valueTileSmem, word));
-            };
-            int64_t offset = 8 * dn * valueStride + 8 * kk;
-            Value bRegs[2] = {pairAt(offset), pairAt(offset + 4)};
-            out[dn] = mb.mma(aRegs, bRegs, out[dn]);
+            out[dn] = mb.mma(aRegs,
+                             loadWordFragment(kb, mb, valueTileSmem,
+                                              valueFragmentBase,
+                                              8 * dn * valueStride + 8 * kk),
+                             out[dn]);
           }
         }
         for (ArrayRef<Value> acc : out)
