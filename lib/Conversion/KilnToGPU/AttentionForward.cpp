@@ -112,12 +112,6 @@ struct KernelBuilder {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
-  /// e^x as 2^(x log2 e): ex2.approx and a multiply on NVPTX instead of
-  /// libdevice's range-reduced expf (about 11 instructions). Its error, a
-  /// few ulp of f32, is far below the f16/bf16 rounding of P that follows.
-  Value fastExp(Value x) {
-    return math::Exp2Op::create(b, loc, fmul(x, fconst(llvm::numbers::log2e)));
-  }
   /// Extends (or truncates) the float `x` to `type`.
   Value convert(Value x, Type type) {
     unsigned from = cast<FloatType>(x.getType()).getWidth();
@@ -676,6 +670,15 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
                                             builder.getF32FloatAttr(0.0));
   Value f32NegInf = kb.negInf();
   Type f32 = builder.getF32Type();
+  // Without softcap and additive mask, the scores stay raw (q.k): max
+  // commutes with a positive scale, so the scale joins log2 e in the
+  // exponent, p = 2^(s k - m k) with k = scale log2 e, one fma and one
+  // ex2.approx per element. Otherwise t is the logit and k = log2 e. The
+  // fma's error (|m k| 2^-24 in the exponent, about 1e-5 relative for
+  // logits near 100) is far below the f16/bf16 rounding of P.
+  bool rawScores = !c.softcap && !c.additiveMask && c.scale > 0;
+  Value exponentScale = kb.fconst(
+      (rawScores ? c.scale : 1.0) * llvm::numbers::log2e);
   // Whether every row of the block sees every key of tile kt..kt+63, so
   // that the tile needs no predicate: the tile lies below keyEnd (Sk, the
   // key length, the band's right edge at the last row) and inside the band
@@ -751,6 +754,17 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         // t per element, at row rows[e / 2] and key kt + 8n + 2t + e % 2;
         // without the predicate on a tile that every row of the block sees
         // whole (FlashAttention's unmasked interior tiles).
+        // With rawScores, t is the raw q.k (scale applied in the exponent).
+        auto logitOf = [&](Value dot, Value h, Value i, Value j,
+                           bool masked) -> Value {
+          if (!rawScores)
+            return buildLogit(kb, c, dot, b, h, i, j, masked);
+          if (!masked)
+            return dot;
+          return kb.select(
+              buildAttentionVisible(builder, loc, c.visibility, b, h, i, j),
+              dot, f32NegInf);
+        };
         auto buildScores = [&](bool masked) {
           SmallVector<Value> t;
           for (int64_t n = 0; n < keyTiles; ++n) {
@@ -758,13 +772,12 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
               Value j =
                   kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
               if (!masked) {
-                t.push_back(buildLogit(kb, c, scores[n][e], b, heads[e / 2],
-                                       positions[e / 2], j,
-                                       /*masked=*/false));
+                t.push_back(logitOf(scores[n][e], heads[e / 2],
+                                    positions[e / 2], j, /*masked=*/false));
                 continue;
               }
-              Value x = buildLogit(kb, c, scores[n][e], b, heads[e / 2],
-                                   positions[e / 2], kb.min(j, lastKey));
+              Value x = logitOf(scores[n][e], heads[e / 2], positions[e / 2],
+                                kb.min(j, lastKey), /*masked=*/true);
               t.push_back(kb.select(kb.lt(j, keyEnd), x, f32NegInf));
             }
           }
@@ -795,25 +808,34 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           }
         }
         // pivot is the row's max, or 0 while the row has seen no visible
-        // key (every t is then -inf): p = exp(t - pivot) is exactly 0 for
+        // key (every t is then -inf): p = 2^(t k - pivot k) is exactly 0 for
         // t = -inf either way, with no per-element test.
-        Value newMax[2], pivot[2], alpha[2], sums[2];
+        Value newMax[2], pivotTerm[2], alpha[2], sums[2];
         for (int64_t r = 0; r < 2; ++r) {
           Value quadMax = mb.quadReduce(tileMax[r], [&](Value x, Value y) {
             return arith::MaximumFOp::create(builder, loc, x, y);
           });
           newMax[r] = arith::MaximumFOp::create(builder, loc, state[r], quadMax);
           Value empty = kb.feq(newMax[r], f32NegInf);
-          pivot[r] = kb.select(empty, f32Zero, newMax[r]);
-          alpha[r] = kb.select(empty, kb.fconst(1.0),
-                               kb.exp(kb.fsub(state[r], newMax[r])));
+          Value pivot = kb.select(empty, f32Zero, newMax[r]);
+          pivotTerm[r] = arith::NegFOp::create(builder, loc,
+                                               kb.fmul(pivot, exponentScale));
+          alpha[r] = kb.select(
+              empty, kb.fconst(1.0),
+              math::Exp2Op::create(
+                  builder, loc,
+                  kb.fmul(kb.fsub(state[r], newMax[r]), exponentScale)));
           sums[r] = kb.fmul(state[2 + r], alpha[r]);
         }
-        // P (unnormalized, then dropped out for O only).
+        // P (unnormalized, then dropped out for O only): one fma and
+        // ex2.approx per element.
         for (int64_t n = 0; n < keyTiles; ++n) {
           for (int64_t e = 0; e < 4; ++e) {
             Value t = scores[n][e];
-            Value p = kb.fastExp(kb.fsub(t, pivot[e / 2]));
+            Value p = math::Exp2Op::create(
+                builder, loc,
+                math::FmaOp::create(builder, loc, t, exponentScale,
+                                    pivotTerm[e / 2]));
             sums[e / 2] = kb.fadd(sums[e / 2], p);
             if (c.dropout > 0.0) {
               Value j =
@@ -880,10 +902,13 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
       }
       if (c.lse) {
         kb.ifThen(kb.lt(quadLane, one), [&] {
+          // m in natural units: scale m for raw scores.
+          Value m = tiles.getResult(r);
+          if (rawScores)
+            m = kb.fmul(m, kb.fconst(c.scale));
           Value lse = kb.select(
               empty, kb.fconst(std::numeric_limits<double>::infinity()),
-              kb.fadd(tiles.getResult(r),
-                      math::LogOp::create(builder, loc, sums[r])));
+              kb.fadd(m, math::LogOp::create(builder, loc, sums[r])));
           Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
           memref::StoreOp::create(builder, loc, kb.convert(lse, lseType), c.lse,
                                   ValueRange{b, heads[r], positions[r]});

@@ -54,6 +54,7 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // reductions. No private memory. K and V are staged 8 halves per
 // vector.load when both are 16-byte aligned, element by element otherwise.
 // CHECK-LABEL: func.func @mma_f16
+// CHECK: %[[K:.*]] = arith.constant 0.180336{{[0-9]*}} : f32
 // CHECK: gpu.launch blocks({{[^)]*}}) in ({{[^)]*}}) threads({{[^)]*}}) in (%{{[^ ]*}} = %c128, {{[^)]*}})
 // CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<2304xi32, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<576xi32, #gpu.address_space<workgroup>>) {
 // CHECK: %[[KP:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<1x2x80x64xf16> -> index
@@ -79,11 +80,13 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // CHECK: memref.load %[[KT]][%{{.*}}] : memref<2304xi32, #gpu.address_space<workgroup>>
 // CHECK: vector.bitcast %{{.*}} : vector<1xi32> to vector<2xf16>
 // CHECK-COUNT-32: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// P = 2^((t - pivot) log2 e), pivot = 0 for a row that is still empty
-// (one test per row, none per element).
+// P = 2^(s k - pivot k) from the raw scores s (no softcap or additive
+// mask: k = scale log2 e = 0.125 x 1.4427), pivot = 0 for a row that is
+// still empty (one test per row, none per element).
 // CHECK-COUNT-2: arith.cmpf oeq, %{{.*}}, %cst{{.*}} : f32
 // CHECK-NOT: arith.cmpf
-// CHECK: math.exp2
+// CHECK: math.fma %{{.*}}, %[[K]], %{{.*}} : f32
+// CHECK-NEXT: math.exp2
 // CHECK-COUNT-8: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield
