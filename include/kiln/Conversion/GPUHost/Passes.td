@@ -133,6 +133,33 @@ def KilnGPUDeallocateTemporariesPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def KilnGPUAlignWorkgroupBuffersPass
+    : Pass<"kiln-gpu-align-workgroup-buffers", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Align the workgroup buffers of outlined kernels";
+  let description = [{
+    Gives every workgroup attribution of every `gpu.func` in the module an
+    `llvm.align` of at least `alignment` bytes (a larger one is kept).
+    `convert-gpu-to-nvvm` turns it into the alignment of the shared-memory
+    global, and `kiln-gpu-emulate-kernels` keeps it on the host global.
+
+    Runs after `gpu-kernel-outlining`: a `gpu.launch`'s attributions
+    cannot carry attributes, so a buffer of halves would otherwise be
+    aligned to 2 bytes only, while `ldmatrix` (and any 16-byte shared load)
+    needs every row address 16-byte aligned.
+
+    ```mlir
+    gpu.func @k() workgroup(%w : memref<64x72xf16, #gpu.address_space<workgroup>>) kernel
+    // becomes
+    gpu.func @k() workgroup(%w : memref<64x72xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
+           "Least alignment in bytes (a power of two)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def KilnGPUEmulateKernelsPass
     : Pass<"kiln-gpu-emulate-kernels", "::mlir::ModuleOp"> {
   let summary = "Compile NVVM kernels for the host CPU and launch them on "
