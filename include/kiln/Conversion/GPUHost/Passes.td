@@ -184,7 +184,9 @@ def KilnGPUEmulateKernelsPass
       operands) `__kiln_emu_barrier`, `nvvm.shfl.sync`
       `__kiln_emu_shfl_sync` (32-bit values as i32), `nvvm.mma.sync`
       m16n8k16 with f16/bf16 multiplicands and f32 accumulators
-      `__kiln_emu_mma_m16n8k16_f32`, and the address of the dynamic shared
+      `__kiln_emu_mma_m16n8k16_f32`, `nvvm.ldmatrix` m8n8 b16 (x1, x2, x4,
+      `.trans` as the `col` layout) `__kiln_emu_ldmatrix_m8n8_b16`, and the
+      address of the dynamic shared
       memory (a zero-sized `addr_space = 3` global) `__kiln_emu_dynamic_shared`;
     - each kernel (`gpu.kernel`) gets `@__kiln_emu.m.<kernel>.entry(ptr
       params)`, which loads argument i from `params[i]` and calls it;
