@@ -2,14 +2,12 @@
 """Registers, spills and shared memory of every kernel of a GPU module.
 
 Reads MLIR whose gpu.binary ops hold PTX text (gpu-module-to-binary
-format=isa, e.g. `gpu-lower-to-nvvm-pipeline="cubin-format=isa ..."`) on
-stdin, runs `ptxas -v` on each kernel for the PTX's own target and prints one
-line per kernel. Usage (the figures of docs/GPUAttentionBackward.md):
+format=isa, e.g. `kiln-lower-to-nvvm="format=isa"`) on stdin, runs
+`ptxas -v` on each kernel for the PTX's own target and prints one line per
+kernel. Usage (the figures of docs/GPUAttentionBackward.md):
 
-  kiln-opt case.mlir --convert-kiln-attention-to-gpu \\
-    | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \\
-        --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa" \\
-    | scripts/ptxas_stats.py
+  kiln-opt case.mlir --kiln-lower-to-nvvm="format=isa" \\
+    | PATH=/usr/local/cuda/bin:$PATH scripts/ptxas_stats.py
 """
 
 import os

@@ -2,8 +2,9 @@
 artifact (prepare_emulator.sh, from emulator_check.cu), which executes
 shfl.sync (every mode, lane/offset and a sweep of clamp/segment operands) and
 mma.sync.m16n8k16 (f16 and bf16: small integers bit-exact, random operands
-within the f32 accumulation bound, inf/NaN) on the GPU and through the
-emulator, and compares them. Its PASS/FAIL lines are re-reported here.
+within the f32 accumulation bound, inf/NaN) and ldmatrix (x1/x2/x4, with and
+without .trans, bit-exact) on the GPU and through the emulator, and compares
+them. Its PASS/FAIL lines are re-reported here.
 """
 import subprocess
 import sys

@@ -10,7 +10,10 @@
 //     layout; random operands must agree within twice the bound of 16 f32
 //     additions of exact products (17 * 2^-24 * sum |terms| each side of the
 //     double reference); inf/NaN operands must give the same non-finite
-//     results.
+//     results;
+//   - ldmatrix.sync.aligned.m8n8.x1/x2/x4[.trans].shared.b16 from a padded
+//     tile with random rows and 16-byte aligned columns per lane: every
+//     register bit-identical (the fragment layout).
 // Prints `PASS|FAIL name err tol [note]` lines (bench/gpu/kiln_gpu.py's
 // format) and exits 1 on a failure. Built by prepare_emulator.sh with nvcc
 // (cudart linked statically: the GPU machine needs only the driver), run by
@@ -454,6 +457,174 @@ void checkMma() {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// ldmatrix.m8n8.b16
+//===----------------------------------------------------------------------===//
+
+constexpr int kLdRows = 40, kLdStride = 72;
+
+/// One ldmatrix case: x1/x2/x4, .trans or not, the tile row and column
+/// (a multiple of 8) each lane addresses; the tile is shared by the cases.
+struct LdMatrixCase {
+  int32_t numMatrices, transpose;
+  int32_t row[32], column[32];
+};
+
+template <int N, bool Trans>
+__device__ void deviceLdMatrix(uint32_t address, uint32_t *r) {
+  if (N == 1 && !Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];"
+                 : "=r"(r[0]) : "r"(address));
+  if (N == 1 && Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];"
+                 : "=r"(r[0]) : "r"(address));
+  if (N == 2 && !Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(r[0]), "=r"(r[1]) : "r"(address));
+  if (N == 2 && Trans)
+    asm volatile(
+        "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+        : "=r"(r[0]), "=r"(r[1]) : "r"(address));
+  if (N == 4 && !Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, "
+                 "[%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  if (N == 4 && Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, "
+                 "%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+
+/// Block i runs case i with one warp; out has 4 registers per lane (those
+/// past numMatrices stay 0).
+__global__ void ldMatrixDeviceKernel(const LdMatrixCase *cases,
+                                     const uint16_t *tile, uint32_t *out) {
+  __shared__ __align__(16) uint16_t shared[kLdRows * kLdStride];
+  for (int i = threadIdx.x; i < kLdRows * kLdStride; i += 32)
+    shared[i] = tile[i];
+  __syncwarp();
+  const LdMatrixCase &c = cases[blockIdx.x];
+  int lane = threadIdx.x;
+  int l = lane < 8 * c.numMatrices ? lane : 0;
+  auto address = static_cast<uint32_t>(__cvta_generic_to_shared(
+      &shared[c.row[l] * kLdStride + c.column[l]]));
+  uint32_t r[4] = {0, 0, 0, 0};
+  switch (c.numMatrices * 2 + c.transpose) {
+  case 2:
+    deviceLdMatrix<1, false>(address, r);
+    break;
+  case 3:
+    deviceLdMatrix<1, true>(address, r);
+    break;
+  case 4:
+    deviceLdMatrix<2, false>(address, r);
+    break;
+  case 5:
+    deviceLdMatrix<2, true>(address, r);
+    break;
+  case 8:
+    deviceLdMatrix<4, false>(address, r);
+    break;
+  case 9:
+    deviceLdMatrix<4, true>(address, r);
+    break;
+  }
+  for (int i = 0; i < 4; ++i)
+    out[(blockIdx.x * 32 + lane) * 4 + i] = r[i];
+}
+
+void ldMatrixEmulatedKernel(void **params) {
+  auto *cases = static_cast<const LdMatrixCase *>(params[0]);
+  auto *tile = static_cast<const uint16_t *>(params[1]);
+  auto *out = static_cast<uint32_t *>(params[2]);
+  int32_t block = __kiln_emu_sreg(6), lane = __kiln_emu_sreg(0);
+  const LdMatrixCase &c = cases[block];
+  int l = lane < 8 * c.numMatrices ? lane : 0;
+  int32_t r[4] = {0, 0, 0, 0};
+  __kiln_emu_ldmatrix_m8n8_b16(c.numMatrices, c.transpose,
+                               &tile[c.row[l] * kLdStride + c.column[l]], r);
+  for (int i = 0; i < 4; ++i)
+    out[(block * 32 + lane) * 4 + i] = uint32_t(r[i]);
+}
+
+void checkLdMatrix() {
+  std::mt19937 rng(5);
+  alignas(16) static uint16_t tile[kLdRows * kLdStride];
+  for (uint16_t &h : tile)
+    h = uint16_t(rng());
+  std::vector<LdMatrixCase> cases;
+  for (int32_t numMatrices : {1, 2, 4})
+    for (int32_t transpose : {0, 1})
+      for (int trial = 0; trial < 8; ++trial) {
+        LdMatrixCase c;
+        c.numMatrices = numMatrices;
+        c.transpose = transpose;
+        for (int l = 0; l < 32; ++l) {
+          c.row[l] = int32_t(rng() % kLdRows);
+          c.column[l] = 8 * int32_t(rng() % (kLdStride / 8));
+        }
+        cases.push_back(c);
+      }
+  size_t n = cases.size(), words = 32 * 4 * n;
+  std::vector<uint32_t> gpuOut(words), emuOut(words);
+  void *params[] = {cases.data(), tile, emuOut.data()};
+  __kiln_emu_launch(ldMatrixEmulatedKernel, int64_t(n), 1, 1, 32, 1, 1, 0,
+                    nullptr, params);
+  if (const char *error = kilnCudaGetLastError()) {
+    printf("FAIL emulator.ldmatrix nan nan %s\n", error);
+    ++numCases;
+    ++numFailures;
+    return;
+  }
+  if (emulatorOnly) {
+    gpuOut = emuOut;
+  } else {
+    LdMatrixCase *deviceCases;
+    uint16_t *deviceTile;
+    uint32_t *deviceOut;
+    CUDA_CHECK(cudaMalloc(&deviceCases, n * sizeof(LdMatrixCase)));
+    CUDA_CHECK(cudaMalloc(&deviceTile, sizeof(tile)));
+    CUDA_CHECK(cudaMalloc(&deviceOut, words * 4));
+    CUDA_CHECK(cudaMemcpy(deviceCases, cases.data(), n * sizeof(LdMatrixCase),
+                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(
+        cudaMemcpy(deviceTile, tile, sizeof(tile), cudaMemcpyHostToDevice));
+    ldMatrixDeviceKernel<<<unsigned(n), 32>>>(deviceCases, deviceTile,
+                                              deviceOut);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(gpuOut.data(), deviceOut, words * 4,
+                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(deviceCases));
+    CUDA_CHECK(cudaFree(deviceTile));
+    CUDA_CHECK(cudaFree(deviceOut));
+  }
+  for (int32_t transpose : {0, 1}) {
+    size_t mismatches = 0, total = 0;
+    char first[160] = "";
+    for (size_t i = 0; i < n; ++i) {
+      if (cases[i].transpose != transpose)
+        continue;
+      for (size_t k = 32 * 4 * i; k < 32 * 4 * (i + 1); ++k, ++total) {
+        if (gpuOut[k] == emuOut[k])
+          continue;
+        if (!mismatches++)
+          snprintf(first, sizeof(first),
+                   "first mismatch: x%d lane %zu register %zu: gpu 0x%08x, "
+                   "emulator 0x%08x",
+                   int(cases[i].numMatrices), (k / 4) % 32, k % 4,
+                   unsigned(gpuOut[k]), unsigned(emuOut[k]));
+      }
+    }
+    char note[256];
+    snprintf(note, sizeof(note), "(%zu registers of x1/x2/x4 bit-exact)%s%s",
+             total, first[0] ? "; " : "", first);
+    report(transpose ? "emulator.ldmatrix_trans" : "emulator.ldmatrix",
+           double(mismatches), 0.0, mismatches == 0, note);
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -466,6 +637,7 @@ int main(int argc, char **argv) {
   }
   checkShfl();
   checkMma();
+  checkLdMatrix();
   printf("emulator_check: %d cases, %d failed\n", numCases, numFailures);
   return numFailures ? 1 : 0;
 }

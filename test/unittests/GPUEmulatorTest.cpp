@@ -5,9 +5,10 @@
 // code compiled by kiln-gpu-emulate-kernels does: special registers, block
 // order, barriers, shfl.sync against the CUDA definition of the shuffles,
 // mma.sync against a double-precision matmul and an exhaustive check of the
-// f16/bf16 decoding, errors (oversized blocks, deadlocks, divergent warp
-// collectives), the mgpu* host functions, the libdevice functions, and the
-// shared library's exported ABI. Needs no GPU and no CUDA toolkit.
+// f16/bf16 decoding, ldmatrix against the PTX ISA's fragment figures, errors
+// (oversized blocks, deadlocks, divergent warp collectives), the mgpu* host
+// functions, the libdevice functions, and the shared library's exported ABI.
+// Needs no GPU and no CUDA toolkit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -888,6 +889,147 @@ TEST_F(GPUEmulator, MmaNeedsTheFullWarp) {
 }
 
 //===----------------------------------------------------------------------===//
+// ldmatrix.m8n8.b16
+//===----------------------------------------------------------------------===//
+
+/// One ldmatrix case: a shared tile of `kLdRows` rows of `kLdStride` halves
+/// (16-byte aligned, padded rows), the tile row each addressing lane points
+/// at (and the column, a multiple of 8), and each lane's registers.
+constexpr int kLdRows = 40, kLdStride = 72;
+struct LdMatrixCase {
+  int32_t numMatrices;
+  int32_t transpose;
+  alignas(16) uint16_t tile[kLdRows * kLdStride];
+  int32_t row[32], column[32];
+  uint32_t out[32][4];
+};
+
+void ldMatrixKernel(void **params) {
+  auto *c = static_cast<LdMatrixCase *>(params[0]);
+  int32_t lane = __kiln_emu_sreg(kLaneId);
+  // Lanes past 8 numMatrices supply an address nobody may read.
+  const void *address =
+      lane < 8 * c->numMatrices
+          ? &c->tile[c->row[lane] * kLdStride + c->column[lane]]
+          : reinterpret_cast<const void *>(uintptr_t(1));
+  int32_t out[4] = {-1, -1, -1, -1};
+  __kiln_emu_ldmatrix_m8n8_b16(c->numMatrices, c->transpose, address, out);
+  for (int i = 0; i < 4; ++i)
+    c->out[lane][i] = uint32_t(out[i]);
+}
+
+/// The registers each lane should get, written from the PTX ISA's figures
+/// of "Warp-level matrix load instruction: ldmatrix" the other way round
+/// from the runtime: element (r, c) of matrix i (row r at the address of
+/// lane 8i + r) goes to lane 4r + c/2, half c % 2 of register i; with
+/// .trans to lane 4c + r/2, half r % 2. Registers past numMatrices are not
+/// written (-1).
+void expectedLdMatrix(const LdMatrixCase &c, uint32_t expected[32][4]) {
+  for (int l = 0; l < 32; ++l)
+    for (int i = 0; i < 4; ++i)
+      expected[l][i] = i < c.numMatrices ? 0 : 0xffffffffu;
+  for (int i = 0; i < c.numMatrices; ++i)
+    for (int r = 0; r < 8; ++r)
+      for (int col = 0; col < 8; ++col) {
+        uint32_t value =
+            c.tile[c.row[8 * i + r] * kLdStride + c.column[8 * i + r] + col];
+        int lane = c.transpose ? 4 * col + r / 2 : 4 * r + col / 2;
+        int half = c.transpose ? r % 2 : col % 2;
+        expected[lane][i] |= value << (16 * half);
+      }
+}
+
+TEST_F(GPUEmulator, LdMatrixMatchesThePtxLayout) {
+  std::mt19937 rng(17);
+  auto *c = new LdMatrixCase;
+  int cases = 0;
+  for (int32_t numMatrices : {1, 2, 4}) {
+    for (int32_t transpose : {0, 1}) {
+      for (int trial = 0; trial < 3; ++trial) {
+        c->numMatrices = numMatrices;
+        c->transpose = transpose;
+        for (uint16_t &h : c->tile)
+          h = uint16_t(rng());
+        // Trial 0: the rows of a fragment load (consecutive rows, column
+        // 8 (lane / 8)); then any rows and 16-byte aligned columns.
+        for (int l = 0; l < 32; ++l) {
+          c->row[l] = trial == 0 ? l % 8 + 8 * (l / 16) : int(rng() % kLdRows);
+          c->column[l] =
+              trial == 0 ? 8 * ((l / 8) % 2) : 8 * int(rng() % (kLdStride / 8));
+        }
+        void *params[] = {c};
+        launch(ldMatrixKernel, 1, 1, 1, 64, 1, 1, params);
+        ASSERT_EQ(lastError(), "");
+        uint32_t expected[32][4];
+        expectedLdMatrix(*c, expected);
+        for (int l = 0; l < 32; ++l)
+          for (int i = 0; i < 4; ++i)
+            EXPECT_EQ(c->out[l][i], expected[l][i])
+                << "x" << numMatrices << (transpose ? ".trans" : "")
+                << " trial " << trial << " lane " << l << " register " << i;
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 18);
+  delete c;
+}
+
+/// Lane 5 gives a row address 2 bytes past a 16-byte boundary.
+void misalignedLdMatrixKernel(void **params) {
+  auto *tile = static_cast<uint16_t *>(params[0]);
+  int32_t lane = __kiln_emu_sreg(kLaneId);
+  int32_t out[4];
+  __kiln_emu_ldmatrix_m8n8_b16(4, 0, tile + 8 * lane + (lane == 5 ? 1 : 0),
+                               out);
+}
+
+/// Lanes 0..15 load x4, lanes 16..31 x4.trans.
+void divergentLdMatrixKernel(void **params) {
+  auto *tile = static_cast<uint16_t *>(params[0]);
+  int32_t lane = __kiln_emu_sreg(kLaneId);
+  int32_t out[4];
+  __kiln_emu_ldmatrix_m8n8_b16(4, lane >= 16, tile + 8 * lane, out);
+}
+
+/// Only lanes 0..15 reach the ldmatrix.
+void partialLdMatrixKernel(void **params) {
+  auto *tile = static_cast<uint16_t *>(params[0]);
+  int32_t lane = __kiln_emu_sreg(kLaneId);
+  if (lane >= 16)
+    return;
+  int32_t out[4];
+  __kiln_emu_ldmatrix_m8n8_b16(2, 0, tile + 8 * lane, out);
+}
+
+TEST_F(GPUEmulator, LdMatrixErrors) {
+  alignas(16) static uint16_t tile[32 * 8];
+  void *params[] = {tile};
+  launch(misalignedLdMatrixKernel, 1, 1, 1, 32, 1, 1, params);
+  EXPECT_NE(lastError().find("misaligned ldmatrix row address in block "
+                             "(0,0,0): ldmatrix.m8n8.x4.b16 by thread 5 "
+                             "(5,0,0) (lane 5)"),
+            std::string::npos)
+      << lastError();
+  kilnCudaClearLastError();
+  launch(divergentLdMatrixKernel, 1, 1, 1, 32, 1, 1, params);
+  EXPECT_NE(lastError().find("divergent warp collectives in block (0,0,0), "
+                             "warp 0: thread 0 (0,0,0) (lane 0) is at "
+                             "ldmatrix.m8n8.x4.b16"),
+            std::string::npos)
+      << lastError();
+  EXPECT_NE(lastError().find("(lane 16) at ldmatrix.m8n8.x4.trans.b16"),
+            std::string::npos)
+      << lastError();
+  kilnCudaClearLastError();
+  launch(partialLdMatrixKernel, 1, 1, 1, 32, 1, 1, params);
+  EXPECT_NE(lastError().find("ldmatrix.sync.aligned in a partial warp in "
+                             "block (0,0,0), warp 0"),
+            std::string::npos)
+      << lastError();
+}
+
+//===----------------------------------------------------------------------===//
 // Host functions
 //===----------------------------------------------------------------------===//
 
@@ -1017,16 +1159,17 @@ TEST_F(GPUEmulator, SharedLibraryExportsTheAbi) {
   const char *names[] = {
       "__kiln_emu_launch", "__kiln_emu_sreg", "__kiln_emu_barrier",
       "__kiln_emu_shfl_sync", "__kiln_emu_mma_m16n8k16_f32",
-      "__kiln_emu_dynamic_shared", "kilnCudaGetLastError",
-      "kilnCudaClearLastError", "kilnCudaReportError", "kilnCudaSynchronize",
-      "mgpuModuleLoad", "mgpuModuleLoadJIT", "mgpuModuleUnload",
-      "mgpuModuleGetFunction", "mgpuLaunchKernel", "mgpuLaunchClusterKernel",
-      "mgpuStreamCreate", "mgpuStreamDestroy", "mgpuStreamSynchronize",
-      "mgpuStreamWaitEvent", "mgpuEventCreate", "mgpuEventDestroy",
-      "mgpuEventSynchronize", "mgpuEventRecord", "mgpuMemAlloc", "mgpuMemFree",
-      "mgpuMemcpy", "mgpuMemset16", "mgpuMemset32", "mgpuMemHostRegister",
-      "mgpuMemHostRegisterMemRef", "mgpuMemHostUnregister",
-      "mgpuMemHostUnregisterMemRef", "mgpuSetDefaultDevice",
+      "__kiln_emu_ldmatrix_m8n8_b16", "__kiln_emu_dynamic_shared",
+      "kilnCudaGetLastError", "kilnCudaClearLastError", "kilnCudaReportError",
+      "kilnCudaSynchronize", "mgpuModuleLoad", "mgpuModuleLoadJIT",
+      "mgpuModuleUnload", "mgpuModuleGetFunction", "mgpuLaunchKernel",
+      "mgpuLaunchClusterKernel", "mgpuStreamCreate", "mgpuStreamDestroy",
+      "mgpuStreamSynchronize", "mgpuStreamWaitEvent", "mgpuEventCreate",
+      "mgpuEventDestroy", "mgpuEventSynchronize", "mgpuEventRecord",
+      "mgpuMemAlloc", "mgpuMemFree", "mgpuMemcpy", "mgpuMemset16",
+      "mgpuMemset32", "mgpuMemHostRegister", "mgpuMemHostRegisterMemRef",
+      "mgpuMemHostUnregister", "mgpuMemHostUnregisterMemRef",
+      "mgpuSetDefaultDevice",
       // Every libdevice function MLIR 22's GPU-to-NVVM lowering can call.
       "__nv_fmodf", "__nv_fmod", "__nv_fmaxf", "__nv_fmax", "__nv_fminf",
       "__nv_fmin", "__nv_abs", "__nv_fabsf", "__nv_fabs", "__nv_acosf",

@@ -4,8 +4,9 @@
 // The C ABI of Kiln's GPU emulator (lib/Runtime/GPUEmulator): the functions
 // that kernels compiled for the host CPU by `kiln-gpu-emulate-kernels` call in
 // place of the NVVM operations (special registers, bar.sync, shfl.sync,
-// mma.sync), and the launch that runs a grid of such kernels, one block at a
-// time, with the threads of a block as fibers on the calling OS thread.
+// mma.sync, ldmatrix), and the launch that runs a grid of such kernels, one
+// block at a time, with the threads of a block as fibers on the calling OS
+// thread.
 //
 // The same library also defines the `mgpu*` host functions and Kiln's error
 // slot (`kilnCuda*`, declared in CudaRuntime.h) over host memory, and the
@@ -64,6 +65,19 @@ void __kiln_emu_mma_m16n8k16_f32(int32_t kind, int32_t a0, int32_t a1,
                                  int32_t a2, int32_t a3, int32_t b0, int32_t b1,
                                  float c0, float c1, float c2, float c3,
                                  float *d);
+
+/// ldmatrix.sync.aligned.m8n8.x{numMatrices}{.trans}.shared.b16 for the
+/// calling lane: numMatrices is 1, 2 or 4, transpose is 0 or 1. Lane l
+/// supplies `rowAddress`, the start of row l % 8 of matrix l / 8 (eight
+/// consecutive 16-bit elements, 16-byte aligned); lanes from 8 numMatrices
+/// on supply nothing the load reads. The lane's register i (matrix i) is
+/// written to out[i]: with g = lane / 4, t = lane % 4, elements (g, 2t) (low
+/// half) and (g, 2t + 1) of matrix i, or with transpose (2t, g) and
+/// (2t + 1, g). Warp-collective and .aligned: all 32 lanes call it with the
+/// same numMatrices and transpose; the rows are read when the last lane
+/// arrives.
+void __kiln_emu_ldmatrix_m8n8_b16(int32_t numMatrices, int32_t transpose,
+                                  const void *rowAddress, int32_t *out);
 
 /// The launch's dynamic shared memory (dynamicSharedBytes bytes, 16-byte
 /// aligned, the same buffer for every thread of a block; contents undefined at

@@ -119,6 +119,21 @@ static FailureOr<int> getMmaKind(NVVM::MmaOp mma, std::string &reason) {
   return *type == NVVM::MMATypes::f16 ? 0 : 1;
 }
 
+/// Reports, in `reason`, why the emulator does not implement `load`:
+/// it runs ldmatrix.m8n8 of b16 elements, x1, x2 or x4, with or without
+/// .trans (`#nvvm.mma_layout<col>`).
+static LogicalResult checkLdMatrix(NVVM::LdMatrixOp load, std::string &reason) {
+  NVVM::LdStMatrixShapeAttr shape = load.getShape();
+  uint32_t num = load.getNum();
+  if (shape.getM() != 8 || shape.getN() != 8 ||
+      load.getEltType() != NVVM::LdStMatrixEltType::B16 ||
+      (num != 1 && num != 2 && num != 4)) {
+    reason = "only m8n8 b16 matrices, x1, x2 or x4, are emulated";
+    return failure();
+  }
+  return success();
+}
+
 /// Whether `global` is the zero-sized workgroup global that
 /// `gpu.dynamic_shared_memory` lowers to.
 static bool isDynamicSharedMemory(LLVM::GlobalOp global) {
@@ -167,6 +182,11 @@ public:
     return convergent(get("__kiln_emu_mma_m16n8k16_f32", voidType(),
                           {i32, i32, i32, i32, i32, i32, i32, f32, f32, f32,
                            f32, pointer()}));
+  }
+  LLVM::LLVMFuncOp ldmatrix() {
+    Type i32 = integer(32), ptr = pointer();
+    return convergent(
+        get("__kiln_emu_ldmatrix_m8n8_b16", voidType(), {i32, i32, ptr, ptr}));
   }
   LLVM::LLVMFuncOp dynamicShared() {
     return get("__kiln_emu_dynamic_shared", pointer(), {});
@@ -254,6 +274,8 @@ KilnGPUEmulateKernelsPass::checkModule(gpu::GPUModuleOp gpuModule) {
                    "emulated";
         } else if (auto mma = dyn_cast<NVVM::MmaOp>(nested)) {
           unsupported = failed(getMmaKind(mma, reason));
+        } else if (auto load = dyn_cast<NVVM::LdMatrixOp>(nested)) {
+          unsupported = failed(checkLdMatrix(load, reason));
         } else if (!isa<NVVM::Barrier0Op, NVVM::ShflOp>(nested) &&
                    getSpecialRegister(nested) < 0) {
           unsupported = true;
@@ -376,6 +398,31 @@ void KilnGPUEmulateKernelsPass::rewriteNVVMOps(LLVM::LLVMFuncOp func,
                                              loaded, ArrayRef<int64_t>{i});
       }
       rewriter.replaceOp(mma, result);
+    } else if (auto load = dyn_cast<NVVM::LdMatrixOp>(op)) {
+      // One i32 per matrix, written by the call: the result is that i32
+      // (x1) or a struct of them.
+      int64_t num = load.getNum();
+      Value out = entryAlloca(loc, i32, 4);
+      bool transpose = load.getLayout() == NVVM::MMALayout::col;
+      LLVM::CallOp::create(rewriter, loc, abi.ldmatrix(),
+                           {constantI32(loc, num), constantI32(loc, transpose),
+                            load.getPtr(), out});
+      SmallVector<Value> registers;
+      for (int64_t i = 0; i < num; ++i) {
+        Value element = LLVM::GEPOp::create(rewriter, loc, ptr, i32, out,
+                                            ArrayRef<LLVM::GEPArg>{int32_t(i)});
+        registers.push_back(LLVM::LoadOp::create(rewriter, loc, i32, element));
+      }
+      Type resultType = load.getRes().getType();
+      Value result = registers.front();
+      if (resultType != i32) {
+        result = LLVM::PoisonOp::create(rewriter, loc, resultType);
+        for (auto [i, value] : llvm::enumerate(registers))
+          result =
+              LLVM::InsertValueOp::create(rewriter, loc, resultType, result,
+                                          value, ArrayRef<int64_t>{int64_t(i)});
+      }
+      rewriter.replaceOp(load, result);
     }
   }
 }

@@ -19,7 +19,9 @@
 //                                  atomic add per element per key tile)
 //
 // dK and dV stay in C fragments for the whole block and are written once.
-// See docs/GPUAttentionBackward.md.
+// Every fragment read from a tile is one ldmatrix.x4 (two B fragments, or
+// one A fragment); .trans for the B operands of dV, dK and dQ, whose pairs
+// are two rows of a column. See docs/GPUAttentionBackward.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,8 +51,10 @@ static constexpr int64_t kMmaWarps = 4;
 static constexpr int64_t kMmaThreads = 32 * kMmaWarps;
 /// Keys of a block (Bc).
 static constexpr int64_t kMmaKeys = 16 * kMmaWarps;
-/// Extra elements per row of the workgroup tiles, so that the eight rows a
-/// fragment load touches at once fall in distinct banks (as in the forward).
+/// Extra elements per row of the workgroup tiles, so that the eight 16-byte
+/// rows of each 8x8 matrix an ldmatrix reads fall in distinct banks: a row
+/// of D + 8 halves (D a multiple of 16) is an odd multiple of 16 bytes, and
+/// stays 16-byte aligned (kiln-gpu-align-workgroup-buffers aligns the tiles).
 static constexpr int64_t kMmaPad = 8;
 static constexpr int64_t kMaxMmaHeadDim = 128;
 /// Static workgroup memory of the kernel, below the 48 KiB that needs an
@@ -144,6 +148,18 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
         Value lane = kb.rem(tid, kb.index(32));
         Value quad = kb.div(lane, kb.index(4));
         Value twiceQuadLane = kb.mul(kb.rem(lane, kb.index(4)), kb.index(2));
+        // What this lane addresses in an ldmatrix (row l % 8 of matrix l / 8):
+        // (aRow, aColumn) puts the four matrices in A-fragment order over a
+        // 16 x 16 block (rows 0-7 and 8-15 of columns 0-7, then of columns
+        // 8-15), which is also the order of the B pairs of two n-tiles in a
+        // .trans load; (matrixRow, matrixColumn) puts them side by side over
+        // 8 rows and 32 columns (the B pairs of two k-steps of an n-tile).
+        Value matrixRow = kb.rem(lane, eight);
+        Value matrix = kb.div(lane, eight);
+        Value aRow =
+            kb.add(matrixRow, kb.mul(kb.rem(matrix, kb.index(2)), eight));
+        Value aColumn = kb.mul(kb.div(matrix, kb.index(2)), eight);
+        Value matrixColumn = kb.mul(matrix, eight);
         // This thread's two key rows of every C fragment of the warp (g and
         // g + 8 of its 16), in the tile and in the sequence; reads of keys
         // past Sk go to the last one and are masked.
@@ -266,16 +282,13 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
               });
           kb.barrier();
 
-          // K's A fragments, from the K tile.
+          // K's A fragments, from the K tile: one ldmatrix.x4 each.
+          Value keyRow = kb.add(kb.mul(warp, kb.index(16)), aRow);
           SmallVector<SmallVector<Value>> keyFrags;
-          for (int64_t ks = 0; ks < keySteps; ++ks) {
-            Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
-            Value col8 = kb.add(col, eight);
-            keyFrags.push_back({mb.packRow(keyTile, tileKeys[0], col),
-                                mb.packRow(keyTile, tileKeys[1], col),
-                                mb.packRow(keyTile, tileKeys[0], col8),
-                                mb.packRow(keyTile, tileKeys[1], col8)});
-          }
+          for (int64_t ks = 0; ks < keySteps; ++ks)
+            keyFrags.push_back(mb.loadMatrices(
+                keyTile, keyRow, kb.add(aColumn, kb.index(16 * ks)), 4,
+                /*transpose=*/false));
           // Per step of 16 query rows q0..q0+15 (two n-tiles of 8): S^T =
           // K Q^T and dP^T = V dO^T, P' and dS elementwise, then dV += P'^T
           // dO and dK += dS^T Q. A loop rather than unrolled steps: four C
@@ -287,18 +300,25 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                   ValueRange state) -> SmallVector<Value> {
                 SmallVector<Value> next(state.begin(), state.end());
                 // B[k = d][n = i] = Q[i][d]: b{0,1} are two adjacent d of query
-                // row g of the n-tile.
+                // row g of the n-tile. One ldmatrix.x4 (lane l: row l % 8 of
+                // the n-tile, column 8 (l / 8)) gives the B fragments of two
+                // k-steps; an odd last one takes an x2.
                 auto transposedProduct =
                     [&](ArrayRef<SmallVector<Value>> aFrags, Value tileBuffer,
                         int64_t half) {
-                      Value row = kb.add(quad, kb.add(q0, kb.index(8 * half)));
+                      Value row =
+                          kb.add(q0, kb.add(matrixRow, kb.index(8 * half)));
                       SmallVector<Value> acc(4, f32Zero);
-                      for (auto [ks, aRegs] : llvm::enumerate(aFrags)) {
-                        Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
-                        Value bRegs[2] = {
-                            mb.packRow(tileBuffer, row, col),
-                            mb.packRow(tileBuffer, row, kb.add(col, eight))};
-                        acc = mb.mma(aRegs, bRegs, acc);
+                      int64_t steps = aFrags.size();
+                      for (int64_t ks = 0; ks < steps; ks += 2) {
+                        int64_t count = ks + 1 < steps ? 4 : 2;
+                        SmallVector<Value> bRegs = mb.loadMatrices(
+                            tileBuffer, row,
+                            kb.add(matrixColumn, kb.index(16 * ks)), count,
+                            /*transpose=*/false);
+                        for (int64_t s = 0; 2 * s < count; ++s)
+                          acc = mb.mma(aFrags[ks + s],
+                                       ArrayRef(bRegs).slice(2 * s, 2), acc);
                       }
                       return acc;
                     };
@@ -391,19 +411,22 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                 // dV += P'^T dO and dK += dS^T Q over these 16 rows: the A
                 // fragment is the C fragments of the two n-tiles; B[k = i][n =
                 // d] = dO[i][d], so b{0,1} are rows 2t, 2t+1 (+8) of column g
-                // of the n-tile.
-                Value row = kb.add(q0, twiceQuadLane);
+                // of the n-tile: one ldmatrix.x4.trans gives those of two
+                // n-tiles.
+                Value row = kb.add(q0, aRow);
                 auto accumulate = [&](ArrayRef<Value> a, Value tileBuffer,
                                       int64_t tiles, int64_t offset) {
-                  for (int64_t dn = 0; dn < tiles; ++dn) {
-                    Value col = kb.add(quad, kb.index(8 * dn));
-                    Value bRegs[2] = {
-                        mb.packColumn(tileBuffer, row, col),
-                        mb.packColumn(tileBuffer, kb.add(row, eight), col)};
-                    MutableArrayRef<Value> acc(next.data() + offset + 4 * dn,
-                                               4);
-                    SmallVector<Value> sum = mb.mma(a, bRegs, acc);
-                    llvm::copy(sum, acc.begin());
+                  for (int64_t dn = 0; dn < tiles; dn += 2) {
+                    SmallVector<Value> bRegs = mb.loadMatrices(
+                        tileBuffer, row, kb.add(aColumn, kb.index(8 * dn)), 4,
+                        /*transpose=*/true);
+                    for (int64_t n = 0; n < 2; ++n) {
+                      MutableArrayRef<Value> acc(
+                          next.data() + offset + 4 * (dn + n), 4);
+                      SmallVector<Value> sum =
+                          mb.mma(a, ArrayRef(bRegs).slice(2 * n, 2), acc);
+                      llvm::copy(sum, acc.begin());
+                    }
                   }
                 };
                 accumulate(mb.aFromAccumulators(grads[0], grads[1]), queryTile,
@@ -423,25 +446,26 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
           Value firstColTile = kb.div(warp, kb.index(mTiles));
           Value row0 = kb.add(kb.mul(rowTile, kb.index(16)), quad);
           Value row8 = kb.add(row0, eight);
+          Value dsRow = kb.add(kb.mul(rowTile, kb.index(16)), aRow);
           SmallVector<SmallVector<Value>> dsFrags;
-          for (int64_t ks = 0; ks < kMmaKeys / 16; ++ks) {
-            Value col = kb.add(twiceQuadLane, kb.index(16 * ks));
-            Value col8 = kb.add(col, eight);
-            dsFrags.push_back({mb.packRow(dsTile, row0, col),
-                               mb.packRow(dsTile, row8, col),
-                               mb.packRow(dsTile, row0, col8),
-                               mb.packRow(dsTile, row8, col8)});
-          }
+          for (int64_t ks = 0; ks < kMmaKeys / 16; ++ks)
+            dsFrags.push_back(mb.loadMatrices(
+                dsTile, dsRow, kb.add(aColumn, kb.index(16 * ks)), 4,
+                /*transpose=*/false));
           Value keyDim = kb.index(p.keyDim);
+          // B[k = j][n = d]: b{0,1} are keys 2t, 2t+1 (+8) of column g of
+          // the n-tile; one ldmatrix.x4.trans (lane l: key 32p + l) gives
+          // those of two k-steps.
           auto dqTile = [&](KernelBuilder &kb, Value colTile) {
-            Value col = kb.add(quad, kb.mul(colTile, eight));
+            Value col = kb.mul(colTile, eight);
             SmallVector<Value> acc(4, f32Zero);
-            for (int64_t ks = 0; ks < kMmaKeys / 16; ++ks) {
-              Value key = kb.add(twiceQuadLane, kb.index(16 * ks));
-              Value bRegs[2] = {
-                  mb.packColumn(keyTile, key, col),
-                  mb.packColumn(keyTile, kb.add(key, eight), col)};
-              acc = mb.mma(dsFrags[ks], bRegs, acc);
+            for (int64_t ks = 0; ks < kMmaKeys / 16; ks += 2) {
+              SmallVector<Value> bRegs = mb.loadMatrices(
+                  keyTile, kb.add(lane, kb.index(16 * ks)), col, 4,
+                  /*transpose=*/true);
+              for (int64_t s = 0; s < 2; ++s)
+                acc = mb.mma(dsFrags[ks + s], ArrayRef(bRegs).slice(2 * s, 2),
+                             acc);
             }
             for (int64_t e = 0; e < 4; ++e) {
               Value i = kb.add(i0, e < 2 ? row0 : row8);

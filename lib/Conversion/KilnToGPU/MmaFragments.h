@@ -27,6 +27,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -56,34 +57,25 @@ struct MmaBuilder {
     return fromPair(pair);
   }
 
-  /// Loads `memref[row, column]` and `memref[row, column + 1]` (two
-  /// adjacent elements of a row: an A fragment's pair, or a B fragment's
-  /// pair of a transposed operand) into one register.
-  ///
-  /// Two 16-bit loads rather than one 32-bit vector load: a workgroup
-  /// buffer of f16/bf16 is only 2-byte aligned (the ABI alignment of its
-  /// element type, which is all gpu.launch's attributions can express).
-  Value packRow(Value memref, Value row, Value column) {
-    Value first =
-        memref::LoadOp::create(b, loc, memref, ValueRange{row, column});
-    Value next = arith::AddIOp::create(
-        b, loc, column, arith::ConstantIndexOp::create(b, loc, 1));
-    Value second =
-        memref::LoadOp::create(b, loc, memref, ValueRange{row, next});
-    return pack(first, second);
-  }
-
-  /// Loads `memref[row, column]` and `memref[row + 1, column]` (two
-  /// adjacent elements of a column: a B fragment's pair of a row-major
-  /// [k, n] operand) into one register.
-  Value packColumn(Value memref, Value row, Value column) {
-    Value first =
-        memref::LoadOp::create(b, loc, memref, ValueRange{row, column});
-    Value next = arith::AddIOp::create(
-        b, loc, row, arith::ConstantIndexOp::create(b, loc, 1));
-    Value second =
-        memref::LoadOp::create(b, loc, memref, ValueRange{next, column});
-    return pack(first, second);
+  /// ldmatrix.m8n8.x`count` of the 16-bit workgroup `tile` (2-D, 16-byte
+  /// aligned, rows a multiple of 16 bytes): lane l < 8 count gives the
+  /// address of `tile[row, column]`, the start of row l % 8 of matrix l / 8;
+  /// every lane gets one register per matrix, (g, 2t) and (g, 2t + 1) of it,
+  /// or with `transpose` (2t, g) and (2t + 1, g), i.e. two adjacent rows of
+  /// a column (the B pairs of a row-major [k, n] tile). nvgpu.ldmatrix
+  /// takes the memref and indices; convert-nvgpu-to-nvvm (in Kiln's and
+  /// upstream's GPU pipelines) computes the shared address.
+  SmallVector<Value> loadMatrices(Value tile, Value row, Value column,
+                                  int64_t count, bool transpose) {
+    auto type = VectorType::get({count, 2}, elementType);
+    Value loaded =
+        nvgpu::LdMatrixOp::create(b, loc, type, tile, ValueRange{row, column},
+                                  transpose, uint32_t(count));
+    SmallVector<Value> registers;
+    for (int64_t i = 0; i < count; ++i)
+      registers.push_back(fromPair(
+          vector::ExtractOp::create(b, loc, loaded, ArrayRef<int64_t>{i})));
+    return registers;
   }
 
   /// The register of a 32-bit word that holds two elements, the first in

@@ -2,8 +2,8 @@
 //
 // Runs kernels compiled for the host CPU by `kiln-gpu-emulate-kernels`: a
 // grid's blocks one after the other, the threads of a block as fibers on the
-// calling OS thread, with bar.sync, shfl.sync and mma.sync emulated by a small
-// scheduler. See include/kiln/Runtime/GPUEmulator.h for the ABI and
+// calling OS thread, with bar.sync, shfl.sync, mma.sync and ldmatrix emulated
+// by a small scheduler. See include/kiln/Runtime/GPUEmulator.h for the ABI and
 // docs/GPUEmulator.md for the design.
 //
 // Like KilnCudaRuntime, the file is linked into ahead-of-time libraries that
@@ -50,7 +50,7 @@ constexpr int32_t kMaxDynamicSharedBytes = 227 * 1024;
 constexpr size_t kDefaultStackBytes = 512 * 1024;
 
 enum class FiberState : uint8_t { Ready, AtBarrier, AtWarpOp, Done };
-enum class WarpOp : uint8_t { Shfl, Mma };
+enum class WarpOp : uint8_t { Shfl, Mma, LdMatrix };
 
 /// One emulated thread: its fiber (stack and saved context) and what it waits
 /// at, with the operands and results of a warp collective.
@@ -76,6 +76,11 @@ struct Fiber {
   int32_t kind;
   uint32_t a[4], b[2];
   float c[4], d[4];
+  // ldmatrix operands and result.
+  int32_t numMatrices;
+  bool transpose;
+  const char *rowAddress;
+  uint32_t loaded[4];
 };
 
 /// The process's fibers, their stacks mapped at first use and reused by every
@@ -407,6 +412,19 @@ const char *getShflModeName(int32_t mode) {
   }
 }
 
+const char *getLdMatrixName(int32_t numMatrices, bool transpose) {
+  switch (numMatrices) {
+  case 1:
+    return transpose ? "ldmatrix.m8n8.x1.trans.b16" : "ldmatrix.m8n8.x1.b16";
+  case 2:
+    return transpose ? "ldmatrix.m8n8.x2.trans.b16" : "ldmatrix.m8n8.x2.b16";
+  case 4:
+    return transpose ? "ldmatrix.m8n8.x4.trans.b16" : "ldmatrix.m8n8.x4.b16";
+  default:
+    return "ldmatrix.m8n8.<invalid count>.b16";
+  }
+}
+
 /// What `fiber` waits at, for diagnostics.
 const char *describeWait(const Fiber &fiber) {
   switch (fiber.state) {
@@ -416,6 +434,8 @@ const char *describeWait(const Fiber &fiber) {
     if (fiber.op == WarpOp::Mma)
       return fiber.kind == 0 ? "mma.sync.m16n8k16.f16"
                              : "mma.sync.m16n8k16.bf16";
+    if (fiber.op == WarpOp::LdMatrix)
+      return getLdMatrixName(fiber.numMatrices, fiber.transpose);
     return getShflModeName(fiber.mode);
   case FiberState::Ready:
     return "nothing (ready)";
@@ -574,6 +594,29 @@ void releaseMma(Fiber *lanes) {
   }
 }
 
+/// Releases the ldmatrix that all 32 lanes of `lanes` wait at (the row
+/// addresses checked): lane 8i + r gives row r of matrix i; lane l receives
+/// (g, 2t), (g, 2t + 1) of each matrix (g = l / 4, t = l % 4), or (2t, g),
+/// (2t + 1, g) transposed, the first in the low half.
+void releaseLdMatrix(Fiber *lanes) {
+  int32_t numMatrices = lanes[0].numMatrices;
+  bool transpose = lanes[0].transpose;
+  uint16_t rows[4][8][8];
+  for (int32_t i = 0; i < numMatrices; ++i)
+    for (int32_t r = 0; r < 8; ++r)
+      memcpy(rows[i][r], lanes[8 * i + r].rowAddress, sizeof(rows[i][r]));
+  for (int32_t l = 0; l < kWarpSize; ++l) {
+    Fiber &lane = lanes[l];
+    int32_t g = l >> 2, t = l & 3;
+    for (int32_t i = 0; i < numMatrices; ++i) {
+      uint16_t lo = transpose ? rows[i][2 * t][g] : rows[i][g][2 * t];
+      uint16_t hi = transpose ? rows[i][2 * t + 1][g] : rows[i][g][2 * t + 1];
+      lane.loaded[i] = uint32_t(lo) | uint32_t(hi) << 16;
+    }
+    lane.state = FiberState::Ready;
+  }
+}
+
 /// Releases the warp collective of warp `warp` if every live lane waits at
 /// one; reports divergent collectives. Returns true if it released it.
 bool tryReleaseWarp(int32_t warp) {
@@ -612,11 +655,14 @@ bool tryReleaseWarp(int32_t warp) {
     const Fiber &lane = lanes[l];
     if (lane.state == FiberState::Done)
       continue;
-    bool same =
-        lane.op == leader->op &&
-        (lane.op == WarpOp::Shfl ? lane.mode == leader->mode &&
-                                       lane.memberMask == leader->memberMask
-                                 : lane.kind == leader->kind);
+    bool same = lane.op == leader->op;
+    if (same && lane.op == WarpOp::Shfl)
+      same = lane.mode == leader->mode && lane.memberMask == leader->memberMask;
+    else if (same && lane.op == WarpOp::Mma)
+      same = lane.kind == leader->kind;
+    else if (same)
+      same = lane.numMatrices == leader->numMatrices &&
+             lane.transpose == leader->transpose;
     if (!same) {
       formatThread(*leader, who, sizeof(who));
       formatThread(lane, other, sizeof(other));
@@ -639,6 +685,39 @@ bool tryReleaseWarp(int32_t warp) {
       return false;
     }
     releaseShfl(lanes, count);
+    return true;
+  }
+  if (leader->op == WarpOp::LdMatrix) {
+    int32_t numMatrices = leader->numMatrices;
+    if (numMatrices != 1 && numMatrices != 2 && numMatrices != 4) {
+      formatThread(*leader, who, sizeof(who));
+      abortLaunch("ldmatrix with an invalid count",
+                  ": %d matrices by %s (1, 2 or 4)", int(numMatrices), who);
+      return false;
+    }
+    if (numLive != kWarpSize) {
+      formatThread(*leader, who, sizeof(who));
+      abortLaunch("ldmatrix.sync.aligned in a partial warp",
+                  ", warp %d (first live lane %s): %d live lanes, it needs "
+                  "all 32",
+                  int(warp), who, int(numLive));
+      return false;
+    }
+    // Only the lanes that give a row address: 8 per matrix.
+    for (int32_t l = 0; l < 8 * numMatrices; ++l) {
+      const Fiber &lane = lanes[l];
+      if (reinterpret_cast<uintptr_t>(lane.rowAddress) % 16 == 0 &&
+          lane.rowAddress)
+        continue;
+      formatThread(lane, who, sizeof(who));
+      abortLaunch("misaligned ldmatrix row address",
+                  ": %s by %s (lane %d) gives %p, which is not 16-byte "
+                  "aligned",
+                  describeWait(lane), who, int(l),
+                  static_cast<const void *>(lane.rowAddress));
+      return false;
+    }
+    releaseLdMatrix(lanes);
     return true;
   }
   if (leader->kind != 0 && leader->kind != 1) {
@@ -958,6 +1037,24 @@ extern "C" void __kiln_emu_mma_m16n8k16_f32(int32_t kind, int32_t a0,
   yieldToScheduler(fiber);
   for (int i = 0; i < 4; ++i)
     d[i] = fiber->d[i];
+}
+
+extern "C" void __kiln_emu_ldmatrix_m8n8_b16(int32_t numMatrices,
+                                             int32_t transpose,
+                                             const void *rowAddress,
+                                             int32_t *out) {
+  Fiber *fiber = getCurrentFiber("__kiln_emu_ldmatrix_m8n8_b16");
+  if (!fiber)
+    return;
+  fiber->site = __builtin_return_address(0);
+  fiber->op = WarpOp::LdMatrix;
+  fiber->numMatrices = numMatrices;
+  fiber->transpose = transpose != 0;
+  fiber->rowAddress = static_cast<const char *>(rowAddress);
+  fiber->state = FiberState::AtWarpOp;
+  yieldToScheduler(fiber);
+  for (int32_t i = 0; i < numMatrices && i < 4; ++i)
+    out[i] = int32_t(fiber->loaded[i]);
 }
 
 extern "C" void *__kiln_emu_dynamic_shared(void) {

@@ -172,3 +172,15 @@ module attributes {gpu.container_module} {
     llvm.func @__nv_expf(f32) -> f32
   }
 }
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    llvm.func @kern(%p: !llvm.ptr<3>) attributes {gpu.kernel, nvvm.kernel} {
+      // expected-error @below {{cannot emulate 'nvvm.ldmatrix' in kernel @m::@kern: only m8n8 b16 matrices, x1, x2 or x4, are emulated}}
+      %0 = nvvm.ldmatrix %p {num = 1 : i32, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 16>, eltType = #nvvm.ld_st_matrix_elt_type<b8x16.b6x16_p32>} : (!llvm.ptr<3>) -> i32
+      llvm.return
+    }
+  }
+}

@@ -154,3 +154,47 @@ module attributes {gpu.container_module} {
     llvm.return
   }
 }
+
+// -----
+
+// nvvm.ldmatrix m8n8 b16 (x1, x2 .trans, x4): one call per op with the
+// count, the transpose flag (the col layout) and the lane's row address;
+// the registers come back through an entry-block array of 4 i32.
+// CHECK-DAG: llvm.func @__kiln_emu_ldmatrix_m8n8_b16(i32, i32, !llvm.ptr, !llvm.ptr) attributes {convergent}
+// CHECK-LABEL: llvm.func internal @__kiln_emu.m.ld(
+// CHECK-SAME: %[[ROW:[a-z0-9]+]]: !llvm.ptr, %[[OUT:[a-z0-9]+]]: !llvm.ptr)
+// CHECK-COUNT-3: llvm.alloca %{{.*}} x i32 : (i64) -> !llvm.ptr
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: %[[NO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK: llvm.call @__kiln_emu_ldmatrix_m8n8_b16(%[[ONE]], %[[NO]], %[[ROW]], %[[R1:[0-9]+]]) :
+// CHECK: %[[E10:.*]] = llvm.getelementptr %[[R1]][0] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: %[[X1:.*]] = llvm.load %[[E10]] : !llvm.ptr -> i32
+// CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK: %[[YES:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: llvm.call @__kiln_emu_ldmatrix_m8n8_b16(%[[TWO]], %[[YES]], %[[ROW]], %[[R2:[0-9]+]]) :
+// CHECK: llvm.getelementptr %[[R2]][1] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: %[[S2:.*]] = llvm.insertvalue %{{.*}}[1] : !llvm.struct<(i32, i32)>
+// CHECK: %[[FOUR:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK: llvm.call @__kiln_emu_ldmatrix_m8n8_b16(%[[FOUR]], %{{.*}}, %[[ROW]], %[[R4:[0-9]+]]) :
+// CHECK: llvm.getelementptr %[[R4]][3] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: %[[S4:.*]] = llvm.insertvalue %{{.*}}[3] : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.store %[[X1]], %[[OUT]]
+// CHECK: llvm.extractvalue %[[S2]][1]
+// CHECK: llvm.extractvalue %[[S4]][3]
+// CHECK-NOT: nvvm.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @m [#nvvm.target<chip = "sm_90">] {
+    llvm.func @ld(%row: !llvm.ptr<3>, %out: !llvm.ptr) attributes {gpu.kernel, nvvm.kernel} {
+      %x1 = nvvm.ldmatrix %row {num = 1 : i32, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>, eltType = #nvvm.ld_st_matrix_elt_type<b16>} : (!llvm.ptr<3>) -> i32
+      %x2 = nvvm.ldmatrix %row {num = 2 : i32, layout = #nvvm.mma_layout<col>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>, eltType = #nvvm.ld_st_matrix_elt_type<b16>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+      %x4 = nvvm.ldmatrix %row {num = 4 : i32, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>, eltType = #nvvm.ld_st_matrix_elt_type<b16>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+      llvm.store %x1, %out : i32, !llvm.ptr
+      %a = llvm.extractvalue %x2[1] : !llvm.struct<(i32, i32)>
+      llvm.store %a, %out : i32, !llvm.ptr
+      %b = llvm.extractvalue %x4[3] : !llvm.struct<(i32, i32, i32, i32)>
+      llvm.store %b, %out : i32, !llvm.ptr
+      llvm.return
+    }
+  }
+}

@@ -38,14 +38,17 @@
 // CHECK: memref.store %{{.*}}, %[[LT]]
 // CHECK: memref.store %{{.*}}, %[[DT]]
 // CHECK: gpu.barrier
-// K's A fragments from the K tile.
-// CHECK: memref.load %[[KT]][%{{.*}}, %{{.*}}] : memref<64x24xf16, #gpu.address_space<workgroup>>
-// CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
-// Steps of 16 query rows: S^T = K Q^T (B: pairs of a Q row), dP^T = V dO^T.
+// K's A fragments from the K tile: one ldmatrix.x4 (Dk = 16).
+// CHECK: nvgpu.ldmatrix %[[KT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-NOT: nvgpu.ldmatrix
+// Steps of 16 query rows: S^T = K Q^T (B: pairs of a Q row; one k-step:
+// an x2), dP^T = V dO^T (two k-steps: an x4). No 16-bit tile loads.
 // CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args({{.*}}) -> ({{(f32, ){23}f32}}) {
-// CHECK: memref.load %[[QT]]
+// CHECK-NOT: memref.load %{{.*}} : memref<{{.*}}xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.ldmatrix %[[QT]][%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK: memref.load %[[DOT]]
+// CHECK: nvgpu.ldmatrix %[[DOT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvvm.mma.sync
 // CHECK: nvvm.mma.sync
 // P from LSE and dS from D at each accumulator's (key, query); dS (rounded
 // to f16) into the dS tile.
@@ -55,17 +58,25 @@
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: memref.store %{{.*}}, %[[DST]]
 // dK += dS^T Q and dV += P'^T dO: A from the C fragments, B from columns of
-// the Q and dO tiles.
-// CHECK: memref.load %[[QT]]
+// the Q and dO tiles (ldmatrix.x4.trans: two n-tiles each).
+// CHECK-NOT: memref.load %{{.*}} : memref<{{.*}}xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.ldmatrix %[[QT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
 // CHECK: nvvm.mma.sync
-// CHECK: memref.load %[[DOT]]
+// CHECK: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix %[[DOT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix %[[DOT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
 // CHECK: nvvm.mma.sync
 // CHECK: scf.yield
-// dQ += dS K after a barrier: A from the dS tile, B from the K tile; one
-// atomic add per element into the f32 accumulator.
+// dQ += dS K after a barrier: A from the dS tile (ldmatrix.x4), B from the
+// K tile (ldmatrix.x4.trans: two k-steps each); one atomic add per element
+// into the f32 accumulator.
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[DST]]
-// CHECK: memref.load %[[KT]]
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[DST]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[KT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: nvvm.mma.sync
+// CHECK: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix %[[KT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
 // CHECK: nvvm.mma.sync
 // CHECK: memref.atomic_rmw addf %{{.*}}, %[[DQACC]][%{{.*}}] : (f32, memref<6144xf32>) -> f32
 // dK and dV: written once, rounded to f16, no atomics.

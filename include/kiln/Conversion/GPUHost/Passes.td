@@ -133,6 +133,33 @@ def KilnGPUDeallocateTemporariesPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def KilnGPUAlignWorkgroupBuffersPass
+    : Pass<"kiln-gpu-align-workgroup-buffers", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Align the workgroup buffers of outlined kernels";
+  let description = [{
+    Gives every workgroup attribution of every `gpu.func` in the module an
+    `llvm.align` of at least `alignment` bytes (a larger one is kept).
+    `convert-gpu-to-nvvm` turns it into the alignment of the shared-memory
+    global, and `kiln-gpu-emulate-kernels` keeps it on the host global.
+
+    Runs after `gpu-kernel-outlining`: a `gpu.launch`'s attributions
+    cannot carry attributes, so a buffer of halves would otherwise be
+    aligned to 2 bytes only, while `ldmatrix` (and any 16-byte shared load)
+    needs every row address 16-byte aligned.
+
+    ```mlir
+    gpu.func @k() workgroup(%w : memref<64x72xf16, #gpu.address_space<workgroup>>) kernel
+    // becomes
+    gpu.func @k() workgroup(%w : memref<64x72xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
+           "Least alignment in bytes (a power of two)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def KilnGPUEmulateKernelsPass
     : Pass<"kiln-gpu-emulate-kernels", "::mlir::ModuleOp"> {
   let summary = "Compile NVVM kernels for the host CPU and launch them on "
@@ -157,7 +184,9 @@ def KilnGPUEmulateKernelsPass
       operands) `__kiln_emu_barrier`, `nvvm.shfl.sync`
       `__kiln_emu_shfl_sync` (32-bit values as i32), `nvvm.mma.sync`
       m16n8k16 with f16/bf16 multiplicands and f32 accumulators
-      `__kiln_emu_mma_m16n8k16_f32`, and the address of the dynamic shared
+      `__kiln_emu_mma_m16n8k16_f32`, `nvvm.ldmatrix` m8n8 b16 (x1, x2, x4,
+      `.trans` as the `col` layout) `__kiln_emu_ldmatrix_m8n8_b16`, and the
+      address of the dynamic shared
       memory (a zero-sized `addr_space = 3` global) `__kiln_emu_dynamic_shared`;
     - each kernel (`gpu.kernel`) gets `@__kiln_emu.m.<kernel>.entry(ptr
       params)`, which loads argument i from `params[i]` and calls it;
