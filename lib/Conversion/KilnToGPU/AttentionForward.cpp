@@ -495,23 +495,11 @@ constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kMmaRows = 16 * kMmaWarps;
 /// Keys per K/V tile of the mma kernel.
 constexpr int64_t kMmaKeys = 64;
-/// Extra 32-bit words per row of the K/V tiles, so that the fragment loads
-/// of the 8 rows a warp reads at once fall in distinct banks.
-constexpr int64_t kMmaPadWords = 4;
+/// Extra elements (16 bytes) per row of the K/V tiles: rows stay 16-byte
+/// aligned for ldmatrix and 16-byte stores, and the 8 rows of an 8 x 8
+/// matrix that an ldmatrix reads at once fall in distinct banks.
+constexpr int64_t kMmaPad = 8;
 constexpr int64_t kMaxMmaHeadDim = 128;
-
-/// The two B registers at words `base + offset` and `base + offset + 4` of
-/// the flat word tile `tile` (a thread's pair of 8 x 8 B fragments).
-static std::array<Value, 2> loadWordFragment(KernelBuilder &kb, MmaBuilder &mb,
-                                             Value tile, Value base,
-                                             int64_t offset) {
-  std::array<Value, 2> regs;
-  for (int64_t r = 0; r < 2; ++r) {
-    Value word = kb.add(base, kb.index(offset + 4 * r));
-    regs[r] = mb.fromWord(memref::LoadOp::create(kb.b, kb.loc, tile, word));
-  }
-  return regs;
-}
 
 /// Returns true if the tensor-core kernel computes `c`.
 static bool useMmaKernel(const ForwardConfig &c,
@@ -534,19 +522,12 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   int64_t keySteps = c.keyDim / 16, valueTiles = c.valueDim / 8;
   constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
   Value one = kb.index(1);
-  // The tiles hold 32-bit words of two elements, so that every B fragment
-  // register is one shared load: K's pairs of adjacent d of a key row
-  // (word d / 2 of row key), V transposed, pairs of adjacent keys of a
-  // column (word key / 2 of row d). They are flat: a thread's fragment
-  // loads are then its own base word plus constants, which the backend
-  // folds into the loads' addressing ([base + imm]) instead of keeping one
-  // 64-bit address per load live across the key loop.
-  Type i32 = builder.getI32Type();
-  int64_t keyStride = c.keyDim / 2 + kMmaPadWords;
-  int64_t valueStride = kMmaKeys / 2 + kMmaPadWords;
+  // K and V tiles as they lie in memory, rows padded by kMmaPad elements;
+  // every B fragment comes from them by ldmatrix (kiln-lower-to-nvvm makes
+  // workgroup buffers 16-byte aligned, as ldmatrix needs).
   SmallVector<Type> workgroup = {
-      workgroupType({kMmaKeys * keyStride}, i32),
-      workgroupType({c.valueDim * valueStride}, i32)};
+      workgroupType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType),
+      workgroupType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType)};
   std::array<int64_t, 3> grid = RowTile::grid(c, kMmaRows);
   auto launch = gpu::LaunchOp::create(
       builder, loc, kb.index(grid[0]), kb.index(grid[1]), kb.index(grid[2]),
@@ -603,16 +584,23 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
 
   // K and V are staged 8 elements (16 bytes) per load when both start
   // 16-byte aligned (their rows then do too: Dk and Dv are multiples of 16),
-  // else element by element; the branch is uniform. Consecutive threads
-  // take consecutive 16-byte chunks of a K row, and consecutive key pairs
-  // of V, so that the words they store land in distinct banks.
+  // else element by element; the branch is uniform.
   Value vectorized = buildAllAligned(builder, loc, {c.key, c.value}, 16);
   Value lastKey = kb.index(c.numKeys - 1);
-  // The first word of this thread's B fragments: row g, word t.
-  Value keyFragmentBase =
-      kb.add(kb.mul(quad, kb.index(keyStride)), quadLane);
-  Value valueFragmentBase =
-      kb.add(kb.mul(quad, kb.index(valueStride)), quadLane);
+  // What this lane addresses in an ldmatrix.x4 (row l % 8 of matrix
+  // l / 8): (matrixRow, matrixColumn) puts the four matrices side by side
+  // over 8 rows and 32 columns (the B fragments of two k-steps of Kᵀ's
+  // n-tile); (pairRow, pairColumn) in A-fragment order over a 16 x 16 block,
+  // which with .trans is the B fragments of two n-tiles of V.
+  Value eight = kb.index(8);
+  Value matrixRow = arith::RemUIOp::create(builder, loc, lane, eight);
+  Value matrix = arith::DivUIOp::create(builder, loc, lane, eight);
+  Value matrixColumn = kb.mul(matrix, eight);
+  Value pairRow = kb.add(
+      matrixRow,
+      kb.mul(arith::RemUIOp::create(builder, loc, matrix, kb.index(2)), eight));
+  Value pairColumn = kb.mul(
+      arith::DivUIOp::create(builder, loc, matrix, kb.index(2)), eight);
   auto chunkType = VectorType::get({kStagingChunk}, c.elementType);
   Value zeroChunk = arith::ConstantOp::create(
       builder, loc, DenseElementsAttr::get(
@@ -624,46 +612,29 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
                              {b, g, kb.min(j, lastKey), d}, wide);
     return kb.select(kb.lt(j, keyEnd), x, zeroChunk);
   };
+  // Chunk e of a tile is row e / (D / 8), columns 8 (e % (D / 8)) onwards:
+  // consecutive threads read consecutive 16 bytes of a row and store them
+  // with one 16-byte shared store.
   auto stageTiles = [&](Value kt, bool wide) {
     Value threads = kb.index(32 * kMmaWarps);
-    // K: chunk e is row e / (Dk / 8), d = 8 (e % (Dk / 8)); its four words
-    // go to words 4 (e % (Dk / 8)) .. + 3 of the row.
-    int64_t keyChunks = c.keyDim / kStagingChunk;
-    kb.loop(tid, kb.index(kMmaKeys * keyChunks), threads, {},
-            [&](Value e, ValueRange) {
-              Value r = arith::DivUIOp::create(builder, loc, e,
-                                               kb.index(keyChunks));
-              Value chunk = arith::RemUIOp::create(builder, loc, e,
-                                                   kb.index(keyChunks));
-              Value x = loadChunk(c.key, kb.add(kt, r),
-                                  kb.mul(chunk, kb.index(kStagingChunk)), wide);
-              Value start = kb.add(kb.mul(r, kb.index(keyStride)),
-                                   kb.mul(chunk, kb.index(kStagingChunk / 2)));
-              buildStoreWords(builder, loc, buildRowWords(builder, loc, x),
-                              keyTileSmem, start, /*step=*/1);
-              return SmallVector<Value>{};
-            });
-    // V: item e is key pair p = e % 32 (keys 2p, 2p + 1) and chunk e / 32
-    // of both rows; their words are columns d..d+7, stored at word p of
-    // rows d..d+7.
-    int64_t valueChunks = c.valueDim / kStagingChunk;
-    constexpr int64_t pairs = kMmaKeys / 2;
-    kb.loop(tid, kb.index(pairs * valueChunks), threads, {},
-            [&](Value e, ValueRange) {
-              Value p = arith::RemUIOp::create(builder, loc, e,
-                                               kb.index(pairs));
-              Value chunk = arith::DivUIOp::create(builder, loc, e,
-                                                   kb.index(pairs));
-              Value d = kb.mul(chunk, kb.index(kStagingChunk));
-              Value j = kb.add(kt, kb.mul(p, kb.index(2)));
-              Value even = loadChunk(c.value, j, d, wide);
-              Value odd = loadChunk(c.value, kb.add(j, kb.index(1)), d, wide);
-              Value start = kb.add(kb.mul(d, kb.index(valueStride)), p);
-              buildStoreWords(builder, loc,
-                              buildColumnWords(builder, loc, even, odd),
-                              valueTileSmem, start, /*step=*/valueStride);
-              return SmallVector<Value>{};
-            });
+    for (auto [source, tileBuffer, dim] :
+         {std::make_tuple(c.key, keyTileSmem, c.keyDim),
+          std::make_tuple(c.value, valueTileSmem, c.valueDim)}) {
+      int64_t chunks = dim / kStagingChunk;
+      kb.loop(tid, kb.index(kMmaKeys * chunks), threads, {},
+              [&](Value e, ValueRange) {
+                Value r =
+                    arith::DivUIOp::create(builder, loc, e, kb.index(chunks));
+                Value d = kb.mul(
+                    arith::RemUIOp::create(builder, loc, e, kb.index(chunks)),
+                    kb.index(kStagingChunk));
+                Value x = loadChunk(source, kb.add(kt, r), d, wide);
+                vector::StoreOp::create(builder, loc, x, tileBuffer,
+                                        ValueRange{r, d},
+                                        /*nontemporal=*/false, llvm::Align(16));
+                return SmallVector<Value>{};
+              });
+    }
   };
 
   Value f32Zero = arith::ConstantOp::create(builder, loc,
@@ -741,12 +712,18 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         SmallVector<SmallVector<Value>> scores;
         for (int64_t n = 0; n < keyTiles; ++n) {
           SmallVector<Value> acc(4, f32Zero);
-          for (int64_t ks = 0; ks < keySteps; ++ks) {
-            // Words 8ks + t and 8ks + 4 + t of key row 8n + g.
-            acc = mb.mma(queryFrags[ks],
-                         loadWordFragment(kb, mb, keyTileSmem, keyFragmentBase,
-                                          8 * n * keyStride + 8 * ks),
-                         acc);
+          // B[k = d][n = key] = K[key][d]: b{0,1} are two adjacent d of key
+          // row 8n + g. One ldmatrix.x4 gives those of two k-steps (columns
+          // 16 ks .. 16 ks + 31), an x2 an odd last one.
+          Value keyRow = kb.add(matrixRow, kb.index(8 * n));
+          for (int64_t ks = 0; ks < keySteps; ks += 2) {
+            int64_t count = ks + 1 < keySteps ? 4 : 2;
+            SmallVector<Value> bRegs = mb.loadMatrices(
+                keyTileSmem, keyRow, kb.add(matrixColumn, kb.index(16 * ks)),
+                count, /*transpose=*/false);
+            for (int64_t s = 0; 2 * s < count; ++s)
+              acc = mb.mma(queryFrags[ks + s], ArrayRef(bRegs).slice(2 * s, 2),
+                           acc);
           }
           scores.push_back(acc);
         }
@@ -865,14 +842,17 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         for (int64_t kk = 0; kk < pvSteps; ++kk) {
           ArrayRef<Value> lo = scores[2 * kk], hi = scores[2 * kk + 1];
           std::array<Value, 4> aRegs = mb.aFromAccumulators(lo, hi);
-          for (int64_t dn = 0; dn < valueTiles; ++dn) {
-            // Words 8kk + t and 8kk + 4 + t (keys 16kk + 2t, +1 and 16kk +
-            // 8 + 2t, +1) of column 8dn + g.
-            out[dn] = mb.mma(aRegs,
-                             loadWordFragment(kb, mb, valueTileSmem,
-                                              valueFragmentBase,
-                                              8 * dn * valueStride + 8 * kk),
-                             out[dn]);
+          // B[k = key][n = d] = V[key][d]: b{0,1} are keys 2t, 2t + 1 (+8)
+          // of column 8 dn + g, two rows of a column: one ldmatrix.x4.trans
+          // gives those of n-tiles dn and dn + 1.
+          Value keyRow = kb.add(pairRow, kb.index(16 * kk));
+          for (int64_t dn = 0; dn < valueTiles; dn += 2) {
+            SmallVector<Value> bRegs = mb.loadMatrices(
+                valueTileSmem, keyRow, kb.add(pairColumn, kb.index(8 * dn)), 4,
+                /*transpose=*/true);
+            for (int64_t n = 0; n < 2; ++n)
+              out[dn + n] =
+                  mb.mma(aRegs, ArrayRef(bRegs).slice(2 * n, 2), out[dn + n]);
           }
         }
         for (ArrayRef<Value> acc : out)

@@ -78,17 +78,6 @@ struct MmaBuilder {
     return registers;
   }
 
-  /// The register of a 32-bit word that holds two elements, the first in
-  /// its low half (a pair staged as one word in workgroup memory).
-  Value fromWord(Value word) {
-    if (!elementType.isF16())
-      return word;
-    Value vector = vector::FromElementsOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word});
-    return vector::BitCastOp::create(
-        b, loc, VectorType::get({2}, elementType), vector);
-  }
-
   /// The A fragment of C fragments `lo` (n-tile 2k) and `hi` (n-tile
   /// 2k + 1): the 16x16 A operand of columns 16k..16k+15.
   std::array<Value, 4> aFromAccumulators(ArrayRef<Value> lo,
@@ -150,13 +139,12 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
-// Staging tiles of f16/bf16 as 32-bit words
+// Staging f16/bf16 tiles 16 bytes at a time
 //===----------------------------------------------------------------------===//
 //
-// Tiles in workgroup memory hold 32-bit words of two elements, so that a
-// fragment register is one 32-bit shared load; global memory is read 16
-// bytes (a chunk of 8 elements) per load when the buffers are 16-byte
-// aligned. See docs/GPUAttention.md ("The tensor-core kernel").
+// Global memory is read 16 bytes (a chunk of 8 elements) per load when the
+// buffers are 16-byte aligned, element by element otherwise. See
+// docs/GPUAttention.md ("The tensor-core kernel").
 
 /// Elements per staging load: 16 bytes of f16/bf16.
 constexpr int64_t kStagingChunk = 8;
@@ -199,39 +187,6 @@ inline Value buildChunkLoad(OpBuilder &b, Location loc, Value source,
     elements.push_back(memref::LoadOp::create(b, loc, source, at));
   }
   return vector::FromElementsOp::create(b, loc, chunkType, elements);
-}
-
-/// The kStagingChunk / 2 words of a chunk: pairs of adjacent elements of a
-/// row, the first in the low half.
-inline Value buildRowWords(OpBuilder &b, Location loc, Value chunk) {
-  return vector::BitCastOp::create(
-      b, loc, VectorType::get({kStagingChunk / 2}, b.getI32Type()), chunk);
-}
-
-/// The kStagingChunk words of two chunks at the same columns of rows r and
-/// r + 1: word w pairs (r, w) (low half) with (r + 1, w), the pairing of a
-/// transposed tile.
-inline Value buildColumnWords(OpBuilder &b, Location loc, Value even,
-                              Value odd) {
-  SmallVector<int64_t> interleave;
-  for (int64_t w = 0; w < kStagingChunk; ++w)
-    interleave.append({w, kStagingChunk + w});
-  Value pairs = vector::ShuffleOp::create(b, loc, even, odd, interleave);
-  return vector::BitCastOp::create(
-      b, loc, VectorType::get({kStagingChunk}, b.getI32Type()), pairs);
-}
-
-/// Stores the words of `words` (a vector of i32) to the flat workgroup
-/// buffer `tile` at `start + w * step`.
-inline void buildStoreWords(OpBuilder &b, Location loc, Value words,
-                            Value tile, Value start, int64_t step) {
-  int64_t count = cast<VectorType>(words.getType()).getNumElements();
-  for (int64_t w = 0; w < count; ++w) {
-    Value word = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
-    Value at = arith::AddIOp::create(
-        b, loc, start, arith::ConstantIndexOp::create(b, loc, w * step));
-    memref::StoreOp::create(b, loc, word, tile, at);
-  }
 }
 
 } // namespace mlir::kiln

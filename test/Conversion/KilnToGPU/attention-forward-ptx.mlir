@@ -1,11 +1,12 @@
 // REQUIRES: ptxas
-// The forward kernels down to PTX through upstream's NVVM pipeline: the
-// f16 and bf16 tensor-core kernels and the f32 SIMT kernel, for sm_90 and
-// sm_80; ptxas must accept every kernel.
+// The forward kernels down to PTX through kiln-lower-to-nvvm: the f16 and
+// bf16 tensor-core kernels and the f32 SIMT kernel, for sm_90 and sm_80;
+// ptxas must accept every kernel. Kiln's pipeline, not upstream's
+// gpu-lower-to-nvvm-pipeline: the tensor-core kernel's ldmatrix needs the
+// 16-byte aligned workgroup tiles that kiln-gpu-align-workgroup-buffers
+// gives after outlining.
 //
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
-// RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map" \
-// RUN:   | mlir-opt --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa" > %t.sm90.mlir
+// RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa" > %t.sm90.mlir
 // RUN: %python %S/Inputs/extract-ptx.py f16_kernel < %t.sm90.mlir > %t.f16.ptx
 // RUN: %python %S/Inputs/extract-ptx.py bf16_kernel < %t.sm90.mlir > %t.bf16.ptx
 // RUN: %python %S/Inputs/extract-ptx.py f32_kernel < %t.sm90.mlir > %t.f32.ptx
@@ -16,9 +17,7 @@
 // RUN: %ptxas -arch=sm_90 %t.bf16.ptx -o %t.o
 // RUN: %ptxas -arch=sm_90 %t.f32.ptx -o %t.o
 //
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
-// RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map" \
-// RUN:   | mlir-opt --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_80 cubin-features=+ptx80 cubin-format=isa" > %t.sm80.mlir
+// RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa chip=sm_80 features=+ptx80" > %t.sm80.mlir
 // RUN: %python %S/Inputs/extract-ptx.py f16_kernel < %t.sm80.mlir > %t.f16.sm80.ptx
 // RUN: %python %S/Inputs/extract-ptx.py bf16_kernel < %t.sm80.mlir > %t.bf16.sm80.ptx
 // RUN: %python %S/Inputs/extract-ptx.py f32_kernel < %t.sm80.mlir > %t.f32.sm80.ptx
@@ -28,21 +27,23 @@
 // RUN: %ptxas -arch=sm_80 %t.f32.sm80.ptx -o %t.o
 
 // Sq = Sk = 200: an [Sq, Sk] block would be 40000 elements. Only the K and
-// V tiles live in shared memory, as 32-bit words of two halves (K: 64 keys
-// x (64 / 2 + 4) words = 9216 bytes; V transposed: 32 columns x (64 / 2 +
-// 4) words = 4608); no variable is declared in global memory. Every B
-// fragment register is one 32-bit shared load, and K and V are staged 16
-// bytes per load when they are 16-byte aligned.
+// V tiles live in shared memory, 16-byte aligned, rows padded by 8 halves
+// (K: 64 keys x (64 + 8) halves = 9216 bytes; V: 64 x (32 + 8) = 5120); no
+// variable is declared in global memory. Every B fragment comes from an
+// ldmatrix (.trans for V), K and V are staged 16 bytes per load and store
+// when they are 16-byte aligned, and P is one ex2.approx per score.
 // F16-NOT: .global .align
-// F16: .shared .align {{[0-9]+}} .b8 {{.*}}[9216];
-// F16: .shared .align {{[0-9]+}} .b8 {{.*}}[4608];
+// F16: .shared .align 16 .b8 {{.*}}[9216];
+// F16: .shared .align 16 .b8 {{.*}}[5120];
 // F16-NOT: .global .align
 // F16-NOT: ld.shared.b16
 // F16-DAG: bar.sync
 // F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// F16-DAG: ld.shared.b32
+// F16-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// F16-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // F16-DAG: shfl.sync.bfly
 // F16-DAG: ld.global.v4.b32
+// F16-DAG: st.shared.v4.b32
 // F16-DAG: ex2.approx
 // F16-NOT: .global .align
 // F16-NOT: ld.shared.b16

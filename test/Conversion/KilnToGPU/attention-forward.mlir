@@ -46,17 +46,18 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // -----
 
 // f16 with head dims multiples of 16 takes the tensor-core kernel: 4 warps
-// (128 threads) of 16 query rows each, K and V tiles of 64 keys as flat
-// buffers of 32-bit words (two halves each; K: 64 rows of 64 / 2 + 4
-// words, V transposed: 16 rows of 32 + 4), S = Q Kᵀ as 8 n-tiles x Dk/16 =
-// 4 m16n8k16 mmas and P V as 4 key steps x Dv/8 = 2 n-tiles, so 40
-// nvvm.mma.sync per key tile, each B register one i32 load; then the quad
-// reductions. No private memory. K and V are staged 8 halves per
-// vector.load when both are 16-byte aligned, element by element otherwise.
+// (128 threads) of 16 query rows each, K and V tiles of 64 keys as they lie
+// in memory with rows padded by 8 halves, S = Q Kᵀ as 8 n-tiles x Dk/16 = 4
+// m16n8k16 mmas (their B fragments by 8 ldmatrix.x4, two k-steps each) and
+// P V as 4 key steps x Dv/8 = 2 n-tiles (one ldmatrix.x4.trans per key
+// step), so 40 nvvm.mma.sync per key tile; then the quad reductions. No
+// private memory. K and V are staged 8 halves per vector.load and
+// vector.store when both are 16-byte aligned, element by element
+// otherwise.
 // CHECK-LABEL: func.func @mma_f16
 // CHECK: %[[K:.*]] = arith.constant 0.180336{{[0-9]*}} : f32
 // CHECK: gpu.launch blocks({{[^)]*}}) in ({{[^)]*}}) threads({{[^)]*}}) in (%{{[^ ]*}} = %c128, {{[^)]*}})
-// CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<2304xi32, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<576xi32, #gpu.address_space<workgroup>>) {
+// CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<64x72xf16, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<64x24xf16, #gpu.address_space<workgroup>>) {
 // CHECK: %[[KP:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<1x2x80x64xf16> -> index
 // CHECK: arith.remui %[[KP]], %c16 : index
 // CHECK: %[[VP:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<1x2x80x16xf16> -> index
@@ -66,19 +67,15 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // CHECK: gpu.barrier
 // CHECK: scf.if %[[WIDE]] {
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x64xf16>, vector<8xf16>
-// CHECK: vector.bitcast %{{.*}} : vector<8xf16> to vector<4xi32>
-// CHECK: memref.store %{{.*}}, %[[KT]][%{{.*}}] : memref<2304xi32, #gpu.address_space<workgroup>>
+// CHECK: vector.store %{{.*}}, %[[KT]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x16xf16>, vector<8xf16>
-// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x16xf16>, vector<8xf16>
-// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15] : vector<8xf16>, vector<8xf16>
-// CHECK: memref.store %{{.*}}, %[[VT]][%{{.*}}] : memref<576xi32, #gpu.address_space<workgroup>>
+// CHECK: vector.store %{{.*}}, %[[VT]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x24xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: } else {
 // CHECK-NOT: vector.load
 // CHECK: memref.load %{{.*}} : memref<1x2x80x64xf16>
 // CHECK: }
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[KT]][%{{.*}}] : memref<2304xi32, #gpu.address_space<workgroup>>
-// CHECK: vector.bitcast %{{.*}} : vector<1xi32> to vector<2xf16>
+// CHECK: nvgpu.ldmatrix %[[KT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK-COUNT-32: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // P = 2^(s k - pivot k) from the raw scores s (no softcap or additive
 // mask: k = scale log2 e = 0.125 x 1.4427), pivot = 0 for a row that is
@@ -87,6 +84,7 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // CHECK-NOT: arith.cmpf
 // CHECK: math.fma %{{.*}}, %[[K]], %{{.*}} : f32
 // CHECK-NEXT: math.exp2
+// CHECK: nvgpu.ldmatrix %[[VT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true}
 // CHECK-COUNT-8: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: scf.yield

@@ -1,19 +1,14 @@
 // REQUIRES: ptxas
 // The forward kernels writing lse (tensor-core f16, SIMT f32) and the
 // backward with the forward's O and LSE (its D-only preprocess) through
-// one-shot bufferization and upstream's gpu-lower-to-nvvm-pipeline, as
-// cubins from ptxas for sm_90 and sm_80 (the serializer runs the toolkit's
-// ptxas and fails if it rejects).
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
-// RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
-// RUN:       --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=bin" \
-// RUN:   | FileCheck %s
-// RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
-// RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
-// RUN:       --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_80 cubin-features=+ptx80 cubin-format=bin" \
-// RUN:   | FileCheck %s
+// kiln-lower-to-nvvm (the tensor-core forward's ldmatrix needs the aligned
+// workgroup tiles that only Kiln's pipeline gives), as cubins from ptxas
+// for sm_90 and sm_80 (the serializer runs the toolkit's ptxas and fails if
+// it rejects).
+// RUN: kiln-opt %s --kiln-lower-to-nvvm | FileCheck %s
+// RUN: kiln-opt %s --kiln-lower-to-nvvm="chip=sm_80 features=+ptx80" | FileCheck %s
 // Two forward kernels, then zero, preprocess, main and cast.
-// CHECK-COUNT-6: gpu.binary @{{.*}}kernel{{.*}} [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0"{{.*}}bin = "
+// CHECK-COUNT-6: gpu.binary @{{.*}}kernel{{.*}} [#gpu.object<#nvvm.target<{{.*}}chip = "sm_{{[89]}}0"{{.*}}bin = "
 // CHECK-NOT: gpu.binary
 func.func @forward_mma(%q: tensor<1x2x70x64xf16>, %k: tensor<1x2x80x64xf16>, %v: tensor<1x2x80x16xf16>) -> (tensor<1x2x70x16xf16>, tensor<1x2x70xf32>) {
   %o, %l = kiln.attention %q, %k, %v {causal} : tensor<1x2x70x64xf16>, tensor<1x2x80x64xf16>, tensor<1x2x80x16xf16> -> tensor<1x2x70x16xf16>, tensor<1x2x70xf32>
