@@ -77,11 +77,18 @@ def ConvertKilnAttentionToGPUPass
     Replaces each `kiln.attention` and `kiln.attention_grad` on tensors with a
     hand-scheduled `gpu.launch`: tiles of Q against tiles of K/V staged in
     workgroup (shared) memory, online softmax with a running max and sum,
-    tensor-core `nvgpu.mma.sync` for f16/bf16 with f32 accumulation. The
+    tensor-core `nvvm.mma.sync` for f16/bf16 with f32 accumulation, their
+    B (and the backward's A) fragments loaded by `nvgpu.ldmatrix`. The
     forward saves the row log-sum-exp; the backward recomputes P from it.
     Operands enter through `bufferization.to_buffer` and results leave
     through `bufferization.to_tensor`, so one-shot bufferization sees an
     ordinary tensor program around the launches.
+
+    `ldmatrix` needs 16-byte aligned rows, which a `gpu.launch` workgroup
+    attribution cannot ask for: a pipeline that takes these kernels to
+    NVVM must run `kiln-gpu-align-workgroup-buffers` after outlining, as
+    `kiln-lower-to-nvvm` does (or the tensor-core kernels read misaligned
+    shared memory; `tensor-cores=false` needs no alignment).
 
     The forward lives in `lib/Conversion/KilnToGPU/AttentionForward.cpp`, the
     backward in `AttentionBackward.cpp`; see docs/GPUBackend.md.
