@@ -330,83 +330,94 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
 
                 // Element e of n-tile `half` is key keys[e / 2] and query row
                 // i0 + q0 + 8 half + 2t + e % 2: P' and dS there (overwriting
-                // probs and grads), exactly as the SIMT kernel computes them;
-                // without the predicate in a tile that sees every key of the
-                // block (`whole`).
-                auto elementwise = [&](KernelBuilder &kb, bool whole) {
-                  SmallVector<Value> results;
-                  for (int64_t half = 0; half < 2; ++half) {
-                    for (int64_t e = 0; e < 4; ++e) {
-                      Value ii = kb.add(kb.add(q0, twiceQuadLane),
-                                        kb.index(8 * half + e % 2));
-                      Value i = kb.add(i0, ii);
-                      Value ic = kb.min(i, lastQuery);
-                      Value jc = clampedKeys[e / 2];
-                      Value inRange =
-                          kb.andI(kb.lt(i, numQueries), validKeys[e / 2]);
-                      Logit logit =
-                          buildLogit(kb, p, probs[half][e], b, h, ic, jc);
-                      Value rowLse =
-                          memref::LoadOp::create(kb.b, kb.loc, lseTile, ii);
-                      Value prob =
-                          buildFastExp(kb, kb.subf(logit.logit, rowLse));
-                      if (!whole)
-                        prob = kb.select(
-                            kb.andI(inRange, buildAttentionVisible(
-                                                 kb.b, kb.loc, p.visibility,
-                                                 b, h, ic, jc)),
-                            prob, f32Zero);
-                      Value dp = grads[half][e];
-                      Value droppedProb = prob;
-                      if (Value z =
-                              buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
-                        droppedProb = kb.mulf(prob, z);
-                        dp = kb.mulf(dp, z);
-                      }
-                      Value rowDelta =
-                          memref::LoadOp::create(kb.b, kb.loc, deltaTile, ii);
-                      Value dt = kb.mulf(prob, kb.subf(dp, rowDelta));
-                      if (dmaskAcc) {
-                        // d_mask[broadcast(b, h, i, j)] += dT.
-                        Value flat = buildMaskAdjointIndex(kb, p, b, h, ic, jc);
-                        if (whole)
-                          kb.atomicAdd(dt, dmaskAcc, flat);
-                        else
-                          kb.ifThen(inRange, [&](KernelBuilder &kb) {
-                            kb.atomicAdd(dt, dmaskAcc, flat);
-                          });
-                      }
-                      Value ds = kb.mulf(dt, kb.f32(p.scale));
-                      if (logit.capFactor)
-                        ds = kb.mulf(ds, logit.capFactor);
-                      // dS (rounded as the mma reads it) for dQ = dS K.
-                      kb.store(ds, dsTile, {ii, tileKeys[e / 2]});
-                      results.push_back(droppedProb);
-                      results.push_back(ds);
-                    }
-                  }
-                  return results;
+                // probs and grads), exactly as the SIMT kernel computes them.
+                // Only the predicate depends on the tile: a tile that sees
+                // every key of the block (`whole`) skips it, in a uniform
+                // scf.if around the eight predicates alone.
+                struct Entry {
+                  Value ii, ic, jc, inRange, prob;
+                  Logit logit;
                 };
-                SmallVector<Value> elements;
+                SmallVector<Entry> entries;
+                for (int64_t half = 0; half < 2; ++half) {
+                  for (int64_t e = 0; e < 4; ++e) {
+                    Entry entry;
+                    entry.ii = kb.add(kb.add(q0, twiceQuadLane),
+                                      kb.index(8 * half + e % 2));
+                    Value i = kb.add(i0, entry.ii);
+                    entry.ic = kb.min(i, lastQuery);
+                    entry.jc = clampedKeys[e / 2];
+                    entry.inRange =
+                        kb.andI(kb.lt(i, numQueries), validKeys[e / 2]);
+                    entry.logit = buildLogit(kb, p, probs[half][e], b, h,
+                                             entry.ic, entry.jc);
+                    Value rowLse =
+                        memref::LoadOp::create(kb.b, kb.loc, lseTile, entry.ii);
+                    entry.prob =
+                        buildFastExp(kb, kb.subf(entry.logit.logit, rowLse));
+                    entries.push_back(entry);
+                  }
+                }
+                auto buildMasked = [&](KernelBuilder &kb) {
+                  SmallVector<Value> masked;
+                  for (const Entry &entry : entries)
+                    masked.push_back(kb.select(
+                        kb.andI(entry.inRange,
+                                buildAttentionVisible(kb.b, kb.loc,
+                                                      p.visibility, b, h,
+                                                      entry.ic, entry.jc)),
+                        entry.prob, f32Zero));
+                  return masked;
+                };
+                SmallVector<Value> visibleProbs;
                 if (wholeTile) {
                   auto ifWhole = scf::IfOp::create(
-                      kb.b, kb.loc, SmallVector<Type>(16, kb.b.getF32Type()),
+                      kb.b, kb.loc, SmallVector<Type>(8, kb.b.getF32Type()),
                       wholeTile, /*withElseRegion=*/true);
                   OpBuilder::InsertionGuard guard(kb.b);
                   kb.b.setInsertionPointToStart(ifWhole.thenBlock());
-                  scf::YieldOp::create(kb.b, kb.loc, elementwise(kb, true));
+                  SmallVector<Value> unmasked;
+                  for (const Entry &entry : entries)
+                    unmasked.push_back(entry.prob);
+                  scf::YieldOp::create(kb.b, kb.loc, unmasked);
                   kb.b.setInsertionPointToStart(ifWhole.elseBlock());
-                  scf::YieldOp::create(kb.b, kb.loc, elementwise(kb, false));
-                  elements.assign(ifWhole.getResults().begin(),
-                                  ifWhole.getResults().end());
+                  scf::YieldOp::create(kb.b, kb.loc, buildMasked(kb));
+                  visibleProbs.assign(ifWhole.getResults().begin(),
+                                      ifWhole.getResults().end());
                 } else {
-                  elements = elementwise(kb, false);
+                  visibleProbs = buildMasked(kb);
                 }
-                for (int64_t half = 0; half < 2; ++half)
+                for (int64_t half = 0; half < 2; ++half) {
                   for (int64_t e = 0; e < 4; ++e) {
-                    probs[half][e] = elements[2 * (4 * half + e)];
-                    grads[half][e] = elements[2 * (4 * half + e) + 1];
+                    const Entry &entry = entries[4 * half + e];
+                    Value prob = visibleProbs[4 * half + e];
+                    Value dp = grads[half][e];
+                    Value droppedProb = prob;
+                    if (Value z = buildDropoutScale(kb, p, seed, b, h, entry.ic,
+                                                    entry.jc)) {
+                      droppedProb = kb.mulf(prob, z);
+                      dp = kb.mulf(dp, z);
+                    }
+                    Value rowDelta =
+                        memref::LoadOp::create(kb.b, kb.loc, deltaTile, entry.ii);
+                    Value dt = kb.mulf(prob, kb.subf(dp, rowDelta));
+                    if (dmaskAcc) {
+                      // d_mask[broadcast(b, h, i, j)] += dT.
+                      Value flat =
+                          buildMaskAdjointIndex(kb, p, b, h, entry.ic, entry.jc);
+                      kb.ifThen(entry.inRange, [&](KernelBuilder &kb) {
+                        kb.atomicAdd(dt, dmaskAcc, flat);
+                      });
+                    }
+                    Value ds = kb.mulf(dt, kb.f32(p.scale));
+                    if (entry.logit.capFactor)
+                      ds = kb.mulf(ds, entry.logit.capFactor);
+                    probs[half][e] = droppedProb;
+                    grads[half][e] = ds;
+                    // dS (rounded as the mma reads it) for dQ = dS K.
+                    kb.store(ds, dsTile, {entry.ii, tileKeys[e / 2]});
                   }
+                }
 
                 // dV += P'^T dO and dK += dS^T Q over these 16 rows: the A
                 // fragment is the C fragments of the two n-tiles; B[k = i][n =
