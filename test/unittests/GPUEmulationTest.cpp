@@ -497,6 +497,11 @@ struct AttentionParam {
   bool tensorCores;
 };
 
+/// Every dtype, the half types with and without tensor cores.
+const AttentionParam kAttentionParams[] = {
+    {DType::F64, false}, {DType::F32, false}, {DType::F16, true},
+    {DType::F16, false}, {DType::BF16, true}, {DType::BF16, false}};
+
 std::string getParamName(const testing::TestParamInfo<AttentionParam> &info) {
   return stringifyDType(info.param.dtype).str() +
          (info.param.tensorCores ? "_mma" : "_simt");
@@ -675,15 +680,8 @@ TEST_P(GPUEmulationAttention, Backward) {
 }
 
 // f64 attention: the SIMT forward kernel; the backward goes the generic way.
-INSTANTIATE_TEST_SUITE_P(
-    , GPUEmulationAttention,
-    testing::Values(AttentionParam{DType::F64, false},
-                    AttentionParam{DType::F32, false},
-                    AttentionParam{DType::F16, true},
-                    AttentionParam{DType::F16, false},
-                    AttentionParam{DType::BF16, true},
-                    AttentionParam{DType::BF16, false}),
-    getParamName);
+INSTANTIATE_TEST_SUITE_P(, GPUEmulationAttention,
+                         testing::ValuesIn(kAttentionParams), getParamName);
 
 /// @pair_<name>(q, k, v, dout, optional...) -> (o, lse, dq, dk, dv[, dmask]):
 /// the forward with its lse result and the backward from the forward's O and
@@ -833,13 +831,7 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
 // SIMT kernels and the D-only preprocess; f16/bf16 with tensor cores: the
 // mma forward, the D-only preprocess and the mma backward main kernel.
 INSTANTIATE_TEST_SUITE_P(, GPUEmulationPaired,
-                         testing::Values(AttentionParam{DType::F64, false},
-                                         AttentionParam{DType::F32, false},
-                                         AttentionParam{DType::F16, true},
-                                         AttentionParam{DType::F16, false},
-                                         AttentionParam{DType::BF16, true},
-                                         AttentionParam{DType::BF16, false}),
-                         getParamName);
+                         testing::ValuesIn(kAttentionParams), getParamName);
 
 // Generic-path ops (one flat grid per linalg op, reductions sequential in
 // the thread): the CPU's lowering patterns on the GPU. Bounds: a sum or

@@ -131,19 +131,6 @@ static MemRefType getBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
                          gpu::AddressSpaceAttr::get(context, space));
 }
 
-Band attention_backward::getBand(const BackwardProblem &p) {
-  const AttentionVisibility &v = p.visibility;
-  Band band;
-  if (v.alignment == AttentionAlignment::bottom_right)
-    band.offset = v.numKeys - v.numQueries;
-  auto bounded = [&](std::optional<int64_t> edge) {
-    return edge && *edge < v.numQueries + v.numKeys ? edge : std::nullopt;
-  };
-  band.left = bounded(v.windowLeft);
-  band.right = bounded(v.windowRight);
-  return band;
-}
-
 Logit attention_backward::buildLogit(KernelBuilder &kb,
                                      const BackwardProblem &problem,
                                      Value score, Value b, Value h, Value i,
@@ -206,7 +193,7 @@ std::pair<Value, Value> attention_backward::buildQueryTileRange(
   Value zero = kb.index(0), one = kb.index(1);
   Value j0 = keyBegin;
   int64_t numTiles = ceilDiv(p.numQueries, rows);
-  Band band = getBand(p);
+  AttentionBand band = AttentionBand::get(p.visibility);
   Value firstTile = zero, endTile = kb.index(numTiles);
   if (band.right) {
     Value row = arith::SubIOp::create(kb.b, kb.loc, j0,
@@ -263,7 +250,7 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                      });
           double negInf = -std::numeric_limits<double>::infinity();
           // Only the keys of the band can be visible from row i.
-          Band band = getBand(p);
+          AttentionBand band = AttentionBand::get(p.visibility);
           Value position = kb.add(i, kb.index(band.offset));
           Value firstKey = zero, endKey = kb.index(p.numKeys);
           if (band.left)

@@ -148,17 +148,6 @@ struct Logit {
   Value capFactor;
 };
 
-/// The band of the visibility predicate: key j is visible from query row i
-/// only if p(i) - L <= j <= p(i) + R with p(i) = i + offset. An edge of
-/// Sq + Sk or more excludes no key (as in buildAttentionVisible).
-struct Band {
-  int64_t offset = 0;
-  std::optional<int64_t> left, right;
-};
-
-/// The band of the problem's visibility predicate.
-Band getBand(const BackwardProblem &p);
-
 /// Recomputes the forward's logit of entry (b, h, i, j) from the score
 /// s = Q_i . K_j (f32).
 Logit buildLogit(KernelBuilder &kb, const BackwardProblem &problem, Value score,

@@ -225,7 +225,7 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
         // the block's keys inside the band of the tile's first row (right
         // edge) and last row (left edge). Null when the predicate has terms
         // this does not cover (a boolean mask, query lengths) or none.
-        Band band = getBand(p);
+        AttentionBand band = AttentionBand::get(p.visibility);
         const AttentionVisibility &vis = p.visibility;
         bool wholeTilesPay =
             !vis.booleanMask && !vis.queryLengths &&

@@ -236,10 +236,10 @@ struct RowTile {
   /// The query head and position of packed row `p`.
   std::pair<Value, Value> unpack(KernelBuilder &kb, const ForwardConfig &c,
                                  Value p) const {
+    Value at = position(kb, c, p);
     Value group = kb.index(c.groupSize);
-    Value position = arith::DivUIOp::create(kb.b, kb.loc, p, group);
     Value member = arith::RemUIOp::create(kb.b, kb.loc, p, group);
-    return {kb.add(kb.mul(kvHead, group), member), position};
+    return {kb.add(kb.mul(kvHead, group), member), at};
   }
   /// The query position of packed row `p`.
   Value position(KernelBuilder &kb, const ForwardConfig &c, Value p) const {
@@ -260,16 +260,11 @@ buildKeyRange(KernelBuilder &kb, const ForwardConfig &c, const RowTile &tile) {
   Value rowEnd = tile.position(kb, c, tile.last);
   Value lo = kb.index(0);
   Value hi = kb.index(c.numKeys);
-  // The same "bounded" rule as buildAttentionVisible: an edge of Sq + Sk or
-  // more excludes nothing.
-  int64_t unbounded = c.numQueries + c.numKeys;
-  int64_t offset = vis.alignment == AttentionAlignment::bottom_right
-                       ? c.numKeys - c.numQueries
-                       : 0;
-  if (vis.windowLeft && *vis.windowLeft < unbounded)
-    lo = kb.max(lo, kb.add(rowBegin, kb.index(offset - *vis.windowLeft)));
-  if (vis.windowRight && *vis.windowRight < unbounded)
-    hi = kb.min(hi, kb.add(rowEnd, kb.index(offset + *vis.windowRight + 1)));
+  AttentionBand band = AttentionBand::get(vis);
+  if (band.left)
+    lo = kb.max(lo, kb.add(rowBegin, kb.index(band.offset - *band.left)));
+  if (band.right)
+    hi = kb.min(hi, kb.add(rowEnd, kb.index(band.offset + *band.right + 1)));
   if (vis.keyLengths)
     hi = kb.min(hi, buildClampedLength(kb.b, kb.loc, vis.keyLengths,
                                        batchIndex, c.numKeys));
@@ -657,15 +652,10 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   // when the predicate has terms that this does not cover (a boolean mask,
   // query lengths) or none at all.
   const AttentionVisibility &vis = c.visibility;
-  int64_t unbounded = c.numQueries + c.numKeys;
-  bool boundedLeft = vis.windowLeft && *vis.windowLeft < unbounded;
-  bool boundedRight = vis.windowRight && *vis.windowRight < unbounded;
+  AttentionBand band = AttentionBand::get(vis);
   bool wholeTilesPay = !vis.booleanMask && !vis.queryLengths &&
-                       (boundedLeft || boundedRight || vis.keyLengths ||
+                       (band.left || band.right || vis.keyLengths ||
                         c.numKeys % kMmaKeys != 0);
-  int64_t offset = vis.alignment == AttentionAlignment::bottom_right
-                       ? c.numKeys - c.numQueries
-                       : 0;
   Value firstPosition = tile.position(kb, c, tile.begin);
   Value lastPosition = tile.position(kb, c, tile.last);
   auto buildWholeTile = [&](Value kt) -> Value {
@@ -673,17 +663,17 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
       return Value();
     Value last = kb.add(kt, kb.index(kMmaKeys - 1));
     Value whole = kb.lt(last, keyEnd);
-    if (boundedRight)
+    if (band.right)
       whole = arith::AndIOp::create(
           builder, loc, whole,
           kb.lt(last, kb.add(firstPosition,
-                             kb.index(offset + *vis.windowRight + 1))));
-    if (boundedLeft)
+                             kb.index(band.offset + *band.right + 1))));
+    if (band.left)
       whole = arith::AndIOp::create(
           builder, loc, whole,
           arith::CmpIOp::create(
               builder, loc, arith::CmpIPredicate::sge, kt,
-              kb.add(lastPosition, kb.index(offset - *vis.windowLeft))));
+              kb.add(lastPosition, kb.index(band.offset - *band.left))));
     return whole;
   };
   // Loop state: m and l of rows 0 and 1 (l per thread: the quad's partial

@@ -10,11 +10,15 @@
 #ifndef KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONKERNELS_H
 #define KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONKERNELS_H
 
+#include "../KilnToLinalg/Attention.h"
+
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
+
+#include <optional>
 
 namespace mlir::kiln {
 
@@ -27,6 +31,30 @@ struct AttentionGPUOptions {
   /// Also use the tensor-core main kernel of the backward (with
   /// `tensorCores`).
   bool backwardTensorCores = true;
+};
+
+/// The band of a visibility predicate: key j is visible from query row i
+/// only if p(i) - L <= j <= p(i) + R with p(i) = i + offset. An edge of
+/// Sq + Sk or more excludes no key (as in buildAttentionVisible), so it is
+/// left unset here. The forward and backward kernels bound their loops and
+/// find their whole tiles with it.
+struct AttentionBand {
+  int64_t offset = 0;
+  std::optional<int64_t> left, right;
+
+  static AttentionBand get(const AttentionVisibility &visibility) {
+    AttentionBand band;
+    if (visibility.alignment == AttentionAlignment::bottom_right)
+      band.offset = visibility.numKeys - visibility.numQueries;
+    auto bounded = [&](std::optional<int64_t> edge) {
+      return edge && *edge < visibility.numQueries + visibility.numKeys
+                 ? edge
+                 : std::nullopt;
+    };
+    band.left = bounded(visibility.windowLeft);
+    band.right = bounded(visibility.windowRight);
+    return band;
+  }
 };
 
 /// Returns success if buildAttentionForwardLaunch supports `op` (static
