@@ -119,9 +119,6 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   // addressing, no unrolling, every address live in a register).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
-  // 16-byte workgroup buffers, which ldmatrix's row addresses need and
-  // gpu.launch's attributions cannot ask for.
-  pm.addNestedPass<gpu::GPUModuleOp>(createKilnGPUAlignWorkgroupBuffersPass());
   // gpu-to-llvm lowers gpu.alloc, gpu.dealloc and gpu.memcpy only in their
   // async form: each function gets one stream that orders its launches,
   // allocations and copies, and waits for it before returning (the call is
@@ -145,6 +142,9 @@ void mlir::kiln::buildKilnToNVVMPipeline(
 
   pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  // CUDA's `extern __shared__` for the attention kernels' tiles.
+  pm.addNestedPass<gpu::GPUModuleOp>(
+      createKilnGPUExternDynamicSharedMemoryPass());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());

@@ -84,11 +84,12 @@ def ConvertKilnAttentionToGPUPass
     through `bufferization.to_tensor`, so one-shot bufferization sees an
     ordinary tensor program around the launches.
 
-    `ldmatrix` needs 16-byte aligned rows, which a `gpu.launch` workgroup
-    attribution cannot ask for: a pipeline that takes these kernels to
-    NVVM must run `kiln-gpu-align-workgroup-buffers` after outlining, as
-    `kiln-lower-to-nvvm` does (or the tensor-core kernels read misaligned
-    shared memory; `tensor-cores=false` needs no alignment).
+    The tiles are views of the launch's dynamic shared memory
+    (`gpu.dynamic_shared_memory`, each at a 16-byte aligned offset), whose
+    global `convert-gpu-to-nvvm` aligns to 16 bytes, as `ldmatrix` and the
+    16-byte shared stores need: upstream's NVVM pipelines give correct
+    kernels (a `gpu.launch` workgroup attribution could not ask for the
+    alignment).
 
     The forward lives in `lib/Conversion/KilnToGPU/AttentionForward.cpp`, the
     backward in `AttentionBackward.cpp`; see docs/GPUBackend.md.

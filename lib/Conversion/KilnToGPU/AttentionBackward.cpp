@@ -71,8 +71,8 @@ static constexpr int64_t kRowsPerBlock = 128;
 static constexpr int64_t kElementsPerBlock = 256;
 /// Head dims beyond this go the generic way (private memory per thread).
 static constexpr int64_t kMaxHeadDim = 256;
-/// Static shared memory of the main kernel, below the 48 KiB that needs no
-/// opt-in.
+/// Shared memory of the main kernel, below the 48 KiB above which a launch
+/// must opt in.
 static constexpr int64_t kSharedMemoryBudget = 40 * 1024;
 
 /// ceil(a / b) for positive sizes.
@@ -80,19 +80,15 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 void attention_backward::buildLaunch(
     OpBuilder &builder, Location loc, std::array<int64_t, 3> grid,
-    int64_t threads, TypeRange workgroup, TypeRange privates,
-    function_ref<void(KernelBuilder &, gpu::LaunchOp)> body) {
-  KernelBuilder host{builder, loc};
-  Value one = host.index(1);
-  auto launch = gpu::LaunchOp::create(
-      builder, loc, host.index(grid[0]), host.index(grid[1]),
-      host.index(grid[2]), host.index(threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, workgroup, privates);
+    int64_t threads, ArrayRef<MemRefType> tiles, TypeRange privates,
+    function_ref<void(KernelBuilder &, gpu::LaunchOp, ValueRange)> body) {
+  SmallVector<Value> tileViews;
+  gpu::LaunchOp launch = buildKernelLaunch(builder, loc, grid, threads, tiles,
+                                           privates, tileViews);
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&launch.getBody().front());
   KernelBuilder kb{builder, loc};
-  body(kb, launch);
+  body(kb, launch, tileViews);
   gpu::TerminatorOp::create(builder, loc);
 }
 
@@ -102,7 +98,7 @@ buildElementwiseLaunch(OpBuilder &builder, Location loc, int64_t count,
                        function_ref<void(KernelBuilder &, Value)> body) {
   int64_t blocks = ceilDiv(count, kElementsPerBlock);
   buildLaunch(builder, loc, {blocks, 1, 1}, kElementsPerBlock, {}, {},
-              [&](KernelBuilder &kb, gpu::LaunchOp launch) {
+              [&](KernelBuilder &kb, gpu::LaunchOp launch, ValueRange) {
                 Value n = kb.add(kb.mul(launch.getBlockIds().x,
                                         kb.index(kElementsPerBlock)),
                                  launch.getThreadIds().x);
@@ -225,9 +221,9 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
       getBufferType(context, {p.keyDim}, gpu::AddressSpace::Private),
       getBufferType(context, {p.valueDim}, gpu::AddressSpace::Private)};
   buildLaunch(
-      builder, loc,
-      {ceilDiv(p.numQueries, kRowsPerBlock), p.numHeads, p.batch},
-      kRowsPerBlock, {}, privates, [&](KernelBuilder &kb, gpu::LaunchOp op) {
+      builder, loc, {ceilDiv(p.numQueries, kRowsPerBlock), p.numHeads, p.batch},
+      kRowsPerBlock, {}, privates,
+      [&](KernelBuilder &kb, gpu::LaunchOp op, ValueRange) {
         Value qRow = op.getPrivateAttributions()[0];
         Value doutRow = op.getPrivateAttributions()[1];
         Value zero = kb.index(0), one = kb.index(1);
@@ -320,7 +316,8 @@ static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
   const BackwardProblem &p = problem;
   buildLaunch(
       builder, loc, {ceilDiv(p.numQueries, kRowsPerBlock), p.numHeads, p.batch},
-      kRowsPerBlock, {}, {}, [&](KernelBuilder &kb, gpu::LaunchOp op) {
+      kRowsPerBlock, {}, {},
+      [&](KernelBuilder &kb, gpu::LaunchOp op, ValueRange) {
         Value i = kb.add(kb.mul(op.getBlockIds().x, kb.index(kRowsPerBlock)),
                          op.getThreadIds().x);
         Value h = op.getBlockIds().y, b = op.getBlockIds().z;
@@ -361,28 +358,28 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
   int64_t rows = getQueryTileRows(p);
   auto shared = gpu::AddressSpace::Workgroup;
   auto local = gpu::AddressSpace::Private;
-  Type workgroup[] = {getBufferType(context, {rows, p.keyDim}, shared),
-                      getBufferType(context, {rows, p.valueDim}, shared),
-                      getBufferType(context, {rows, kKeysPerBlock}, shared),
-                      getBufferType(context, {rows, kKeysPerBlock}, shared),
-                      getBufferType(context, {rows}, shared),
-                      getBufferType(context, {rows}, shared)};
+  MemRefType workgroup[] = {
+      getBufferType(context, {rows, p.keyDim}, shared),
+      getBufferType(context, {rows, p.valueDim}, shared),
+      getBufferType(context, {rows, kKeysPerBlock}, shared),
+      getBufferType(context, {rows, kKeysPerBlock}, shared),
+      getBufferType(context, {rows}, shared),
+      getBufferType(context, {rows}, shared)};
   Type privates[] = {getBufferType(context, {p.keyDim}, local),
                      getBufferType(context, {p.valueDim}, local),
                      getBufferType(context, {p.keyDim}, local),
                      getBufferType(context, {p.valueDim}, local)};
   double inf = std::numeric_limits<double>::infinity();
   buildLaunch(
-      builder, loc,
-      {ceilDiv(p.numKeys, kKeysPerBlock), p.numKVHeads, p.batch},
+      builder, loc, {ceilDiv(p.numKeys, kKeysPerBlock), p.numKVHeads, p.batch},
       kKeysPerBlock, workgroup, privates,
-      [&](KernelBuilder &kb, gpu::LaunchOp op) {
-        Value qTile = op.getWorkgroupAttributions()[0];
-        Value doutTile = op.getWorkgroupAttributions()[1];
-        Value dsTile = op.getWorkgroupAttributions()[2];
-        Value probTile = op.getWorkgroupAttributions()[3];
-        Value lseTile = op.getWorkgroupAttributions()[4];
-        Value deltaTile = op.getWorkgroupAttributions()[5];
+      [&](KernelBuilder &kb, gpu::LaunchOp op, ValueRange tiles) {
+        Value qTile = tiles[0];
+        Value doutTile = tiles[1];
+        Value dsTile = tiles[2];
+        Value probTile = tiles[3];
+        Value lseTile = tiles[4];
+        Value deltaTile = tiles[5];
         Value keyRow = op.getPrivateAttributions()[0];
         Value valueRow = op.getPrivateAttributions()[1];
         Value dkRow = op.getPrivateAttributions()[2];

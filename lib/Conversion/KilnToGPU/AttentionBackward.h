@@ -171,12 +171,14 @@ std::pair<Value, Value> buildQueryTileRange(KernelBuilder &kb,
                                             Value keyBegin, int64_t keys,
                                             int64_t rows);
 
-/// Creates a gpu.launch of `grid` blocks of `threads` threads with the given
-/// workgroup and private buffers and fills its body with `body` (which gets
-/// the block and thread ids and the attributions).
-void buildLaunch(OpBuilder &builder, Location loc, std::array<int64_t, 3> grid,
-                 int64_t threads, TypeRange workgroup, TypeRange privates,
-                 function_ref<void(KernelBuilder &, gpu::LaunchOp)> body);
+/// Creates a gpu.launch of `grid` blocks of `threads` threads with the
+/// workgroup tiles `tiles` (buildKernelLaunch) and private buffers
+/// `privates`, and fills its body with `body` (which gets the launch, for
+/// its ids and private attributions, and the tiles' views).
+void buildLaunch(
+    OpBuilder &builder, Location loc, std::array<int64_t, 3> grid,
+    int64_t threads, ArrayRef<MemRefType> tiles, TypeRange privates,
+    function_ref<void(KernelBuilder &, gpu::LaunchOp, ValueRange)> body);
 
 /// Returns true if the tensor-core main kernel computes `problem` under
 /// `options`: f16 or bf16, Dk and Dv multiples of 16 up to 128.

@@ -54,11 +54,11 @@ static constexpr int64_t kMmaKeys = 16 * kMmaWarps;
 /// Extra elements per row of the workgroup tiles, so that the eight 16-byte
 /// rows of each 8x8 matrix an ldmatrix reads fall in distinct banks: a row
 /// of D + 8 halves (D a multiple of 16) is an odd multiple of 16 bytes, and
-/// stays 16-byte aligned (kiln-gpu-align-workgroup-buffers aligns the tiles).
+/// stays 16-byte aligned (buildKernelLaunch aligns the tiles).
 static constexpr int64_t kMmaPad = 8;
 static constexpr int64_t kMaxMmaHeadDim = 128;
-/// Static workgroup memory of the kernel, below the 48 KiB that needs an
-/// opt-in.
+/// Shared memory of the kernel, below the 48 KiB above which a launch must
+/// opt in (the CUDA runtime does; more is a tuning choice, not a limit).
 static constexpr int64_t kMmaSharedBudget = 40 * 1024;
 
 /// ceil(a / b) for positive sizes.
@@ -115,25 +115,26 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
   int64_t keySteps = p.keyDim / 16, valueSteps = p.valueDim / 16;
   int64_t keyTiles = p.keyDim / 8, valueTiles = p.valueDim / 8;
   int64_t querySteps = rows / 16;
-  Type workgroup[] = {getWorkgroupType({kMmaKeys, p.keyDim + kMmaPad}, element),
-                      getWorkgroupType({rows, p.keyDim + kMmaPad}, element),
-                      getWorkgroupType({rows, p.valueDim + kMmaPad}, element),
-                      getWorkgroupType({rows, kMmaKeys + kMmaPad}, element),
-                      getWorkgroupType({rows}, f32),
-                      getWorkgroupType({rows}, f32)};
+  MemRefType workgroup[] = {
+      getWorkgroupType({kMmaKeys, p.keyDim + kMmaPad}, element),
+      getWorkgroupType({rows, p.keyDim + kMmaPad}, element),
+      getWorkgroupType({rows, p.valueDim + kMmaPad}, element),
+      getWorkgroupType({rows, kMmaKeys + kMmaPad}, element),
+      getWorkgroupType({rows}, f32),
+      getWorkgroupType({rows}, f32)};
   double inf = std::numeric_limits<double>::infinity();
 
   buildLaunch(
       builder, loc, {ceilDiv(p.numKeys, kMmaKeys), p.numKVHeads, p.batch},
       kMmaThreads, workgroup, /*privates=*/{},
-      [&](KernelBuilder &kb, gpu::LaunchOp op) {
+      [&](KernelBuilder &kb, gpu::LaunchOp op, ValueRange tiles) {
         MmaBuilder mb{kb.b, kb.loc, element};
-        Value keyTile = op.getWorkgroupAttributions()[0];
-        Value queryTile = op.getWorkgroupAttributions()[1];
-        Value doutTile = op.getWorkgroupAttributions()[2];
-        Value dsTile = op.getWorkgroupAttributions()[3];
-        Value lseTile = op.getWorkgroupAttributions()[4];
-        Value deltaTile = op.getWorkgroupAttributions()[5];
+        Value keyTile = tiles[0];
+        Value queryTile = tiles[1];
+        Value doutTile = tiles[2];
+        Value dsTile = tiles[3];
+        Value lseTile = tiles[4];
+        Value deltaTile = tiles[5];
 
         Value zero = kb.index(0), one = kb.index(1), eight = kb.index(8);
         Value threads = kb.index(kMmaThreads);

@@ -298,21 +298,20 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
   KernelBuilder kb{builder, loc, c.computeType};
   Value one = kb.index(1);
   std::array<int64_t, 3> grid = RowTile::grid(c, rows);
-  SmallVector<Type> workgroup = {
+  MemRefType tileTypes[] = {
       workgroupType({keyTile, c.keyDim}, c.elementType),
       workgroupType({keyTile, c.valueDim}, c.elementType)};
   SmallVector<Type> priv = {privateType({c.keyDim}, c.computeType),
                             privateType({c.valueDim}, c.computeType),
                             privateType({keyTile}, c.computeType)};
-  auto launch = gpu::LaunchOp::create(
-      builder, loc, kb.index(grid[0]), kb.index(grid[1]), kb.index(grid[2]),
-      kb.index(rows), one, one, /*dynamicSharedMemorySize=*/nullptr,
-      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup, priv);
+  SmallVector<Value> tileViews;
+  gpu::LaunchOp launch =
+      buildKernelLaunch(builder, loc, grid, rows, tileTypes, priv, tileViews);
 
   OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(&launch.getBody().front());
-  Value keyTileSmem = launch.getWorkgroupAttributions()[0];
-  Value valueTileSmem = launch.getWorkgroupAttributions()[1];
+  builder.setInsertionPointToEnd(&launch.getBody().front());
+  Value keyTileSmem = tileViews[0];
+  Value valueTileSmem = tileViews[1];
   Value qRow = launch.getPrivateAttributions()[0];
   Value acc = launch.getPrivateAttributions()[1];
   Value scores = launch.getPrivateAttributions()[2];
@@ -518,22 +517,21 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
   Value one = kb.index(1);
   // K and V tiles as they lie in memory, rows padded by kMmaPad elements;
-  // every B fragment comes from them by ldmatrix (kiln-lower-to-nvvm makes
-  // workgroup buffers 16-byte aligned, as ldmatrix needs).
-  SmallVector<Type> workgroup = {
+  // every B fragment comes from them by ldmatrix (buildKernelLaunch aligns
+  // the tiles to 16 bytes, as ldmatrix needs).
+  MemRefType tileTypes[] = {
       workgroupType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType),
       workgroupType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType)};
   std::array<int64_t, 3> grid = RowTile::grid(c, kMmaRows);
-  auto launch = gpu::LaunchOp::create(
-      builder, loc, kb.index(grid[0]), kb.index(grid[1]), kb.index(grid[2]),
-      kb.index(32 * kMmaWarps), one, one, /*dynamicSharedMemorySize=*/nullptr,
-      /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, workgroup, /*privateAttributions=*/{});
+  SmallVector<Value> tileViews;
+  gpu::LaunchOp launch =
+      buildKernelLaunch(builder, loc, grid, 32 * kMmaWarps, tileTypes,
+                        /*privates=*/{}, tileViews);
 
   OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(&launch.getBody().front());
-  Value keyTileSmem = launch.getWorkgroupAttributions()[0];
-  Value valueTileSmem = launch.getWorkgroupAttributions()[1];
+  builder.setInsertionPointToEnd(&launch.getBody().front());
+  Value keyTileSmem = tileViews[0];
+  Value valueTileSmem = tileViews[1];
   RowTile tile = RowTile::get(kb, c, launch, kMmaRows);
   Value b = tile.batch, g = tile.kvHead;
   Value tid = launch.getThreadIds().x;

@@ -14,10 +14,12 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <array>
 #include <optional>
 
 namespace mlir::kiln {
@@ -56,6 +58,23 @@ struct AttentionBand {
     return band;
   }
 };
+
+/// Creates a `gpu.launch` of `grid` blocks of `threads` threads with the
+/// private attributions `privates`, and returns it with its body holding only
+/// the workgroup tiles: one `memref.view` of the launch's dynamic shared
+/// memory per type of `tiles` (static shapes, identity layouts, workgroup
+/// address space), in order and each at a 16-byte aligned offset, appended to
+/// `tileViews`. The caller fills the rest of the body and its terminator.
+///
+/// Dynamic shared memory rather than workgroup attributions because the
+/// tensor-core kernels need 16-byte aligned tiles (ldmatrix, 16-byte shared
+/// stores): upstream's convert-gpu-to-nvvm gives the dynamic shared memory
+/// global that alignment, while a `gpu.launch` workgroup attribution cannot
+/// carry one, so any NVVM pipeline gives correct kernels.
+gpu::LaunchOp buildKernelLaunch(OpBuilder &b, Location loc,
+                                std::array<int64_t, 3> grid, int64_t threads,
+                                ArrayRef<MemRefType> tiles, TypeRange privates,
+                                SmallVectorImpl<Value> &tileViews);
 
 /// Returns success if buildAttentionForwardLaunch supports `op` (static
 /// shapes, a float element type of at most 64 bits, 1 <= Dk, Dv <= 256, a

@@ -1,17 +1,22 @@
 // REQUIRES: ptxas
 // The tensor-core main kernel of the backward through kiln-lower-to-nvvm:
 // PTX text, then cubins from ptxas for sm_90 and sm_80 (the serializer runs
-// the toolkit's ptxas and fails if it rejects the PTX). Kiln's pipeline, not
-// upstream's gpu-lower-to-nvvm-pipeline: ldmatrix needs 16-byte aligned row
-// addresses, and only kiln-gpu-align-workgroup-buffers (after outlining)
-// gives the workgroup tiles that alignment; upstream's pipeline has no place
-// for it and would leave the tiles 2-byte aligned.
+// the toolkit's ptxas and fails if it rejects the PTX). Then the same
+// kernel through upstream's gpu-lower-to-nvvm-pipeline: ldmatrix needs
+// 16-byte aligned row addresses, which the tiles get there too (views of
+// the dynamic shared memory, whose global upstream aligns to 16 bytes).
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa" > %t.sm90.mlir
 // RUN: FileCheck %s < %t.sm90.mlir
+// RUN: FileCheck %s --check-prefix=HOST < %t.sm90.mlir
 // RUN: %python %S/Inputs/extract-ptx.py d64_kernel_1 < %t.sm90.mlir \
 // RUN:   | FileCheck %s --check-prefix=D64 --implicit-check-not=ld.shared.b16 --implicit-check-not=.local
 // RUN: %python %S/Inputs/extract-ptx.py d128_kernel_5 < %t.sm90.mlir \
 // RUN:   | FileCheck %s --check-prefix=D128 --implicit-check-not=ld.shared.b16 --implicit-check-not=.local
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
+// RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
+// RUN:       --gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa" \
+// RUN:   | %python %S/Inputs/extract-ptx.py d64_kernel_1 \
+// RUN:   | FileCheck %s --check-prefix=UPSTREAM
 // RUN: kiln-opt %s --kiln-lower-to-nvvm | FileCheck %s --check-prefix=BIN90
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="chip=sm_80 features=+ptx80" | FileCheck %s --check-prefix=BIN80
 
@@ -23,26 +28,32 @@
 // CHECK: gpu.binary @d128_kernel_5
 // CHECK-NOT: __nv_
 
-// Workgroup tiles of K, Q, dO, dS (f16/bf16, rows padded by 8 halves: 144
-// or 272 bytes, multiples of 16), LSE and D, all 16-byte aligned; every
+// Tiles of K, Q, dO, dS (f16/bf16, rows padded by 8 halves: 144 or 272
+// bytes, multiples of 16), LSE and D in the dynamic shared memory, each at
+// a 16-byte aligned offset: D = 64 K, Q, dO, dS 64 x 72 halves (9216
+// bytes each) + 2 x 256 = 37376 bytes; D = 128 (32 query rows) K 64 x 136,
+// Q and dO 32 x 136, dS 32 x 72 halves + 2 x 128 = 39680 bytes. Every
 // fragment of a tile is an ldmatrix.x4 (.trans for the B operands of dK,
 // dV and dQ, which pair two rows of a column): no 16-bit shared load is
 // left. m16n8k16 mma with f32 accumulators; f32 atomics into dQ (and
 // d_mask); no private (.local) memory.
-// D64: .shared .align 16 .b8 __wg_d64_kernel_0[9216];
-// D64: .shared .align 16 .b8 __wg_d64_kernel_1[9216];
-// D64: .shared .align 16 .b8 __wg_d64_kernel_2[9216];
-// D64: .shared .align 16 .b8 __wg_d64_kernel_3[9216];
-// D64: .shared .align 16 .b8 __wg_d64_kernel_4[256];
+// HOST-LABEL: llvm.func @d64(
+// HOST: %[[SMEM:.*]] = llvm.mlir.constant(37376 : i32) : i32
+// HOST: gpu.launch_func {{.*}}@d64_kernel_1::@d64_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// HOST-LABEL: llvm.func @d128(
+// HOST: %[[SMEM:.*]] = llvm.mlir.constant(39680 : i32) : i32
+// HOST: gpu.launch_func {{.*}}@d128_kernel_5::@d128_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// D64-NOT: {{^[[:space:]]*}}.shared
+// D64: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// D64-NOT: {{^[[:space:]]*}}.shared
 // D64: bar.sync
 // D64: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // D64: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // D64: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // D64: atom.global.add.f32
-// D128: .shared .align 16 .b8 __wg_d128_kernel_0[17408];
-// D128: .shared .align 16 .b8 __wg_d128_kernel_1[8704];
-// D128: .shared .align 16 .b8 __wg_d128_kernel_2[8704];
-// D128: .shared .align 16 .b8 __wg_d128_kernel_3[4608];
+// D128-NOT: {{^[[:space:]]*}}.shared
+// D128: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// D128-NOT: {{^[[:space:]]*}}.shared
 // D128: bar.sync
 // d_mask's atomics and dS rounded to bf16 in the step loop, dQ's after it.
 // D128: ldmatrix.sync.aligned.m8n8.x4.shared.b16
@@ -51,6 +62,14 @@
 // D128: cvt.rn.bf16.f32
 // D128: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // D128: atom.global.add.f32
+
+// Upstream's pipeline keeps the dynamic shared memory global internal (a
+// one-byte static variable that the kernel reads past; Kiln's
+// kiln-gpu-extern-dynamic-shared-memory makes it CUDA's extern array) but
+// aligned to 16 bytes, so the tiles and ldmatrix's rows are aligned.
+// UPSTREAM: .shared .align 16 .b8 __dynamic_shmem__0;
+// UPSTREAM: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// UPSTREAM: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
 // BIN90-COUNT-10: gpu.binary @{{.*}}kernel{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}, bin = "\7FELF
 // BIN80-COUNT-10: gpu.binary @{{.*}}kernel{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">, properties = {{.*}}, bin = "\7FELF

@@ -19,7 +19,14 @@
 // CHECK-NOT: nvvm.mma.sync
 // Main: grid (ceil(Sk / 64), Hkv, B) x 4 warps; f16 tiles of K (64 keys),
 // Q, dO and dS (Br = 64 query rows) with rows padded by 8; LSE and D.
-// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) workgroup(%[[KT:[a-z0-9]+]] : memref<64x24xf16, #gpu.address_space<workgroup>>, %[[QT:[a-z0-9]+]] : memref<64x24xf16, #gpu.address_space<workgroup>>, %[[DOT:[a-z0-9]+]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[DST:[a-z0-9]+]] : memref<64x72xf16, #gpu.address_space<workgroup>>, %[[LT:[a-z0-9]+]] : memref<64xf32, #gpu.address_space<workgroup>>, %[[DT:[a-z0-9]+]] : memref<64xf32, #gpu.address_space<workgroup>>) {
+// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c20992_i32 {
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[KT:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x24xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[QT:.*]] = memref.view %[[SMEM]][%c3072][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x24xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[DOT:.*]] = memref.view %[[SMEM]][%c6144][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[DST:.*]] = memref.view %[[SMEM]][%c11264][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x72xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[LT:.*]] = memref.view %[[SMEM]][%c20480][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[DT:.*]] = memref.view %[[SMEM]][%c20736][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // The K tile is staged once per block and V's A fragments are read once
 // from global memory; then the R = 2 query heads and the query tiles from the
 // first one that sees key j0 (causal: row j0 - 32) carry the 4 + 8 f32 C
@@ -91,7 +98,8 @@
 // kernel (64 threads, f32 tiles).
 // SIMT-LABEL: func.func @gqa_causal_f16
 // SIMT-NOT: nvvm.mma.sync
-// SIMT: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%{{.*}} : memref<32x16xf32, #gpu.address_space<workgroup>>
+// SIMT: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size
+// SIMT: memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x16xf32, #gpu.address_space<workgroup>>
 // SIMT-NOT: nvvm.mma.sync
 // SIMT: return
 func.func @gqa_causal_f16(%q: tensor<2x4x48x16xf16>, %k: tensor<2x2x80x16xf16>, %v: tensor<2x2x80x32xf16>, %do: tensor<2x4x48x32xf16>)
@@ -116,7 +124,12 @@ func.func @gqa_causal_f16(%q: tensor<2x4x48x16xf16>, %k: tensor<2x2x80x16xf16>, 
 // CHECK: gpu.launch
 // CHECK: gpu.launch
 // CHECK: gpu.launch
-// CHECK: gpu.launch {{.*}} in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) workgroup({{.*}} : memref<64x40xbf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x40xbf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x40xbf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x72xbf16, #gpu.address_space<workgroup>>,
+// CHECK: gpu.launch {{.*}} in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c15104_i32 {
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c5120][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x40xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c7680][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x40xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c10240][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x72xbf16, #gpu.address_space<workgroup>>
 // CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: math.tanh
@@ -143,7 +156,14 @@ func.func @masked_bf16(%q: tensor<2x2x20x32xbf16>, %k: tensor<2x2x40x32xbf16>, %
 // step has 2 m-tiles of 16 rows for 4 warps: each warp takes every other of
 // the 16 n-tiles of Dk.
 // CHECK-LABEL: func.func @d128_f16
-// CHECK: workgroup({{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x136xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x136xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x72xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK: dynamic_shared_memory_size %c39680_i32
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x136xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c17408][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x136xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c26112][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x136xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c34816][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x72xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c39424][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c39552][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args({{.*}}) -> ({{(f32, ){127}f32}}) {
 // CHECK: nvvm.mma.sync
 func.func @d128_f16(%q: tensor<1x2x64x128xf16>, %k: tensor<1x2x64x128xf16>, %v: tensor<1x2x64x128xf16>, %do: tensor<1x2x64x128xf16>)
@@ -160,7 +180,8 @@ func.func @d128_f16(%q: tensor<1x2x64x128xf16>, %k: tensor<1x2x64x128xf16>, %v: 
 // a head dim not a multiple of 16, a head dim above 128.
 // CHECK-LABEL: func.func @negative_f32
 // CHECK-NOT: nvvm.mma.sync
-// CHECK: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%{{.*}} : memref<32x16xf32, #gpu.address_space<workgroup>>
+// CHECK: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size
+// CHECK: memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x16xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: return
 func.func @negative_f32(%q: tensor<1x2x64x16xf32>, %k: tensor<1x2x64x16xf32>, %v: tensor<1x2x64x16xf32>, %do: tensor<1x2x64x16xf32>)
@@ -175,7 +196,8 @@ func.func @negative_f32(%q: tensor<1x2x64x16xf32>, %k: tensor<1x2x64x16xf32>, %v
 
 // CHECK-LABEL: func.func @negative_dim24
 // CHECK-NOT: nvvm.mma.sync
-// CHECK: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%{{.*}} : memref<32x24xf32, #gpu.address_space<workgroup>>
+// CHECK: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size
+// CHECK: memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x24xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: return
 func.func @negative_dim24(%q: tensor<1x2x64x24xf16>, %k: tensor<1x2x64x24xf16>, %v: tensor<1x2x64x16xf16>, %do: tensor<1x2x64x16xf16>)
@@ -190,7 +212,7 @@ func.func @negative_dim24(%q: tensor<1x2x64x24xf16>, %k: tensor<1x2x64x24xf16>, 
 
 // CHECK-LABEL: func.func @negative_dim144
 // CHECK-NOT: nvvm.mma.sync
-// CHECK: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(
+// CHECK: threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size
 // CHECK-NOT: nvvm.mma.sync
 // CHECK: return
 func.func @negative_dim144(%q: tensor<1x1x16x144xbf16>, %k: tensor<1x1x16x144xbf16>, %v: tensor<1x1x16x16xbf16>, %do: tensor<1x1x16x16xbf16>)

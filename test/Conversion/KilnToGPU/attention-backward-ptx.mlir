@@ -17,16 +17,13 @@
 
 // Four kernels for @gqa (zero, preprocess, main, cast) and six for
 // @additive (the d_mask accumulator is zeroed and cast too). The main kernel
-// declares its shared tiles (Q: 64 x 8 f32 = 2048 bytes, dO: 64 x 16, dS
-// and P': 64 x 64, LSE and D) and private rows, synchronizes with bar.sync and adds
-// into dQ (and d_mask) with f32 atomics; bf16 is converted in registers.
-// libdevice is linked: no call into it is left unresolved.
+// keeps its tiles in dynamic shared memory (upstream's 16-byte aligned
+// global) and its rows in private memory, synchronizes with bar.sync and
+// adds into dQ (and d_mask) with f32 atomics; bf16 is converted in
+// registers. libdevice is linked: no call into it is left unresolved.
 // CHECK-NOT: __nv_
 // CHECK: gpu.binary @gqa_kernel_1
-// CHECK-SAME: .shared .align 4 .b8 __wg_gqa_kernel_0[2048]
-// CHECK-SAME: .shared .align 4 .b8 __wg_gqa_kernel_1[4096]
-// CHECK-SAME: .shared .align 4 .b8 __wg_gqa_kernel_2[16384]
-// CHECK-SAME: .shared .align 4 .b8 __wg_gqa_kernel_3[16384]
+// CHECK-SAME: .shared .align 16 .b8 __dynamic_shmem__0;
 // CHECK-SAME: .local
 // CHECK-SAME: bar.sync
 // CHECK-SAME: bar.sync

@@ -33,7 +33,14 @@
 // CHECK: gpu.terminator
 // Main: grid (ceil(Sk / 64), Hkv, B) x 64 threads; Q, dO, dS, P', LSE and D
 // tiles of 64 rows in shared memory; K_j, V_j, dK_j, dV_j in private memory.
-// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) workgroup(%[[QT:[a-z0-9]+]] : memref<64x8xf32, #gpu.address_space<workgroup>>, %[[DOT:[a-z0-9]+]] : memref<64x16xf32, #gpu.address_space<workgroup>>, %[[DST:[a-z0-9]+]] : memref<64x64xf32, #gpu.address_space<workgroup>>, %[[PT:[a-z0-9]+]] : memref<64x64xf32, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<64xf32, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<64xf32, #gpu.address_space<workgroup>>) private(%{{[a-z0-9]+}} : memref<8xf32, #gpu.address_space<private>>, %{{[a-z0-9]+}} : memref<16xf32, #gpu.address_space<private>>, %[[DKROW:[a-z0-9]+]] : memref<8xf32, #gpu.address_space<private>>, %[[DVROW:[a-z0-9]+]] : memref<16xf32, #gpu.address_space<private>>)
+// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size %c39424_i32 private(%{{[a-z0-9]+}} : memref<8xf32, #gpu.address_space<private>>, %{{[a-z0-9]+}} : memref<16xf32, #gpu.address_space<private>>, %[[DKROW:[a-z0-9]+]] : memref<8xf32, #gpu.address_space<private>>, %[[DVROW:[a-z0-9]+]] : memref<16xf32, #gpu.address_space<private>>)
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[QT:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[DOT:.*]] = memref.view %[[SMEM]][%c2048][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x16xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[DST:.*]] = memref.view %[[SMEM]][%c6144][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[PT:.*]] = memref.view %[[SMEM]][%c22528][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[LT:.*]] = memref.view %[[SMEM]][%c38912][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[DT:.*]] = memref.view %[[SMEM]][%c39168][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // K and V are read once per kv head, before the loop over its R = 2 query
 // heads and the query tiles from the first one that sees key j0 (causal:
 // row j0 - 32).
@@ -176,7 +183,12 @@ func.func @masked_dropout(%q: tensor<2x4x48x8xbf16>, %k: tensor<2x1x80x8xbf16>, 
 // The query tile shrinks to fit 40 KiB of shared memory: Dk = Dv = 128 gives
 // 16 rows (Q and dO tiles 16 x 128, dS and P' 16 x 64).
 // CHECK-LABEL: func.func @head_dim_128
-// CHECK: workgroup(%{{.*}} : memref<16x128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x128xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK: dynamic_shared_memory_size %c24704_i32
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
+// CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x128xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c8192][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x128xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c16384][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c20480][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x64xf32, #gpu.address_space<workgroup>>
 func.func @head_dim_128(%q: tensor<1x2x40x128xf32>, %k: tensor<1x2x40x128xf32>, %v: tensor<1x2x40x128xf32>, %do: tensor<1x2x40x128xf32>)
     -> (tensor<1x2x40x128xf32>, tensor<1x2x40x128xf32>, tensor<1x2x40x128xf32>) {
   %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do

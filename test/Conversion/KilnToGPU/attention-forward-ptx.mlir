@@ -1,12 +1,12 @@
 // REQUIRES: ptxas
 // The forward kernels down to PTX through kiln-lower-to-nvvm: the f16 and
 // bf16 tensor-core kernels and the f32 SIMT kernel, for sm_90 and sm_80;
-// ptxas must accept every kernel. Kiln's pipeline, not upstream's
-// gpu-lower-to-nvvm-pipeline: the tensor-core kernel's ldmatrix needs the
-// 16-byte aligned workgroup tiles that kiln-gpu-align-workgroup-buffers
-// gives after outlining.
+// ptxas must accept every kernel. The tiles live in the launch's dynamic
+// shared memory: CUDA's `extern __shared__` array, 16-byte aligned, its
+// size given by the host's launch.
 //
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa" > %t.sm90.mlir
+// RUN: FileCheck %s --check-prefix=HOST < %t.sm90.mlir
 // RUN: %python %S/Inputs/extract-ptx.py f16_kernel < %t.sm90.mlir > %t.f16.ptx
 // RUN: %python %S/Inputs/extract-ptx.py bf16_kernel < %t.sm90.mlir > %t.bf16.ptx
 // RUN: %python %S/Inputs/extract-ptx.py f32_kernel < %t.sm90.mlir > %t.f32.ptx
@@ -27,14 +27,25 @@
 // RUN: %ptxas -arch=sm_80 %t.f32.sm80.ptx -o %t.o
 
 // Sq = Sk = 200: an [Sq, Sk] block would be 40000 elements. Only the K and
-// V tiles live in shared memory, 16-byte aligned, rows padded by 8 halves
-// (K: 64 keys x (64 + 8) halves = 9216 bytes; V: 64 x (32 + 8) = 5120); no
-// variable is declared in global memory. Every B fragment comes from an
-// ldmatrix (.trans for V), K and V are staged 16 bytes per load and store
-// when they are 16-byte aligned, and P is one ex2.approx per score.
+// V tiles live in shared memory, rows padded by 8 halves (K: 64 keys x
+// (64 + 8) halves = 9216 bytes; V: 64 x (32 + 8) = 5120): 14336 bytes of
+// dynamic shared memory, no static shared variable, nothing declared in
+// global memory. Every B fragment comes from an ldmatrix (.trans for V), K
+// and V are staged 16 bytes per load and store when they are 16-byte
+// aligned, and P is one ex2.approx per score.
+// HOST-LABEL: llvm.func @f16(
+// HOST: %[[SMEM:.*]] = llvm.mlir.constant(14336 : i32) : i32
+// HOST: gpu.launch_func {{.*}}@f16_kernel::@f16_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// HOST-LABEL: llvm.func @bf16(
+// HOST: %[[SMEM:.*]] = llvm.mlir.constant(34816 : i32) : i32
+// HOST: gpu.launch_func {{.*}}@bf16_kernel::@bf16_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// HOST-LABEL: llvm.func @f32(
+// HOST: %[[SMEM:.*]] = llvm.mlir.constant(32768 : i32) : i32
+// HOST: gpu.launch_func {{.*}}@f32_kernel::@f32_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // F16-NOT: .global .align
-// F16: .shared .align 16 .b8 {{.*}}[9216];
-// F16: .shared .align 16 .b8 {{.*}}[5120];
+// F16-NOT: {{^[[:space:]]*}}.shared
+// F16: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// F16-NOT: {{^[[:space:]]*}}.shared
 // F16-NOT: .global .align
 // F16-NOT: ld.shared.b16
 // F16-DAG: bar.sync
@@ -60,14 +71,13 @@ func.func @bf16(%q: tensor<1x2x200x128xbf16>, %k: tensor<1x2x200x128xbf16>, %v: 
   return %o : tensor<1x2x200x128xbf16>
 }
 
-// The SIMT kernel: K and V tiles of 64 keys x 64 floats in shared memory;
-// the q row, the accumulator and the 64 scores of a tile (3 x 256 bytes) in
-// local memory.
+// The SIMT kernel: K and V tiles of 64 keys x 64 floats in shared memory
+// (32768 bytes); the q row, the accumulator and the 64 scores of a tile
+// (3 x 256 bytes) in local memory.
 // F32-NOT: .global .align
 // F32-NOT: mma.sync
+// F32: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // F32: .local .align {{[0-9]+}} .b8 {{.*}}[768];
-// F32: .shared .align {{[0-9]+}} .b8 {{.*}}[16384];
-// F32: .shared .align {{[0-9]+}} .b8 {{.*}}[16384];
 // F32-NOT: mma.sync
 // F32: bar.sync
 // F32: st.shared

@@ -3,7 +3,7 @@
 
 // f32 takes the SIMT kernel: blocks (ceil(R * Sq / 64), Hkv, B) of 64
 // threads, K and V tiles of 32 keys (64 x 2 x 128 x 4 bytes would exceed
-// 32 KiB) in workgroup memory, the q row, the accumulator and the tile's
+// 32 KiB) in dynamic shared memory, the q row, the accumulator and the tile's
 // scores in private memory. The R = 2 query heads of a kv head are packed
 // into the block's rows, position-major: packed row p = 64 x + t is position
 // p / 2 of query head 2 g + p % 2, so each K/V tile is staged once for the
@@ -16,8 +16,11 @@
 // CHECK-DAG: %[[VB:.*]] = bufferization.to_buffer %[[V]] read_only
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x4x100x128xf32>
 // CHECK: gpu.launch blocks(%[[X:[^,]*]], %[[G:[^,]*]], %[[B:[^)]*]]) in (%{{[^ ]*}} = %c4, %{{[^ ]*}} = %c2, %{{[^ ]*}} = %c2) threads(%[[T:[^,]*]], {{[^)]*}}) in (%{{[^ ]*}} = %c64, %{{[^ ]*}} = %c1, %{{[^ ]*}} = %c1)
-// CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<32x128xf32, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<32x128xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: dynamic_shared_memory_size %c32768_i32
 // CHECK-SAME: private(%{{[^ ]*}} : memref<128xf32, #gpu.address_space<private>>, %{{[^ ]*}} : memref<128xf32, #gpu.address_space<private>>, %{{[^ ]*}} : memref<32xf32, #gpu.address_space<private>>)
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[KT:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x128xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[VT:.*]] = memref.view %[[SMEM]][%c16384][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x128xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[BEGIN:.*]] = arith.muli %[[X]], %c64 : index
 // CHECK: %[[P:.*]] = arith.addi %[[BEGIN]], %[[T]] : index
 // CHECK: arith.cmpi slt, %[[P]], %c200 : index
@@ -57,7 +60,10 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // CHECK-LABEL: func.func @mma_f16
 // CHECK: %[[K:.*]] = arith.constant 0.180336{{[0-9]*}} : f32
 // CHECK: gpu.launch blocks({{[^)]*}}) in ({{[^)]*}}) threads({{[^)]*}}) in (%{{[^ ]*}} = %c128, {{[^)]*}})
-// CHECK-SAME: workgroup(%[[KT:[^ ]*]] : memref<64x72xf16, #gpu.address_space<workgroup>>, %[[VT:[^ ]*]] : memref<64x24xf16, #gpu.address_space<workgroup>>) {
+// CHECK-SAME: dynamic_shared_memory_size %c12288_i32 {
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[KT:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x72xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[VT:.*]] = memref.view %[[SMEM]][%c9216][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x24xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[KP:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<1x2x80x64xf16> -> index
 // CHECK: arith.remui %[[KP]], %c16 : index
 // CHECK: %[[VP:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<1x2x80x16xf16> -> index

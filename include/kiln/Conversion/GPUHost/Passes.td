@@ -133,30 +133,28 @@ def KilnGPUDeallocateTemporariesPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
-def KilnGPUAlignWorkgroupBuffersPass
-    : Pass<"kiln-gpu-align-workgroup-buffers", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Align the workgroup buffers of outlined kernels";
+def KilnGPUExternDynamicSharedMemoryPass
+    : Pass<"kiln-gpu-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the dynamic shared memory of NVVM kernels external";
   let description = [{
-    Gives every workgroup attribution of every `gpu.func` in the module an
-    `llvm.align` of at least `alignment` bytes (a larger one is kept).
-    `convert-gpu-to-nvvm` turns it into the alignment of the shared-memory
-    global, and `kiln-gpu-emulate-kernels` keeps it on the host global.
+    Makes each zero-sized shared-memory global of the module (what
+    `convert-gpu-to-nvvm` lowers `gpu.dynamic_shared_memory` to) an external
+    declaration, keeping its alignment. NVPTX then emits CUDA's dynamic shared
+    memory, `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`, whose size
+    is the launch's; upstream's internal global becomes a one-byte static
+    variable (`.shared .align 16 .b8 __dynamic_shmem__0;`) that the kernel
+    reads past, which works only because the dynamic memory happens to follow
+    the static one.
 
-    Runs after `gpu-kernel-outlining`: a `gpu.launch`'s attributions
-    cannot carry attributes, so a buffer of halves would otherwise be
-    aligned to 2 bytes only, while `ldmatrix` (and any 16-byte shared load)
-    needs every row address 16-byte aligned.
+    Runs after `convert-gpu-to-nvvm`. Kiln's attention kernels keep their
+    tiles in dynamic shared memory (docs/GPUBackend.md).
 
     ```mlir
-    gpu.func @k() workgroup(%w : memref<64x72xf16, #gpu.address_space<workgroup>>) kernel
+    llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
     // becomes
-    gpu.func @k() workgroup(%w : memref<64x72xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+    llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
     ```
   }];
-  let options = [
-    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
-           "Least alignment in bytes (a power of two)">,
-  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
