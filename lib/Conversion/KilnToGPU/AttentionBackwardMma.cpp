@@ -179,25 +179,26 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
             p.seed ? memref::LoadOp::create(kb.b, kb.loc, p.seed, ValueRange{})
                    : Value();
 
-        // Copies rows first .. first + count of source[b, head] into `tile`,
-        // all threads cooperatively (consecutive threads, consecutive
-        // elements); zeros past `end`.
-        auto stage = [&](Value source, Value head, Value first, int64_t count,
-                         int64_t dim, Value end, Value last, Value tile) {
-          Value dimValue = kb.index(dim);
-          kb.forEach(tid, kb.index(count * dim), threads,
-                     [&](KernelBuilder &kb, Value e) {
-                       Value r = kb.div(e, dimValue), d = kb.rem(e, dimValue);
-                       Value row = kb.add(first, r);
-                       Value x = memref::LoadOp::create(
-                           kb.b, kb.loc, source,
-                           ValueRange{b, head, kb.min(row, last), d});
-                       x = kb.select(kb.lt(row, end), x, elementZero);
-                       memref::StoreOp::create(kb.b, kb.loc, x, tile,
-                                               ValueRange{r, d});
-                     });
+        // Copies tiles with all threads (buildTileCopies): 16 bytes per load
+        // when K, Q and dO all start 16-byte aligned (their rows then do
+        // too: the head dims are multiples of 16), element by element
+        // otherwise; the branch is uniform.
+        Value vectorized =
+            buildAllAligned(kb.b, kb.loc, {p.key, p.query, p.dout}, 16);
+        auto stage = [&](ArrayRef<TileCopy> copies) {
+          auto ifWide = scf::IfOp::create(kb.b, kb.loc, vectorized,
+                                          /*withElseRegion=*/true);
+          OpBuilder::InsertionGuard guard(kb.b);
+          kb.b.setInsertionPointToStart(ifWide.thenBlock());
+          buildTileCopies(kb.b, kb.loc, copies, tid, kMmaThreads,
+                          /*wide=*/true);
+          kb.b.setInsertionPointToStart(ifWide.elseBlock());
+          buildTileCopies(kb.b, kb.loc, copies, tid, kMmaThreads,
+                          /*wide=*/false);
         };
-        stage(p.key, g, j0, kMmaKeys, p.keyDim, numKeys, lastKey, keyTile);
+        TileCopy keyCopy = {p.key, {b, g}, j0, kMmaKeys, p.keyDim, numKeys,
+                            lastKey, keyTile};
+        stage(keyCopy);
 
         // V's A fragments (rows: this warp's keys), once for the block.
         SmallVector<SmallVector<Value>> valueFrags;
@@ -267,10 +268,12 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
           // LSE = +inf past Sq). No barrier is needed before: the previous
           // tile's last readers of these (the dK, dV mma) are behind the dS
           // barrier, and the dS tile is written after the next one.
-          stage(p.query, h, i0, rows, p.keyDim, numQueries, lastQuery,
-                queryTile);
-          stage(p.dout, h, i0, rows, p.valueDim, numQueries, lastQuery,
-                doutTile);
+          TileCopy copies[] = {
+              {p.query, {b, h}, i0, rows, p.keyDim, numQueries, lastQuery,
+               queryTile},
+              {p.dout, {b, h}, i0, rows, p.valueDim, numQueries, lastQuery,
+               doutTile}};
+          stage(copies);
           kb.forEach(
               tid, kb.index(rows), threads, [&](KernelBuilder &kb, Value ii) {
                 Value i = kb.add(i0, ii);

@@ -594,40 +594,20 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
       kb.mul(arith::RemUIOp::create(builder, loc, matrix, kb.index(2)), eight));
   Value pairColumn = kb.mul(
       arith::DivUIOp::create(builder, loc, matrix, kb.index(2)), eight);
-  auto chunkType = VectorType::get({kStagingChunk}, c.elementType);
-  Value zeroChunk = arith::ConstantOp::create(
-      builder, loc, DenseElementsAttr::get(
-                        chunkType, builder.getFloatAttr(c.elementType, 0.0)));
-  // source[b, g, j, d..d+7], zeros for a key j at or past keyEnd (read at a
-  // clamped row, never out of bounds).
-  auto loadChunk = [&](Value source, Value j, Value d, bool wide) -> Value {
-    Value x = buildChunkLoad(builder, loc, source,
-                             {b, g, kb.min(j, lastKey), d}, wide);
-    return kb.select(kb.lt(j, keyEnd), x, zeroChunk);
-  };
-  // Chunk e of a tile is row e / (D / 8), columns 8 (e % (D / 8)) onwards:
-  // consecutive threads read consecutive 16 bytes of a row and store them
-  // with one 16-byte shared store.
+  // K and V rows kt..kt+63, zeros past keyEnd (a garbage V row times a
+  // zero probability could still be NaN).
   auto stageTiles = [&](Value kt, bool wide) {
-    Value threads = kb.index(32 * kMmaWarps);
-    for (auto [source, tileBuffer, dim] :
-         {std::make_tuple(c.key, keyTileSmem, c.keyDim),
-          std::make_tuple(c.value, valueTileSmem, c.valueDim)}) {
-      int64_t chunks = dim / kStagingChunk;
-      kb.loop(tid, kb.index(kMmaKeys * chunks), threads, {},
-              [&](Value e, ValueRange) {
-                Value r =
-                    arith::DivUIOp::create(builder, loc, e, kb.index(chunks));
-                Value d = kb.mul(
-                    arith::RemUIOp::create(builder, loc, e, kb.index(chunks)),
-                    kb.index(kStagingChunk));
-                Value x = loadChunk(source, kb.add(kt, r), d, wide);
-                vector::StoreOp::create(builder, loc, x, tileBuffer,
-                                        ValueRange{r, d},
-                                        /*nontemporal=*/false, llvm::Align(16));
-                return SmallVector<Value>{};
-              });
-    }
+    TileCopy copies[] = {
+        {c.key, {b, g}, kt, kMmaKeys, c.keyDim, keyEnd, lastKey, keyTileSmem},
+        {c.value,
+         {b, g},
+         kt,
+         kMmaKeys,
+         c.valueDim,
+         keyEnd,
+         lastKey,
+         valueTileSmem}};
+    buildTileCopies(builder, loc, copies, tid, 32 * kMmaWarps, wide);
   };
 
   Value f32Zero = arith::ConstantOp::create(builder, loc,
@@ -681,8 +661,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   auto tiles = kb.loop(
       keyBegin, keyEnd, keyTileSize, inits,
       [&](Value kt, ValueRange state) -> SmallVector<Value> {
-        // Stage K and V rows kt..kt+63 (zeros past keyEnd: a garbage V row
-        // times a zero probability could still be NaN).
+        // Stage K and V rows kt..kt+63.
         gpu::BarrierOp::create(builder, loc);
         auto ifVectorized = scf::IfOp::create(builder, loc, vectorized,
                                               /*withElseRegion=*/true);

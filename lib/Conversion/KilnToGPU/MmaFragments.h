@@ -28,6 +28,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -187,6 +188,107 @@ inline Value buildChunkLoad(OpBuilder &b, Location loc, Value source,
     elements.push_back(memref::LoadOp::create(b, loc, source, at));
   }
   return vector::FromElementsOp::create(b, loc, chunkType, elements);
+}
+
+/// One copy of buildTileCopies: rows first .. first + rows - 1 of
+/// `source`[prefix..., row, 0 .. dim - 1] into rows 0 .. rows - 1 of the
+/// workgroup `tile` (row-major; its row stride and `dim` multiples of
+/// kStagingChunk). Rows at or past `end` are zeros, read at row `last`
+/// (clamped, never out of bounds).
+struct TileCopy {
+  Value source;
+  SmallVector<Value, 2> prefix;
+  Value first;
+  int64_t rows, dim;
+  Value end, last, tile;
+};
+
+/// Copies every tile of `copies` with all `threads` threads of the block
+/// (this one is `tid`), in chunks of kStagingChunk elements: chunk e of a
+/// copy is row e / (dim / 8), columns 8 (e % (dim / 8)) onwards, so
+/// consecutive threads read consecutive 16 bytes of a row; one 16-byte
+/// load if `wide` (else element by element) and one 16-byte shared store
+/// each.
+///
+/// When `wide` and every thread copies the same chunks of every copy
+/// (dim / 8 divides `threads`, which divides the chunk count), the copy is
+/// unrolled and a thread issues all its loads, of every copy, before its
+/// first store, so that their latencies overlap instead of adding up (a
+/// loop stores each chunk before it loads the next). Otherwise one loop
+/// per copy (the element-wise fallback for misaligned buffers stays small).
+inline void buildTileCopies(OpBuilder &b, Location loc,
+                            ArrayRef<TileCopy> copies, Value tid,
+                            int64_t threads, bool wide) {
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  auto loadChunk = [&](const TileCopy &copy, Value r, Value d) -> Value {
+    Value row = arith::AddIOp::create(b, loc, copy.first, r);
+    SmallVector<Value> at(copy.prefix.begin(), copy.prefix.end());
+    at.push_back(arith::MinSIOp::create(b, loc, row, copy.last));
+    at.push_back(d);
+    Value x = buildChunkLoad(b, loc, copy.source, at, wide);
+    auto chunkType = cast<VectorType>(x.getType());
+    Value zero = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            chunkType, b.getFloatAttr(chunkType.getElementType(), 0.0)));
+    Value valid =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, copy.end);
+    return arith::SelectOp::create(b, loc, valid, x, zero);
+  };
+  auto storeChunk = [&](const TileCopy &copy, Value x, Value r, Value d) {
+    vector::StoreOp::create(b, loc, x, copy.tile, ValueRange{r, d},
+                            /*nontemporal=*/false, llvm::Align(16));
+  };
+
+  bool unrolled =
+      wide && llvm::all_of(copies, [&](const TileCopy &copy) {
+        int64_t perRow = copy.dim / kStagingChunk;
+        return threads % perRow == 0 && (copy.rows * perRow) % threads == 0;
+      });
+  if (!unrolled) {
+    for (const TileCopy &copy : copies) {
+      Value perRow = index(copy.dim / kStagingChunk);
+      scf::ForOp::create(
+          b, loc, tid, index(copy.rows * (copy.dim / kStagingChunk)),
+          index(threads), ValueRange{},
+          [&](OpBuilder &nested, Location, Value e, ValueRange) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(nested.getInsertionBlock(),
+                                nested.getInsertionPoint());
+            Value r = arith::DivUIOp::create(b, loc, e, perRow);
+            Value d = arith::MulIOp::create(
+                b, loc, arith::RemUIOp::create(b, loc, e, perRow),
+                index(kStagingChunk));
+            storeChunk(copy, loadChunk(copy, r, d), r, d);
+            scf::YieldOp::create(b, loc);
+          });
+    }
+    return;
+  }
+  // Thread t copies chunks t, t + threads, ...: with dim / 8 dividing
+  // `threads`, always columns 8 (t % (dim / 8)) onwards, of rows
+  // t / (dim / 8) + k threads / (dim / 8).
+  struct Loaded {
+    const TileCopy *copy;
+    Value row, column, chunk;
+  };
+  SmallVector<Loaded> loaded;
+  for (const TileCopy &copy : copies) {
+    int64_t perRow = copy.dim / kStagingChunk;
+    Value firstRow = arith::DivUIOp::create(b, loc, tid, index(perRow));
+    Value column = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, tid, index(perRow)),
+        index(kStagingChunk));
+    for (int64_t k = 0, e = copy.rows * perRow / threads; k < e; ++k) {
+      Value r = arith::AddIOp::create(b, loc, firstRow,
+                                      index(k * (threads / perRow)));
+      loaded.push_back({&copy, r, column, loadChunk(copy, r, column)});
+    }
+  }
+  for (const Loaded &chunk : loaded)
+    storeChunk(*chunk.copy, chunk.chunk, chunk.row, chunk.column);
 }
 
 } // namespace mlir::kiln

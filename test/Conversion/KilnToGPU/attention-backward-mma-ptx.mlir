@@ -36,7 +36,8 @@
 // fragment of a tile is an ldmatrix.x4 (.trans for the B operands of dK,
 // dV and dQ, which pair two rows of a column): no 16-bit shared load is
 // left. m16n8k16 mma with f32 accumulators; f32 atomics into dQ (and
-// d_mask); no private (.local) memory.
+// d_mask); no private (.local) memory. K, Q and dO are staged 16 bytes per
+// global load and shared store.
 // HOST-LABEL: llvm.func @d64(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(37376 : i32) : i32
 // HOST: gpu.launch_func {{.*}}@d64_kernel_1::@d64_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
@@ -46,6 +47,8 @@
 // D64-NOT: {{^[[:space:]]*}}.shared
 // D64: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // D64-NOT: {{^[[:space:]]*}}.shared
+// D64: ld.global.v4.b32
+// D64: st.shared.v4.b32
 // D64: bar.sync
 // D64: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // D64: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32

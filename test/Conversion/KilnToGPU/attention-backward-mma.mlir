@@ -30,8 +30,21 @@
 // The K tile is staged once per block and V's A fragments are read once
 // from global memory; then the R = 2 query heads and the query tiles from the
 // first one that sees key j0 (causal: row j0 - 32) carry the 4 + 8 f32 C
-// fragments of dK and dV.
-// CHECK: memref.store %{{.*}}, %[[KT]]
+// fragments of dK and dV. Tiles are staged 16 bytes per vector.load and
+// vector.store when K, Q and dO all start 16-byte aligned (unrolled, every
+// load before the first store), element by element in a loop otherwise.
+// CHECK: %[[KP:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<2x2x80x16xf16> -> index
+// CHECK: %[[QP:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<2x4x48x16xf16> -> index
+// CHECK: %[[OP:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<2x4x48x32xf16> -> index
+// CHECK: %[[WIDE:.*]] = arith.andi
+// CHECK: scf.if %[[WIDE]] {
+// CHECK-NOT: scf.for
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<2x2x80x16xf16>, vector<8xf16>
+// CHECK: vector.store %{{.*}}, %[[KT]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x24xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.for
+// CHECK-NOT: vector.load
+// CHECK: vector.store %{{.*}}, %[[KT]]
 // CHECK: memref.load %{{.*}} : memref<2x2x80x32xf16>
 // CHECK: gpu.barrier
 // CHECK: %[[ROW:.*]] = arith.subi %{{.*}}, %c32 : index
@@ -40,8 +53,17 @@
 // CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> ({{(f32, ){23}f32}}) {
 // CHECK: scf.for %{{.*}} = %[[FIRST]] to %c1 step %c1 iter_args({{.*}}) -> ({{(f32, ){23}f32}}) {
 // CHECK-NOT: gpu.barrier
-// CHECK: memref.store %{{.*}}, %[[QT]]
-// CHECK: memref.store %{{.*}}, %[[DOT]]
+// CHECK: scf.if %[[WIDE]] {
+// CHECK-NOT: vector.store
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<2x4x48x16xf16>, vector<8xf16>
+// CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<2x4x48x32xf16>, vector<8xf16>
+// CHECK-NEXT: arith.cmpi
+// CHECK-NEXT: arith.select
+// CHECK-NEXT: vector.store %{{.*}}, %[[QT]]
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[DOT]]
+// CHECK-NEXT: } else {
+// CHECK: vector.store %{{.*}}, %[[QT]]
+// CHECK: vector.store %{{.*}}, %[[DOT]]
 // CHECK: memref.store %{{.*}}, %[[LT]]
 // CHECK: memref.store %{{.*}}, %[[DT]]
 // CHECK: gpu.barrier

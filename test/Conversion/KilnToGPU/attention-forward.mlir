@@ -55,8 +55,9 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // P V as 4 key steps x Dv/8 = 2 n-tiles (one ldmatrix.x4.trans per key
 // step), so 40 nvvm.mma.sync per key tile; then the quad reductions. No
 // private memory. K and V are staged 8 halves per vector.load and
-// vector.store when both are 16-byte aligned, element by element
-// otherwise.
+// vector.store when both are 16-byte aligned (unrolled: each thread's 4 K
+// chunks and 1 V chunk are all loaded before the first store), element by
+// element in a loop otherwise.
 // CHECK-LABEL: func.func @mma_f16
 // CHECK: %[[K:.*]] = arith.constant 0.180336{{[0-9]*}} : f32
 // CHECK: gpu.launch blocks({{[^)]*}}) in ({{[^)]*}}) threads({{[^)]*}}) in (%{{[^ ]*}} = %c128, {{[^)]*}})
@@ -72,11 +73,16 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // CHECK: scf.for
 // CHECK: gpu.barrier
 // CHECK: scf.if %[[WIDE]] {
-// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x64xf16>, vector<8xf16>
-// CHECK: vector.store %{{.*}}, %[[KT]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NOT: scf.for
+// CHECK-NOT: vector.store
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x64xf16>, vector<8xf16>
+// CHECK-NOT: vector.store
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x16xf16>, vector<8xf16>
-// CHECK: vector.store %{{.*}}, %[[VT]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x24xf16, #gpu.address_space<workgroup>>, vector<8xf16>
-// CHECK: } else {
+// CHECK-NOT: vector.load
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[KT]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NEXT: vector.store %{{.*}}, %[[VT]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<64x24xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.for
 // CHECK-NOT: vector.load
 // CHECK: memref.load %{{.*}} : memref<1x2x80x64xf16>
 // CHECK: }
