@@ -4,7 +4,9 @@
 Reads MLIR whose gpu.binary ops hold PTX text (gpu-module-to-binary
 format=isa, e.g. `kiln-lower-to-nvvm="format=isa"`) on stdin, runs
 `ptxas -v` on each kernel for the PTX's own target and prints one line per
-kernel. Usage (the figures of docs/GPUAttentionBackward.md):
+kernel: ptxas's registers, spills, barriers and shared memory, and the
+number of PTX instructions. Usage (bench/gpu/kernel_stats.sh runs it on
+the benchmark's shapes):
 
   kiln-opt case.mlir --kiln-lower-to-nvvm="format=isa" \\
     | PATH=/usr/local/cuda/bin:$PATH scripts/ptxas_stats.py
@@ -43,7 +45,11 @@ def main():
                         if "registers" in line or "spill" in line)
         if result.returncode != 0:
             info = "ptxas failed: " + result.stderr.strip()
-        print(f"{name}: {info}")
+        # PTX instructions: the indented lines that start with an opcode
+        # or a predicate (directives start with a dot, labels with $).
+        count = sum(1 for line in body.splitlines()
+                    if re.match(r"\s+[@a-z]", line))
+        print(f"{name}: {info}, {count} PTX instructions")
     if not found:
         sys.exit("no gpu.binary with PTX text on stdin (use format=isa)")
 
