@@ -81,6 +81,7 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   pm.addPass(createKilnAutodiffPass());
   ConvertKilnAttentionToGPUPassOptions attention;
   attention.tensorCores = options.tensorCores;
+  attention.softwarePipeline = options.softwarePipeline;
   pm.addPass(createConvertKilnAttentionToGPUPass(attention));
 
   // Everything else goes the CPU's way to linalg on tensors, then to

@@ -102,6 +102,11 @@ def ConvertKilnAttentionToGPUPass
            /*default=*/"true",
            "With tensor-cores, also use the tensor-core main kernel of the "
            "attention backward (false: its SIMT main kernel)">,
+    Option<"softwarePipeline", "software-pipeline", "bool",
+           /*default=*/"false",
+           "In the forward's tensor-core kernel, load the next K/V tile "
+           "into registers while the current one is computed (more "
+           "registers; its speed is measured by bench/gpu)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -78,6 +78,12 @@ struct KilnToNVVMPipelineOptions
       llvm::cl::desc("Let convert-kiln-attention-to-gpu use tensor-core mma "
                      "instructions for f16/bf16 attention"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> softwarePipeline{
+      *this, "software-pipeline",
+      llvm::cl::desc("convert-kiln-attention-to-gpu's software-pipeline: "
+                     "the forward's tensor-core kernel loads the next K/V "
+                     "tile while it computes the current one"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("Compile the kernels for the host CPU and launch them "

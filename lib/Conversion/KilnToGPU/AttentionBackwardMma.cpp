@@ -28,6 +28,7 @@
 #include "AttentionBackward.h"
 #include "AttentionKernels.h"
 #include "MmaFragments.h"
+#include "TileCopy.h"
 
 #include "llvm/Support/MathExtras.h"
 

@@ -21,6 +21,7 @@
 #include "AttentionKernels.h"
 #include "MmaFragments.h"
 #include "PopulatePatterns.h"
+#include "TileCopy.h"
 
 #include "../KilnToLinalg/Attention.h"
 
@@ -510,7 +511,8 @@ static bool useMmaKernel(const ForwardConfig &c,
 /// tiles of mma, masked per element at its (row, col), and O += P V reuses S's
 /// C fragments as P's A fragments (FlashAttention-2's register layout).
 static void buildMmaKernel(OpBuilder &builder, Location loc,
-                           const ForwardConfig &c) {
+                           const ForwardConfig &c,
+                           const AttentionGPUOptions &options) {
   KernelBuilder kb{builder, loc, c.computeType};
   MmaBuilder mb{builder, loc, c.elementType};
   int64_t keySteps = c.keyDim / 16, valueTiles = c.valueDim / 8;
@@ -596,8 +598,8 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
       arith::DivUIOp::create(builder, loc, matrix, kb.index(2)), eight);
   // K and V rows kt..kt+63, zeros past keyEnd (a garbage V row times a
   // zero probability could still be NaN).
-  auto stageTiles = [&](Value kt, bool wide) {
-    TileCopy copies[] = {
+  auto tileCopies = [&](Value kt) -> SmallVector<TileCopy, 2> {
+    return {
         {c.key, {b, g}, kt, kMmaKeys, c.keyDim, keyEnd, lastKey, keyTileSmem},
         {c.value,
          {b, g},
@@ -607,7 +609,36 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
          keyEnd,
          lastKey,
          valueTileSmem}};
-    buildTileCopies(builder, loc, copies, tid, 32 * kMmaWarps, wide);
+  };
+  constexpr int64_t threads = 32 * kMmaWarps;
+  // Software pipelining (option software-pipeline, where the copy
+  // unrolls): the loads of key tile kt + 64 are issued right after tile kt
+  // is stored in shared memory and travel in registers (loop-carried) while
+  // tile kt is computed; the next iteration only stores them. It costs the
+  // chunks' registers (D = 64: 132 -> 174, one block per SM fewer at 128
+  // threads; D = 128: 171 -> 255), so whether it pays is for the H200 to
+  // say (bench/gpu/bench_attention_fwd.py times both). Otherwise each
+  // iteration copies its tile (loads, then stores) before computing it.
+  bool prefetch = options.softwarePipeline &&
+                  canUnrollTileCopies(tileCopies(keyBegin), threads);
+  SmallVector<TileChunk> chunks;
+  if (prefetch)
+    chunks = getTileChunks(builder, loc, tileCopies(keyBegin), tid, threads);
+  // This thread's chunks of tile kt: 16-byte loads when K and V are
+  // aligned, element by element otherwise (a uniform branch).
+  auto loadTiles = [&](Value kt) -> SmallVector<Value> {
+    SmallVector<TileCopy, 2> copies = tileCopies(kt);
+    auto ifWide =
+        scf::IfOp::create(builder, loc, getTileChunkTypes(copies, chunks),
+                          vectorized, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(builder);
+    for (bool wide : {true, false}) {
+      builder.setInsertionPointToEnd(wide ? ifWide.thenBlock()
+                                          : ifWide.elseBlock());
+      scf::YieldOp::create(builder, loc,
+                           buildTileLoads(builder, loc, copies, chunks, wide));
+    }
+    return SmallVector<Value>(ifWide.getResults());
   };
 
   Value f32Zero = arith::ConstantOp::create(builder, loc,
@@ -655,24 +686,53 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
     return whole;
   };
   // Loop state: m and l of rows 0 and 1 (l per thread: the quad's partial
-  // sums, reduced after the loop), then the O accumulator fragments.
+  // sums, reduced after the loop), the O accumulator fragments, then (with
+  // prefetch) this thread's chunks of the tile to stage.
   SmallVector<Value> inits = {f32NegInf, f32NegInf, f32Zero, f32Zero};
   inits.append(4 * valueTiles, f32Zero);
+  int64_t numAccumulators = inits.size();
+  if (prefetch)
+    llvm::append_range(inits, loadTiles(keyBegin));
   auto tiles = kb.loop(
       keyBegin, keyEnd, keyTileSize, inits,
       [&](Value kt, ValueRange state) -> SmallVector<Value> {
         // Stage K and V rows kt..kt+63.
         gpu::BarrierOp::create(builder, loc);
-        auto ifVectorized = scf::IfOp::create(builder, loc, vectorized,
-                                              /*withElseRegion=*/true);
-        {
-          OpBuilder::InsertionGuard guard(builder);
-          builder.setInsertionPointToStart(&ifVectorized.getThenRegion().front());
-          stageTiles(kt, /*wide=*/true);
-          builder.setInsertionPointToStart(&ifVectorized.getElseRegion().front());
-          stageTiles(kt, /*wide=*/false);
+        SmallVector<Value> prefetched;
+        if (prefetch) {
+          buildTileStores(builder, loc, tileCopies(kt), chunks,
+                          state.drop_front(numAccumulators));
+          gpu::BarrierOp::create(builder, loc);
+          // The next tile's loads, in flight during this tile's compute.
+          Value nextKt = kb.add(kt, keyTileSize);
+          ValueRange current = state.drop_front(numAccumulators);
+          auto ifNext = scf::IfOp::create(builder, loc, current.getTypes(),
+                                          kb.lt(nextKt, keyEnd),
+                                          /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard guard(builder);
+            builder.setInsertionPointToEnd(ifNext.thenBlock());
+            scf::YieldOp::create(builder, loc, loadTiles(nextKt));
+            // Past the last tile: nothing to load (the values are unused).
+            builder.setInsertionPointToEnd(ifNext.elseBlock());
+            scf::YieldOp::create(builder, loc, current);
+          }
+          prefetched.assign(ifNext.getResults().begin(),
+                            ifNext.getResults().end());
+        } else {
+          auto ifVectorized = scf::IfOp::create(builder, loc, vectorized,
+                                                /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard guard(builder);
+            builder.setInsertionPointToStart(ifVectorized.thenBlock());
+            buildTileCopies(builder, loc, tileCopies(kt), tid, threads,
+                            /*wide=*/true);
+            builder.setInsertionPointToStart(ifVectorized.elseBlock());
+            buildTileCopies(builder, loc, tileCopies(kt), tid, threads,
+                            /*wide=*/false);
+          }
+          gpu::BarrierOp::create(builder, loc);
         }
-        gpu::BarrierOp::create(builder, loc);
 
         // S = Q Kᵀ: B[k = d][n = key] = K[key][d], so b{0,1} are the two
         // adjacent d of key row g.
@@ -824,6 +884,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         }
         for (ArrayRef<Value> acc : out)
           next.append(acc.begin(), acc.end());
+        llvm::append_range(next, prefetched);
         return next;
       });
 
@@ -1020,7 +1081,7 @@ LogicalResult mlir::kiln::buildAttentionForwardLaunch(
   c.out = outMemref;
   c.lse = lseMemref;
   if (useMmaKernel(c, options))
-    buildMmaKernel(b, loc, c);
+    buildMmaKernel(b, loc, c, options);
   else
     buildSimtKernel(b, loc, c);
   return success();

@@ -33,6 +33,9 @@ struct AttentionGPUOptions {
   /// Also use the tensor-core main kernel of the backward (with
   /// `tensorCores`).
   bool backwardTensorCores = true;
+  /// In the forward's tensor-core kernel, load key tile kt + 64 into
+  /// registers while tile kt is computed (software pipelining).
+  bool softwarePipeline = false;
 };
 
 /// The band of a visibility predicate: key j is visible from query row i

@@ -34,6 +34,7 @@ struct ConvertKilnAttentionToGPUPass
     AttentionGPUOptions options;
     options.tensorCores = tensorCores;
     options.backwardTensorCores = backwardTensorCores;
+    options.softwarePipeline = softwarePipeline;
     populateAttentionForwardToGPUPatterns(owningPatterns, options);
     populateAttentionBackwardToGPUPatterns(owningPatterns, options);
     patterns = FrozenRewritePatternSet(std::move(owningPatterns));

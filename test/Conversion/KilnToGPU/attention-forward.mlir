@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --convert-kiln-attention-to-gpu --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --convert-kiln-attention-to-gpu="tensor-cores=false" --split-input-file | FileCheck %s --check-prefix=SIMT
+// RUN: kiln-opt %s --convert-kiln-attention-to-gpu="software-pipeline=true" --split-input-file | FileCheck %s --check-prefix=PIPE
 
 // f32 takes the SIMT kernel: blocks (ceil(R * Sq / 64), Hkv, B) of 64
 // threads, K and V tiles of 32 keys (64 x 2 x 128 x 4 bytes would exceed
@@ -102,6 +103,32 @@ func.func @simt_f32(%q: tensor<2x4x100x128xf32>, %k: tensor<2x2x90x128xf32>, %v:
 // CHECK: scf.yield
 // CHECK: gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CHECK: gpu.terminator
+// With software-pipeline, this thread's 5 chunks of the first K/V tile are
+// loaded before the loop (16 bytes each if aligned, element by element
+// otherwise) and carried by it; each iteration stores the carried chunks,
+// then loads those of the next tile (if any) before computing this one.
+// PIPE-LABEL: func.func @mma_f16
+// PIPE: %[[FIRST:.*]]:5 = scf.if %{{.*}} -> (vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>) {
+// PIPE-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x64xf16>, vector<8xf16>
+// PIPE: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x2x80x16xf16>, vector<8xf16>
+// PIPE: } else {
+// PIPE: memref.load
+// PIPE: scf.for %[[KT:.*]] = %c0 to %c80 step %c64 iter_args({{.*}}, %[[C0:[^ ]*]] = %[[FIRST]]#0, %[[C1:[^ ]*]] = %[[FIRST]]#1, %[[C2:[^ ]*]] = %[[FIRST]]#2, %[[C3:[^ ]*]] = %[[FIRST]]#3, %[[C4:[^ ]*]] = %[[FIRST]]#4) -> ({{(f32, )+}}vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>) {
+// PIPE-NEXT: gpu.barrier
+// PIPE-NEXT: vector.store %[[C0]], %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// PIPE-NEXT: vector.store %[[C1]]
+// PIPE-NEXT: vector.store %[[C2]]
+// PIPE-NEXT: vector.store %[[C3]]
+// PIPE-NEXT: vector.store %[[C4]], %{{.*}} : memref<64x24xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// PIPE-NEXT: gpu.barrier
+// PIPE-NEXT: %[[NEXT:.*]] = arith.addi %[[KT]], %c64 : index
+// PIPE-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %c80 : index
+// PIPE-NEXT: %[[LOADED:.*]]:5 = scf.if %[[MORE]]
+// PIPE: vector.load
+// PIPE: scf.yield %[[C0]], %[[C1]], %[[C2]], %[[C3]], %[[C4]]
+// PIPE: nvvm.mma.sync
+// PIPE: scf.yield {{.*}}, %[[LOADED]]#0, %[[LOADED]]#1, %[[LOADED]]#2, %[[LOADED]]#3, %[[LOADED]]#4 : {{(f32, )+}}vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>
+// PIPE: gpu.terminator
 // SIMT-LABEL: func.func @mma_f16
 // SIMT-NOT: nvvm.mma.sync
 // SIMT: private(
