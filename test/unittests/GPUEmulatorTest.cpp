@@ -1030,6 +1030,63 @@ TEST_F(GPUEmulator, LdMatrixErrors) {
 }
 
 //===----------------------------------------------------------------------===//
+// Misaligned accesses
+//===----------------------------------------------------------------------===//
+
+/// What kiln-gpu-emulate-kernels puts in front of a 16-byte access: thread 3
+/// of block 1 finds its address 4 bytes past a 16-byte boundary and reports
+/// it (params[2]: the kind); every thread that gets past the test marks
+/// itself in params[1].
+void misalignedKernel(void **params) {
+  auto *buffer = static_cast<char *>(params[0]);
+  auto *passed = static_cast<int32_t *>(params[1]);
+  int32_t kind = *static_cast<int32_t *>(params[2]);
+  int32_t t = __kiln_emu_sreg(kTidX), b = __kiln_emu_sreg(kCtaidX);
+  char *address = buffer + 16 * t + (t == 3 && b == 1 ? 4 : 0);
+  if (reinterpret_cast<uintptr_t>(address) % 16 != 0)
+    __kiln_emu_misaligned(address, 16, kind);
+  passed[b * 8 + t] = 1;
+}
+
+TEST_F(GPUEmulator, MisalignedAccessStopsTheLaunch) {
+  alignas(16) static char buffer[8 * 16 + 16];
+  const char *names[] = {"a load from", "a store to", "an atomic on"};
+  for (int32_t kind = 0; kind < 3; ++kind) {
+    int32_t passed[3 * 8] = {};
+    void *params[] = {buffer, passed, &kind};
+    launch(misalignedKernel, 3, 1, 1, 8, 1, 1, params);
+    char expected[160];
+    snprintf(expected, sizeof(expected),
+             "GPU emulator: misaligned address in block (1,0,0): thread 3 "
+             "(3,0,0): %s %p, which is not 16-byte aligned (called from ",
+             names[kind], static_cast<void *>(buffer + 3 * 16 + 4));
+    EXPECT_EQ(lastError().rfind(expected, 0), 0u) << lastError();
+    // Block 0 ran; in block 1 threads 0..2 ran before thread 3 stopped the
+    // launch, no thread after it; block 2 did not run.
+    for (int b = 0; b < 3; ++b)
+      for (int t = 0; t < 8; ++t)
+        EXPECT_EQ(passed[b * 8 + t], b == 0 || (b == 1 && t < 3) ? 1 : 0)
+            << "kind " << kind << " block " << b << " thread " << t;
+    kilnCudaClearLastError();
+  }
+  // The stopped fibers are reused by the next launch.
+  int32_t kind = 0;
+  int32_t passed[3 * 8] = {};
+  void *params[] = {buffer, passed, &kind};
+  launch(misalignedKernel, 1, 1, 1, 8, 1, 1, params);
+  EXPECT_EQ(lastError(), "");
+  for (int t = 0; t < 8; ++t)
+    EXPECT_EQ(passed[t], 1);
+}
+
+TEST_F(GPUEmulator, MisalignedAccessOutsideALaunchAborts) {
+  alignas(16) static char buffer[32];
+  EXPECT_DEATH(__kiln_emu_misaligned(buffer + 2, 4, 1),
+               "GPU emulator: misaligned address outside a kernel launch: a "
+               "store to 0x[0-9a-f]+, which is not 4-byte aligned");
+}
+
+//===----------------------------------------------------------------------===//
 // Host functions
 //===----------------------------------------------------------------------===//
 
@@ -1160,7 +1217,7 @@ TEST_F(GPUEmulator, SharedLibraryExportsTheAbi) {
       "__kiln_emu_launch", "__kiln_emu_sreg", "__kiln_emu_barrier",
       "__kiln_emu_shfl_sync", "__kiln_emu_mma_m16n8k16_f32",
       "__kiln_emu_ldmatrix_m8n8_b16", "__kiln_emu_dynamic_shared",
-      "kilnCudaGetLastError", "kilnCudaClearLastError", "kilnCudaReportError",
+      "__kiln_emu_misaligned", "kilnCudaGetLastError", "kilnCudaClearLastError", "kilnCudaReportError",
       "kilnCudaSynchronize", "mgpuModuleLoad", "mgpuModuleLoadJIT",
       "mgpuModuleUnload", "mgpuModuleGetFunction", "mgpuLaunchKernel",
       "mgpuLaunchClusterKernel", "mgpuStreamCreate", "mgpuStreamDestroy",

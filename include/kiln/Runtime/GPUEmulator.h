@@ -79,6 +79,16 @@ void __kiln_emu_mma_m16n8k16_f32(int32_t kind, int32_t a0, int32_t a1,
 void __kiln_emu_ldmatrix_m8n8_b16(int32_t numMatrices, int32_t transpose,
                                   const void *rowAddress, int32_t *out);
 
+/// Reports a load (kind 0), store (1) or atomic (2) of the calling thread at
+/// `address`, which is not `alignment`-byte aligned as the instruction needs
+/// (on the GPU: a misaligned address error, fatal to the CUDA context), and
+/// stops the launch. Does not return: the thread is abandoned like the rest
+/// of the stopped block (outside a launch, the message goes to stderr and
+/// the process aborts). `kiln-gpu-emulate-kernels` calls it from a test in
+/// front of every access that needs more than byte alignment.
+void __kiln_emu_misaligned(const void *address, int64_t alignment,
+                           int32_t kind);
+
 /// The launch's dynamic shared memory (dynamicSharedBytes bytes, 16-byte
 /// aligned, the same buffer for every thread of a block; contents undefined at
 /// block start).

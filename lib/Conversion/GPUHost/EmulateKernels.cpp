@@ -13,8 +13,11 @@
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Target/LLVMIR/TypeToLLVM.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/LLVMContext.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUEMULATEKERNELSPASS
@@ -141,7 +144,45 @@ static bool isDynamicSharedMemory(LLVM::GlobalOp global) {
   return global.getAddrSpace() == 3 && array && array.getNumElements() == 0;
 }
 
+/// The kinds of memory access that `__kiln_emu_misaligned` reports.
+enum class AccessKind { Load = 0, Store = 1, Atomic = 2 };
+
 namespace {
+
+/// The alignment that NVPTX gets for an access without an `alignment`
+/// attribute: MLIR's translation to LLVM IR runs before
+/// gpu-module-to-binary sets the NVPTX data layout, so IRBuilder takes the
+/// ABI alignment (atomics: the store size) of the gpu.module's own data layout
+/// (its `llvm.data_layout`, else LLVM's default layout, in which e.g. i64
+/// needs only 4 bytes), and the NVPTX back end splits any access it cannot
+/// issue at that alignment.
+class NVPTXAlignments {
+public:
+  NVPTXAlignments(gpu::GPUModuleOp gpuModule)
+      : layout(getLayoutString(gpuModule)), types(context) {}
+
+  uint64_t getABIAlignment(Type type) {
+    return layout.getABITypeAlign(types.translateType(type)).value();
+  }
+  uint64_t getStoreSize(Type type) {
+    return layout.getTypeStoreSize(types.translateType(type)).getFixedValue();
+  }
+  uint64_t getAllocSize(Type type) {
+    return layout.getTypeAllocSize(types.translateType(type)).getFixedValue();
+  }
+
+private:
+  static StringRef getLayoutString(gpu::GPUModuleOp gpuModule) {
+    if (auto layout = gpuModule->getAttrOfType<StringAttr>(
+            LLVM::LLVMDialect::getDataLayoutAttrName()))
+      return layout.getValue();
+    return "";
+  }
+
+  llvm::LLVMContext context;
+  llvm::DataLayout layout;
+  LLVM::TypeToLLVMIRTranslator types;
+};
 
 /// The emulator's runtime functions, declared in the host module on demand.
 class EmulatorABI {
@@ -191,6 +232,15 @@ public:
   LLVM::LLVMFuncOp dynamicShared() {
     return get("__kiln_emu_dynamic_shared", pointer(), {});
   }
+  /// Stops the launch: `cold` and `noreturn`, so the tests before the
+  /// accesses cost no call and no spill on their fast path.
+  LLVM::LLVMFuncOp misaligned() {
+    LLVM::LLVMFuncOp func = get("__kiln_emu_misaligned", voidType(),
+                                {pointer(), integer(64), integer(32)});
+    Builder builder(module.getContext());
+    func.setPassthroughAttr(builder.getStrArrayAttr({"cold", "noreturn"}));
+    return func;
+  }
 
 private:
   static LLVM::LLVMFuncOp convergent(LLVM::LLVMFuncOp func) {
@@ -213,6 +263,8 @@ struct KilnGPUEmulateKernelsPass
 private:
   LogicalResult checkModule(gpu::GPUModuleOp gpuModule);
   void rewriteNVVMOps(LLVM::LLVMFuncOp func, EmulatorABI &abi);
+  void checkAlignment(LLVM::LLVMFuncOp func, EmulatorABI &abi,
+                      NVPTXAlignments &alignments);
   LogicalResult moveModule(gpu::GPUModuleOp gpuModule, EmulatorABI &abi);
   void rewriteLaunch(gpu::LaunchFuncOp launch, EmulatorABI &abi);
 
@@ -427,6 +479,121 @@ void KilnGPUEmulateKernelsPass::rewriteNVVMOps(LLVM::LLVMFuncOp func,
   }
 }
 
+/// The address, the alignment NVPTX requires and the kind of `op` if it is a
+/// load, store or atomic.
+static std::optional<std::tuple<Value, uint64_t, AccessKind>>
+getAccess(Operation *op, NVPTXAlignments &alignments) {
+  return llvm::TypeSwitch<Operation *,
+                          std::optional<std::tuple<Value, uint64_t, AccessKind>>>(
+             op)
+      .Case([&](LLVM::LoadOp load) {
+        return std::make_tuple(
+            load.getAddr(),
+            load.getAlignment().value_or(
+                alignments.getABIAlignment(load.getType())),
+            AccessKind::Load);
+      })
+      .Case([&](LLVM::StoreOp store) {
+        return std::make_tuple(
+            store.getAddr(),
+            store.getAlignment().value_or(
+                alignments.getABIAlignment(store.getValue().getType())),
+            AccessKind::Store);
+      })
+      .Case([&](LLVM::AtomicRMWOp atomic) {
+        return std::make_tuple(
+            atomic.getPtr(),
+            atomic.getAlignment().value_or(
+                alignments.getStoreSize(atomic.getVal().getType())),
+            AccessKind::Atomic);
+      })
+      .Case([&](LLVM::AtomicCmpXchgOp atomic) {
+        return std::make_tuple(
+            atomic.getPtr(),
+            atomic.getAlignment().value_or(
+                alignments.getStoreSize(atomic.getVal().getType())),
+            AccessKind::Atomic);
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Guards each load, store and atomic of `func` (address spaces dropped) that
+/// needs more than byte alignment with a test of its address: a misaligned
+/// address is a CUDA error on the GPU but works on the host. The test is
+/// inline (`ptrtoint`, `and`, `icmp`, `cond_br`); only a misaligned access
+/// branches to a block at the end of the function (one per alignment and
+/// kind) that calls `__kiln_emu_misaligned`, which stops the launch and does
+/// not return.
+void KilnGPUEmulateKernelsPass::checkAlignment(LLVM::LLVMFuncOp func,
+                                               EmulatorABI &abi,
+                                               NVPTXAlignments &alignments) {
+  SmallVector<std::pair<Operation *, std::tuple<Value, uint64_t, AccessKind>>>
+      accesses;
+  func.walk([&](Operation *op) {
+    if (auto access = getAccess(op, alignments);
+        access && std::get<1>(*access) > 1)
+      accesses.push_back({op, *access});
+  });
+  if (accesses.empty())
+    return;
+  MLIRContext *context = func.getContext();
+  IRRewriter rewriter(context);
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  Location loc = func.getLoc();
+
+  // The constants, once per function in its entry block.
+  Block &entry = func.getBody().front();
+  DenseMap<std::pair<Type, int64_t>, Value> constants;
+  auto getConstant = [&](Type type, int64_t value) {
+    Value &constant = constants[{type, value}];
+    if (!constant) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&entry);
+      constant = LLVM::ConstantOp::create(rewriter, loc, type, value);
+    }
+    return constant;
+  };
+
+  // ^misaligned(%address): the report, one block per alignment and kind,
+  // shared by the accesses of the function.
+  DenseMap<std::pair<uint64_t, AccessKind>, Block *> reports;
+  auto getReport = [&](uint64_t alignment, AccessKind kind) {
+    Block *&report = reports[{alignment, kind}];
+    if (!report) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      report = rewriter.createBlock(&func.getBody(), func.getBody().end(),
+                                    {ptr}, {loc});
+      Value alignmentValue =
+          LLVM::ConstantOp::create(rewriter, loc, i64, int64_t(alignment));
+      Value kindValue =
+          LLVM::ConstantOp::create(rewriter, loc, i32, int64_t(kind));
+      LLVM::CallOp::create(
+          rewriter, loc, abi.misaligned(),
+          {report->getArgument(0), alignmentValue, kindValue});
+      LLVM::UnreachableOp::create(rewriter, loc);
+    }
+    return report;
+  };
+
+  for (auto &[op, access] : accesses) {
+    auto [address, alignment, kind] = access;
+    Location opLoc = op->getLoc();
+    Block *report = getReport(alignment, kind);
+    Block *before = op->getBlock();
+    Block *after = rewriter.splitBlock(before, op->getIterator());
+    rewriter.setInsertionPointToEnd(before);
+    Value bits = LLVM::PtrToIntOp::create(rewriter, opLoc, i64, address);
+    Value low = LLVM::AndOp::create(rewriter, opLoc, bits,
+                                    getConstant(i64, int64_t(alignment) - 1));
+    Value misaligned = LLVM::ICmpOp::create(
+        rewriter, opLoc, LLVM::ICmpPredicate::ne, low, getConstant(i64, 0));
+    LLVM::CondBrOp::create(rewriter, opLoc, misaligned, report,
+                           ValueRange{address}, after, ValueRange(),
+                           std::make_pair(uint32_t(1), uint32_t(1u << 20)));
+  }
+}
+
 /// Drops the `nvvm.*` and `gpu.*` attributes of `func` and its arguments.
 static void dropTargetAttributes(LLVM::LLVMFuncOp func) {
   auto isTargetAttr = [](StringRef name) {
@@ -475,6 +642,7 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
                                           /*replaceLocs=*/false,
                                           /*replaceTypes=*/true);
 
+  NVPTXAlignments alignments(gpuModule);
   Block *hostBody = module.getBody();
   SmallVector<LLVM::GlobalOp> dynamicShared;
   for (Operation &op : llvm::make_early_inc_range(gpuModule.getOps())) {
@@ -505,6 +673,7 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
       continue;
     }
     bool isKernel = func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName());
+    checkAlignment(func, abi, alignments);
     rewriteNVVMOps(func, abi);
     dropTargetAttributes(func);
     func.setLinkage(LLVM::Linkage::Internal);

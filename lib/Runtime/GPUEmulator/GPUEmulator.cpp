@@ -49,7 +49,9 @@ constexpr int32_t kMaxDynamicSharedBytes = 227 * 1024;
 /// The default stack of a fiber; KILN_EMU_STACK_KIB overrides it.
 constexpr size_t kDefaultStackBytes = 512 * 1024;
 
-enum class FiberState : uint8_t { Ready, AtBarrier, AtWarpOp, Done };
+/// Stopped: the thread hit an error that stopped the launch; it is never
+/// resumed.
+enum class FiberState : uint8_t { Ready, AtBarrier, AtWarpOp, Done, Stopped };
 enum class WarpOp : uint8_t { Shfl, Mma, LdMatrix };
 
 /// One emulated thread: its fiber (stack and saved context) and what it waits
@@ -441,6 +443,8 @@ const char *describeWait(const Fiber &fiber) {
     return "nothing (ready)";
   case FiberState::Done:
     return "nothing (returned)";
+  case FiberState::Stopped:
+    return "nothing (stopped by an error)";
   }
   return "?";
 }
@@ -822,6 +826,8 @@ void runBlock() {
       launch.current = &fiber;
       resumeFiber(&fiber);
       launch.current = nullptr;
+      if (launch.aborted)
+        return;
     }
     // Nobody is ready: release what can be released.
     bool anyLive = false, released = false;
@@ -841,6 +847,15 @@ void runBlock() {
       return;
     }
   }
+}
+
+/// Abandons the running fiber after an error stopped the launch: it is never
+/// resumed (the next block or launch resets it).
+[[noreturn]] void stopFiber(Fiber *fiber, void *site) {
+  fiber->site = site;
+  fiber->state = FiberState::Stopped;
+  yieldToScheduler(fiber);
+  __builtin_trap();
 }
 
 /// The running fiber, or null (with an error recorded) when `what` is called
@@ -1055,6 +1070,28 @@ extern "C" void __kiln_emu_ldmatrix_m8n8_b16(int32_t numMatrices,
   yieldToScheduler(fiber);
   for (int32_t i = 0; i < numMatrices && i < 4; ++i)
     out[i] = int32_t(fiber->loaded[i]);
+}
+
+extern "C" void __kiln_emu_misaligned(const void *address, int64_t alignment,
+                                      int32_t kind) {
+  const char *access = kind == 0   ? "a load from"
+                       : kind == 1 ? "a store to"
+                                   : "an atomic on";
+  void *site = __builtin_return_address(0);
+  if (!inLaunch || !launch.current) {
+    fprintf(stderr,
+            "GPU emulator: misaligned address outside a kernel launch: "
+            "%s %p, which is not %ld-byte aligned (called from %p)\n",
+            access, address, long(alignment), site);
+    abort();
+  }
+  Fiber *fiber = launch.current;
+  char who[64];
+  formatThread(*fiber, who, sizeof(who));
+  abortLaunch("misaligned address",
+              ": %s: %s %p, which is not %ld-byte aligned (called from %p)",
+              who, access, address, long(alignment), site);
+  stopFiber(fiber, site);
 }
 
 extern "C" void *__kiln_emu_dynamic_shared(void) {
