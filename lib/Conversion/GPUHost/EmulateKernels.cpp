@@ -241,6 +241,17 @@ public:
     func.setPassthroughAttr(builder.getStrArrayAttr({"cold", "noreturn"}));
     return func;
   }
+  LLVM::LLVMFuncOp racecheckEnabled() {
+    return get("__kiln_emu_racecheck_enabled", integer(32), {});
+  }
+  LLVM::LLVMFuncOp sharedAccess() {
+    return get("__kiln_emu_shared_access", voidType(),
+               {pointer(), integer(64), integer(32)});
+  }
+  LLVM::LLVMFuncOp workgroupBuffers() {
+    return get("__kiln_emu_workgroup_buffers", voidType(),
+               {pointer(), integer(32)});
+  }
 
 private:
   static LLVM::LLVMFuncOp convergent(LLVM::LLVMFuncOp func) {
@@ -265,6 +276,11 @@ private:
   void rewriteNVVMOps(LLVM::LLVMFuncOp func, EmulatorABI &abi);
   void checkAlignment(LLVM::LLVMFuncOp func, EmulatorABI &abi,
                       NVPTXAlignments &alignments);
+  void recordWorkgroupAccesses(LLVM::LLVMFuncOp func, EmulatorABI &abi,
+                               NVPTXAlignments &alignments,
+                               const DenseSet<Operation *> &accesses);
+  void addWorkgroupTable(gpu::GPUModuleOp gpuModule,
+                         ArrayRef<std::pair<LLVM::GlobalOp, uint64_t>> buffers);
   LogicalResult moveModule(gpu::GPUModuleOp gpuModule, EmulatorABI &abi);
   void rewriteLaunch(gpu::LaunchFuncOp launch, EmulatorABI &abi);
 
@@ -274,6 +290,9 @@ private:
   llvm::StringMap<LLVM::LLVMFuncOp> kernels;
   /// The last op of the launch argument slots in each host function.
   DenseMap<Operation *, Operation *> lastSlots;
+  /// The table of static workgroup buffers of each gpu.module that has
+  /// some, and their number.
+  llvm::StringMap<std::pair<LLVM::GlobalOp, int64_t>> workgroupTables;
 };
 
 } // namespace
@@ -594,6 +613,126 @@ void KilnGPUEmulateKernelsPass::checkAlignment(LLVM::LLVMFuncOp func,
   }
 }
 
+/// The address of a load or store in workgroup memory (address space 3)
+/// and whether it writes, or null. Atomics are not recorded: they do not
+/// race with each other.
+static std::pair<Value, bool> getWorkgroupAccess(Operation *op) {
+  auto [address, isWrite] =
+      llvm::TypeSwitch<Operation *, std::pair<Value, bool>>(op)
+          .Case([](LLVM::LoadOp load) {
+            return std::make_pair(load.getAddr(), false);
+          })
+          .Case([](LLVM::StoreOp store) {
+            return std::make_pair(store.getAddr(), true);
+          })
+          .Default([](Operation *) { return std::make_pair(Value(), false); });
+  auto type =
+      address ? dyn_cast<LLVM::LLVMPointerType>(address.getType()) : nullptr;
+  if (!type || type.getAddressSpace() != 3)
+    return {Value(), false};
+  return {address, isWrite};
+}
+
+/// Lets the race check see the workgroup loads and stores of `func`
+/// (`accesses`, found before the address spaces were dropped): the function
+/// asks once whether the launch checks races, and each access then calls
+/// `__kiln_emu_shared_access(address, bytes, isWrite)` behind a test of the
+/// answer (a predictable branch when the check is off).
+void KilnGPUEmulateKernelsPass::recordWorkgroupAccesses(
+    LLVM::LLVMFuncOp func, EmulatorABI &abi, NVPTXAlignments &alignments,
+    const DenseSet<Operation *> &accesses) {
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (accesses.contains(op))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return;
+  MLIRContext *context = func.getContext();
+  IRRewriter rewriter(context);
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  Location loc = func.getLoc();
+  rewriter.setInsertionPointToStart(&func.getBody().front());
+  Value enabled = LLVM::ICmpOp::create(
+      rewriter, loc, LLVM::ICmpPredicate::ne,
+      LLVM::CallOp::create(rewriter, loc, abi.racecheckEnabled(), {})
+          .getResult(),
+      LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+  Value isRead = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+  Value isWrite = LLVM::ConstantOp::create(rewriter, loc, i32, 1);
+  for (Operation *op : ops) {
+    Location opLoc = op->getLoc();
+    auto load = dyn_cast<LLVM::LoadOp>(op);
+    Type type = load ? load.getType()
+                     : cast<LLVM::StoreOp>(op).getValue().getType();
+    Value address = load ? load.getAddr() : cast<LLVM::StoreOp>(op).getAddr();
+    Block *before = op->getBlock();
+    Block *after = rewriter.splitBlock(before, op->getIterator());
+    Block *record = rewriter.createBlock(after);
+    LLVM::CallOp::create(
+        rewriter, opLoc, abi.sharedAccess(),
+        {address,
+         LLVM::ConstantOp::create(rewriter, opLoc, i64,
+                                  int64_t(alignments.getStoreSize(type))),
+         load ? isRead : isWrite});
+    LLVM::BrOp::create(rewriter, opLoc, after);
+    rewriter.setInsertionPointToEnd(before);
+    LLVM::CondBrOp::create(rewriter, opLoc, enabled, record, after);
+  }
+}
+
+/// Adds a constant table of the static workgroup buffers of `gpuModule`
+/// (moved globals and their sizes in bytes), `KilnEmuWorkgroupBuffer`s:
+/// address, size and the name `@module::@global`, which each launch of its
+/// kernels declares to the race check.
+void KilnGPUEmulateKernelsPass::addWorkgroupTable(
+    gpu::GPUModuleOp gpuModule,
+    ArrayRef<std::pair<LLVM::GlobalOp, uint64_t>> buffers) {
+  ModuleOp module = getOperation();
+  MLIRContext *context = module.getContext();
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = gpuModule.getLoc();
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  Type i8 = builder.getI8Type(), i64 = builder.getI64Type();
+  std::string prefix = getHostName(gpuModule, "");
+  SmallVector<LLVM::GlobalOp> names;
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    LLVM::GlobalOp global = buffer.first;
+    std::string name = ("@" + gpuModule.getName() + "::@" +
+                        global.getSymName().drop_front(prefix.size()))
+                           .str();
+    name.push_back('\0');
+    names.push_back(LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(i8, name.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal,
+        prefix + "__workgroup_name_" + std::to_string(i),
+        builder.getStringAttr(name)));
+  }
+  auto entryType = LLVM::LLVMStructType::getLiteral(context, {ptr, i64, ptr});
+  auto tableType = LLVM::LLVMArrayType::get(entryType, buffers.size());
+  auto table = LLVM::GlobalOp::create(builder, loc, tableType,
+                                      /*isConstant=*/true,
+                                      LLVM::Linkage::Internal,
+                                      prefix + "__workgroup_buffers",
+                                      Attribute());
+  builder.setInsertionPointToStart(
+      builder.createBlock(&table.getInitializerRegion()));
+  Value value = LLVM::PoisonOp::create(builder, loc, tableType);
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    LLVM::GlobalOp global = buffer.first;
+    Value fields[] = {
+        LLVM::AddressOfOp::create(builder, loc, global),
+        LLVM::ConstantOp::create(builder, loc, i64, int64_t(buffer.second)),
+        LLVM::AddressOfOp::create(builder, loc, names[i])};
+    for (auto [j, field] : llvm::enumerate(fields))
+      value = LLVM::InsertValueOp::create(
+          builder, loc, value, field,
+          ArrayRef<int64_t>{int64_t(i), int64_t(j)});
+  }
+  LLVM::ReturnOp::create(builder, loc, value);
+  workgroupTables[gpuModule.getName()] = {table, int64_t(buffers.size())};
+}
+
 /// Drops the `nvvm.*` and `gpu.*` attributes of `func` and its arguments.
 static void dropTargetAttributes(LLVM::LLVMFuncOp func) {
   auto isTargetAttr = [](StringRef name) {
@@ -632,6 +771,14 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
     SymbolTable::setSymbolName(&op, name);
   }
 
+  // The workgroup loads and stores, for the race check: their address
+  // space says so until it goes.
+  DenseSet<Operation *> workgroupAccesses;
+  gpuModule.walk([&](Operation *op) {
+    if (getWorkgroupAccess(op).first)
+      workgroupAccesses.insert(op);
+  });
+
   // No address spaces on the host.
   AttrTypeReplacer replacer;
   replacer.addReplacement([](LLVM::LLVMPointerType type) -> Type {
@@ -645,12 +792,16 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
   NVPTXAlignments alignments(gpuModule);
   Block *hostBody = module.getBody();
   SmallVector<LLVM::GlobalOp> dynamicShared;
+  SmallVector<std::pair<LLVM::GlobalOp, uint64_t>> workgroupBuffers;
   for (Operation &op : llvm::make_early_inc_range(gpuModule.getOps())) {
     if (auto global = dyn_cast<LLVM::GlobalOp>(op)) {
       if (isDynamicSharedMemory(global)) {
         dynamicShared.push_back(global);
         continue;
       }
+      if (global.getAddrSpace() == 3)
+        workgroupBuffers.push_back(
+            {global, alignments.getAllocSize(global.getGlobalType())});
       global.setAddrSpace(0);
       global.setLinkage(LLVM::Linkage::Internal);
       op.moveBefore(hostBody, hostBody->end());
@@ -674,6 +825,7 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
     }
     bool isKernel = func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName());
     checkAlignment(func, abi, alignments);
+    recordWorkgroupAccesses(func, abi, alignments, workgroupAccesses);
     rewriteNVVMOps(func, abi);
     dropTargetAttributes(func);
     func.setLinkage(LLVM::Linkage::Internal);
@@ -711,6 +863,8 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
   }
   for (LLVM::GlobalOp global : dynamicShared)
     global.erase();
+  if (!workgroupBuffers.empty())
+    addWorkgroupTable(gpuModule, workgroupBuffers);
   return success();
 }
 
@@ -805,6 +959,13 @@ void KilnGPUEmulateKernelsPass::rewriteLaunch(gpu::LaunchFuncOp launch,
   Value stream = launch.getAsyncObject();
   if (!stream)
     stream = LLVM::ZeroOp::create(rewriter, loc, ptr);
+  // The kernel module's static workgroup buffers, for the race check.
+  auto table = workgroupTables.find(launch.getKernelModuleName().getValue());
+  if (table != workgroupTables.end())
+    LLVM::CallOp::create(
+        rewriter, loc, abi.workgroupBuffers(),
+        {LLVM::AddressOfOp::create(rewriter, loc, table->second.first),
+         LLVM::ConstantOp::create(rewriter, loc, i32, table->second.second)});
   Value entryAddress =
       LLVM::AddressOfOp::create(rewriter, loc, entry);
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
@@ -821,6 +982,7 @@ void KilnGPUEmulateKernelsPass::runOnOperation() {
   entries.clear();
   kernels.clear();
   lastSlots.clear();
+  workgroupTables.clear();
 
   // Check everything first: an error leaves the module as it was.
   bool ok = true;

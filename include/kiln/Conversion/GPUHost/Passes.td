@@ -195,6 +195,13 @@ def KilnGPUEmulateKernelsPass
       layout, which MLIR's translation uses); a misaligned address, a CUDA
       error on the GPU, branches to a call of `__kiln_emu_misaligned`, which
       reports it and stops the launch;
+    - for the emulator's opt-in race check (`KILN_EMU_RACECHECK=1`), each
+      kernel function with workgroup (address space 3) loads or stores asks
+      `__kiln_emu_racecheck_enabled()` once, and each such access calls
+      `__kiln_emu_shared_access(address, bytes, isWrite)` when it is on;
+      each gpu.module with workgroup globals gets a constant table of them
+      (address, bytes, name), which its launches pass to
+      `__kiln_emu_workgroup_buffers` first;
     - each kernel (`gpu.kernel`) gets `@__kiln_emu.m.<kernel>.entry(ptr
       params)`, which loads argument i from `params[i]` and calls it;
     - each `gpu.launch_func` becomes a call of `__kiln_emu_launch` with the
