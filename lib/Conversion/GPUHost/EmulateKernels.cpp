@@ -232,8 +232,8 @@ public:
   LLVM::LLVMFuncOp dynamicShared() {
     return get("__kiln_emu_dynamic_shared", pointer(), {});
   }
-  /// Stops the launch: `cold` and `noreturn`, so the tests before the
-  /// accesses cost no call and no spill on their fast path.
+  /// Stops the launch and does not return: `cold` and `noreturn`, so that
+  /// its calls stay out of the way of the accesses' fast path.
   LLVM::LLVMFuncOp misaligned() {
     LLVM::LLVMFuncOp func = get("__kiln_emu_misaligned", voidType(),
                                 {pointer(), integer(64), integer(32)});
