@@ -459,6 +459,20 @@ JitOptions emulatorOptions(bool tensorCores) {
   return options;
 }
 
+/// Turns the emulator's race check of workgroup memory on for the emulated
+/// runs, unless KILN_EMU_RACECHECK says otherwise (KILN_EMU_RACECHECK=0
+/// measures without it): every kernel of the test is checked, and a race is
+/// a diagnostic of the invocation ("failed on the GPU emulator: ...").
+void enableRaceCheck() {
+  if (getenv("KILN_EMU_RACECHECK"))
+    return;
+  auto *set = reinterpret_cast<void (*)(int32_t)>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+          "__kiln_emu_set_racecheck"));
+  ASSERT_NE(set, nullptr) << "the GPU emulator library is not loaded";
+  set(1);
+}
+
 /// Runs `name` on both modules; fails the test on a diagnostic.
 bool runBoth(JitModule *cpu, JitModule *emulated, StringRef name,
              ArrayRef<HostTensor> inputs, SmallVector<HostTensor> &cpuResults,
@@ -467,6 +481,7 @@ bool runBoth(JitModule *cpu, JitModule *emulated, StringRef name,
     return false;
   DiagnosticCollector diagnostics(Backends::get().getSession().getContext());
   FailureOr<SmallVector<HostTensor>> a = cpu->invoke(name, inputs);
+  enableRaceCheck();
   FailureOr<SmallVector<HostTensor>> b = emulated->invoke(name, inputs);
   if (failed(a) || failed(b)) {
     ADD_FAILURE() << "@" << name.str() << ": " << diagnostics.all();

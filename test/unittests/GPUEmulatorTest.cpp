@@ -1030,6 +1030,325 @@ TEST_F(GPUEmulator, LdMatrixErrors) {
 }
 
 //===----------------------------------------------------------------------===//
+// Misaligned accesses
+//===----------------------------------------------------------------------===//
+
+/// What kiln-gpu-emulate-kernels puts in front of a 16-byte access: thread 3
+/// of block 1 finds its address 4 bytes past a 16-byte boundary and reports
+/// it (params[2]: the kind); every thread that gets past the test marks
+/// itself in params[1].
+void misalignedKernel(void **params) {
+  auto *buffer = static_cast<char *>(params[0]);
+  auto *passed = static_cast<int32_t *>(params[1]);
+  int32_t kind = *static_cast<int32_t *>(params[2]);
+  int32_t t = __kiln_emu_sreg(kTidX), b = __kiln_emu_sreg(kCtaidX);
+  char *address = buffer + 16 * t + (t == 3 && b == 1 ? 4 : 0);
+  if (reinterpret_cast<uintptr_t>(address) % 16 != 0)
+    __kiln_emu_misaligned(address, 16, kind);
+  passed[b * 8 + t] = 1;
+}
+
+TEST_F(GPUEmulator, MisalignedAccessStopsTheLaunch) {
+  alignas(16) static char buffer[8 * 16 + 16];
+  const char *names[] = {"a load from", "a store to", "an atomic on"};
+  for (int32_t kind = 0; kind < 3; ++kind) {
+    int32_t passed[3 * 8] = {};
+    void *params[] = {buffer, passed, &kind};
+    launch(misalignedKernel, 3, 1, 1, 8, 1, 1, params);
+    char expected[160];
+    snprintf(expected, sizeof(expected),
+             "GPU emulator: misaligned address in block (1,0,0): thread 3 "
+             "(3,0,0): %s %p, which is not 16-byte aligned (called from ",
+             names[kind], static_cast<void *>(buffer + 3 * 16 + 4));
+    EXPECT_EQ(lastError().rfind(expected, 0), 0u) << lastError();
+    // Block 0 ran; in block 1 threads 0..2 ran before thread 3 stopped the
+    // launch, no thread after it; block 2 did not run.
+    for (int b = 0; b < 3; ++b)
+      for (int t = 0; t < 8; ++t)
+        EXPECT_EQ(passed[b * 8 + t], b == 0 || (b == 1 && t < 3) ? 1 : 0)
+            << "kind " << kind << " block " << b << " thread " << t;
+    kilnCudaClearLastError();
+  }
+  // The stopped fibers are reused by the next launch.
+  int32_t kind = 0;
+  int32_t passed[3 * 8] = {};
+  void *params[] = {buffer, passed, &kind};
+  launch(misalignedKernel, 1, 1, 1, 8, 1, 1, params);
+  EXPECT_EQ(lastError(), "");
+  for (int t = 0; t < 8; ++t)
+    EXPECT_EQ(passed[t], 1);
+}
+
+TEST_F(GPUEmulator, MisalignedAccessOutsideALaunchAborts) {
+  alignas(16) static char buffer[32];
+  EXPECT_DEATH(__kiln_emu_misaligned(buffer + 2, 4, 1),
+               "GPU emulator: misaligned address outside a kernel launch: a "
+               "store to 0x[0-9a-f]+, which is not 4-byte aligned");
+}
+
+//===----------------------------------------------------------------------===//
+// The race check of workgroup memory
+//===----------------------------------------------------------------------===//
+
+/// A workgroup load and store as kiln-gpu-emulate-kernels compiles them:
+/// recorded when the launch checks races.
+template <typename T>
+T sharedLoad(const T *address) {
+  if (__kiln_emu_racecheck_enabled())
+    __kiln_emu_shared_access(address, sizeof(T), 0);
+  return *address;
+}
+template <typename T>
+void sharedStore(T *address, T value) {
+  if (__kiln_emu_racecheck_enabled())
+    __kiln_emu_shared_access(address, sizeof(T), 1);
+  *address = value;
+}
+
+/// A static workgroup buffer of the race tests and its declaration.
+int64_t raceBuffer[256];
+const KilnEmuWorkgroupBuffer raceBuffers[] = {
+    {raceBuffer, sizeof(raceBuffer), "@test::@raceBuffer"}};
+
+/// Turns the race check on for a test and off after it.
+class GPUEmulatorRaceCheck : public GPUEmulator {
+protected:
+  void SetUp() override {
+    GPUEmulator::SetUp();
+    __kiln_emu_set_racecheck(1);
+  }
+  void TearDown() override {
+    __kiln_emu_set_racecheck(-1);
+    GPUEmulator::TearDown();
+  }
+  /// Launches `kernel` on one block with the race buffer declared.
+  void launchChecked(void (*kernel)(void **), int64_t bx, int64_t by,
+                     void **params, int32_t dynamicShared = 0,
+                     int64_t gx = 1) {
+    __kiln_emu_workgroup_buffers(raceBuffers, 1);
+    launch(kernel, gx, 1, 1, bx, by, 1, params, dynamicShared);
+  }
+};
+
+/// The tree reduction of 1..n through the race buffer, recording its
+/// accesses; params[1] says whether it synchronizes between the steps.
+void racyReduceKernel(void **params) {
+  auto *out = static_cast<int64_t *>(params[0]);
+  bool sync = *static_cast<bool *>(params[1]);
+  int32_t t = __kiln_emu_sreg(kTidX), n = __kiln_emu_sreg(kNtidX);
+  sharedStore(&raceBuffer[t], int64_t(t + 1));
+  for (int32_t s = n / 2; s > 0; s /= 2) {
+    if (sync)
+      __kiln_emu_barrier();
+    if (t < s)
+      sharedStore(&raceBuffer[t],
+                  sharedLoad(&raceBuffer[t]) + sharedLoad(&raceBuffer[t + s]));
+  }
+  if (t == 0)
+    *out = sharedLoad(&raceBuffer[0]);
+}
+
+TEST_F(GPUEmulatorRaceCheck, ReductionWithoutItsBarriersIsARace) {
+  int64_t out = 0;
+  bool sync = true;
+  void *params[] = {&out, &sync};
+  launchChecked(racyReduceKernel, 256, 1, params);
+  EXPECT_EQ(lastError(), "");
+  EXPECT_EQ(out, 256 * 257 / 2);
+
+  // Thread 0 runs the whole loop first: it reads element 1 (bytes 8..15)
+  // in its last step, then thread 1 writes it, with no barrier between.
+  sync = false;
+  launchChecked(racyReduceKernel, 256, 1, params);
+  EXPECT_EQ(lastError().rfind(
+                "GPU emulator: workgroup memory race (write after read) in "
+                "block (0,0,0), epoch 0 (after 0 barriers): thread 1 "
+                "(1,0,0) writes byte 8 of @test::@raceBuffer (at ",
+                0),
+            0u)
+      << lastError();
+  EXPECT_NE(lastError().find("which thread 0 (0,0,0) read in the same epoch "
+                             "(called from "),
+            std::string::npos)
+      << lastError();
+
+  // Off (the default), the same launch reports nothing.
+  kilnCudaClearLastError();
+  __kiln_emu_set_racecheck(-1);
+  unsetenv("KILN_EMU_RACECHECK");
+  launchChecked(racyReduceKernel, 256, 1, params);
+  EXPECT_EQ(lastError(), "");
+  // KILN_EMU_RACECHECK=1 turns it on at the next launch.
+  setenv("KILN_EMU_RACECHECK", "1", 1);
+  launchChecked(racyReduceKernel, 256, 1, params);
+  unsetenv("KILN_EMU_RACECHECK");
+  EXPECT_NE(lastError().find("workgroup memory race (write after read)"),
+            std::string::npos)
+      << lastError();
+}
+
+/// Thread `first` (linear id) accesses the 4 bytes at params[1] + offset,
+/// then thread `second` accesses 4 bytes at params[1] + params[3] (a byte
+/// offset), both after a first barrier; how: params[2] (0 RAW, 1 WAR, 2 WAW,
+/// 3 write-read with a barrier between, 4 write-read by the same thread).
+void pairKernel(void **params) {
+  auto *base = static_cast<char *>(params[0]);
+  int32_t how = *static_cast<int32_t *>(params[1]);
+  int32_t secondOffset = *static_cast<int32_t *>(params[2]);
+  if (!base)
+    base = static_cast<char *>(__kiln_emu_dynamic_shared());
+  int32_t t = __kiln_emu_sreg(kTidX) +
+              __kiln_emu_sreg(kNtidX) * __kiln_emu_sreg(kTidX + 1);
+  const int32_t first = 2, second = how == 4 ? 2 : 5;
+  auto *a = reinterpret_cast<int32_t *>(base + 8);
+  auto *b = reinterpret_cast<int32_t *>(base + 8 + secondOffset);
+  __kiln_emu_barrier();
+  if (t == first) {
+    if (how == 1)
+      (void)sharedLoad(a);
+    else
+      sharedStore(a, 1);
+  }
+  if (how == 3)
+    __kiln_emu_barrier();
+  if (t == second) {
+    if (how == 0 || how == 3 || how == 4)
+      (void)sharedLoad(b);
+    else
+      sharedStore(b, 2);
+  }
+}
+
+TEST_F(GPUEmulatorRaceCheck, ReadAfterWriteWriteAfterReadWriteAfterWrite) {
+  const char *kinds[] = {"read after write", "write after read",
+                         "write after write"};
+  const char *verbs[][2] = {
+      {"reads", "wrote"}, {"writes", "read"}, {"writes", "wrote"}};
+  for (int32_t how = 0; how < 3; ++how) {
+    int32_t offset = 0;
+    void *params[] = {raceBuffer, &how, &offset};
+    // A 4x2 block: thread 5 is (1,1,0).
+    launchChecked(pairKernel, 4, 2, params);
+    char expected[300];
+    snprintf(expected, sizeof(expected),
+             "GPU emulator: workgroup memory race (%s) in block (0,0,0), "
+             "epoch 1 (after 1 barrier): thread 5 (1,1,0) %s byte 8 of "
+             "@test::@raceBuffer (at %p), which thread 2 (2,0,0) %s in the "
+             "same epoch (called from ",
+             kinds[how], verbs[how][0],
+             static_cast<void *>(reinterpret_cast<char *>(raceBuffer) + 8),
+             verbs[how][1]);
+    EXPECT_EQ(lastError().rfind(expected, 0), 0u) << lastError();
+    kilnCudaClearLastError();
+  }
+  // A barrier between them, or the same thread: no race.
+  for (int32_t how : {3, 4}) {
+    int32_t offset = 0;
+    void *params[] = {raceBuffer, &how, &offset};
+    launchChecked(pairKernel, 4, 2, params);
+    EXPECT_EQ(lastError(), "") << how;
+  }
+  // Byte granularity: the read of bytes 11..14 overlaps the write of 8..11
+  // in byte 11 only; bytes 12..15 do not overlap.
+  for (int32_t offset : {3, 4}) {
+    int32_t how = 0;
+    void *params[] = {raceBuffer, &how, &offset};
+    launchChecked(pairKernel, 4, 2, params);
+    if (offset == 3)
+      EXPECT_NE(lastError().find("(read after write) in block (0,0,0), "
+                                 "epoch 1 (after 1 barrier): thread 5 (1,1,0) "
+                                 "reads byte 11 of @test::@raceBuffer"),
+                std::string::npos)
+          << lastError();
+    else
+      EXPECT_EQ(lastError(), "");
+    kilnCudaClearLastError();
+  }
+  // The dynamic shared memory is checked without a declaration.
+  int32_t how = 2, offset = 0;
+  void *params[] = {nullptr, &how, &offset};
+  launch(pairKernel, 1, 1, 1, 4, 2, 1, params, /*dynamicShared=*/64);
+  EXPECT_NE(lastError().find("thread 5 (1,1,0) writes byte 8 of the dynamic "
+                             "shared memory (at "),
+            std::string::npos)
+      << lastError();
+}
+
+/// Block b: thread b writes element 0 (each block alone is race free).
+void perBlockKernel(void **) {
+  if (__kiln_emu_sreg(kTidX) == __kiln_emu_sreg(kCtaidX))
+    sharedStore(&raceBuffer[0], int64_t(1));
+}
+
+/// Thread 0 reads past the race buffer.
+void outOfBoundsKernel(void **) {
+  if (__kiln_emu_sreg(kTidX) == 0)
+    (void)sharedLoad(&raceBuffer[256]);
+}
+
+TEST_F(GPUEmulatorRaceCheck, BlocksStartCleanAndBoundsAreChecked) {
+  void *params[] = {nullptr};
+  launchChecked(perBlockKernel, 4, 1, params, 0, /*gx=*/3);
+  EXPECT_EQ(lastError(), "");
+  launchChecked(outOfBoundsKernel, 4, 1, params);
+  EXPECT_EQ(lastError().rfind(
+                "GPU emulator: workgroup memory access out of bounds in block "
+                "(0,0,0): thread 0 (0,0,0) reads 8 bytes at ",
+                0),
+            0u)
+      << lastError();
+  kilnCudaClearLastError();
+  // The declaration is for one launch: without it the buffer is unknown.
+  launch(perBlockKernel, 1, 1, 1, 4, 1, 1, params);
+  EXPECT_NE(lastError().find("outside every workgroup buffer"),
+            std::string::npos)
+      << lastError();
+}
+
+/// Each lane writes row `lane` (8 halves, 16 bytes) of a 32-row tile in
+/// the race buffer, optionally waits at the barrier, then ldmatrix.x4 reads
+/// with lane l giving row (l + params[1]) % 32.
+void ldMatrixRaceKernel(void **params) {
+  bool sync = *static_cast<bool *>(params[0]);
+  int32_t shift = *static_cast<int32_t *>(params[1]);
+  int32_t lane = __kiln_emu_sreg(kLaneId);
+  auto *tile = reinterpret_cast<uint16_t *>(raceBuffer);
+  for (int32_t i = 0; i < 8; ++i)
+    sharedStore(&tile[8 * lane + i], uint16_t(lane * 8 + i));
+  if (sync)
+    __kiln_emu_barrier();
+  int32_t out[4];
+  __kiln_emu_ldmatrix_m8n8_b16(4, 0, tile + 8 * ((lane + shift) % 32), out);
+}
+
+TEST_F(GPUEmulatorRaceCheck, LdMatrixReadsOnBehalfOfTheLanes) {
+  bool sync = false;
+  int32_t shift = 0;
+  void *params[] = {&sync, &shift};
+  // Every lane reads the row it wrote: no race.
+  launchChecked(ldMatrixRaceKernel, 32, 1, params);
+  EXPECT_EQ(lastError(), "");
+  // Lane 0 gives row 1, which lane 1 wrote.
+  shift = 1;
+  launchChecked(ldMatrixRaceKernel, 32, 1, params);
+  EXPECT_EQ(lastError().rfind(
+                "GPU emulator: workgroup memory race (read after write) in "
+                "block (0,0,0), epoch 0 (after 0 barriers): thread 0 "
+                "(0,0,0) reads (ldmatrix row) byte 16 of @test::@raceBuffer "
+                "(at ",
+                0),
+            0u)
+      << lastError();
+  EXPECT_NE(lastError().find("which thread 1 (1,0,0) wrote in the same epoch"),
+            std::string::npos)
+      << lastError();
+  kilnCudaClearLastError();
+  sync = true;
+  launchChecked(ldMatrixRaceKernel, 32, 1, params);
+  EXPECT_EQ(lastError(), "");
+}
+
+//===----------------------------------------------------------------------===//
 // Host functions
 //===----------------------------------------------------------------------===//
 
@@ -1160,7 +1479,9 @@ TEST_F(GPUEmulator, SharedLibraryExportsTheAbi) {
       "__kiln_emu_launch", "__kiln_emu_sreg", "__kiln_emu_barrier",
       "__kiln_emu_shfl_sync", "__kiln_emu_mma_m16n8k16_f32",
       "__kiln_emu_ldmatrix_m8n8_b16", "__kiln_emu_dynamic_shared",
-      "kilnCudaGetLastError", "kilnCudaClearLastError", "kilnCudaReportError",
+      "__kiln_emu_misaligned", "__kiln_emu_workgroup_buffers",
+      "__kiln_emu_racecheck_enabled", "__kiln_emu_shared_access",
+      "__kiln_emu_set_racecheck", "kilnCudaGetLastError", "kilnCudaClearLastError", "kilnCudaReportError",
       "kilnCudaSynchronize", "mgpuModuleLoad", "mgpuModuleLoadJIT",
       "mgpuModuleUnload", "mgpuModuleGetFunction", "mgpuLaunchKernel",
       "mgpuLaunchClusterKernel", "mgpuStreamCreate", "mgpuStreamDestroy",

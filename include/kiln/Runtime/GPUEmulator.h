@@ -79,6 +79,53 @@ void __kiln_emu_mma_m16n8k16_f32(int32_t kind, int32_t a0, int32_t a1,
 void __kiln_emu_ldmatrix_m8n8_b16(int32_t numMatrices, int32_t transpose,
                                   const void *rowAddress, int32_t *out);
 
+/// Reports a load (kind 0), store (1) or atomic (2) of the calling thread at
+/// `address`, which is not `alignment`-byte aligned as the instruction needs
+/// (on the GPU: a misaligned address error, fatal to the CUDA context), and
+/// stops the launch. Does not return: the thread is abandoned like the rest
+/// of the stopped block (outside a launch, the message goes to stderr and
+/// the process aborts). `kiln-gpu-emulate-kernels` calls it from a test in
+/// front of every access that needs more than byte alignment.
+void __kiln_emu_misaligned(const void *address, int64_t alignment,
+                           int32_t kind);
+
+/// A static workgroup buffer of a kernel module: `kiln-gpu-emulate-kernels`
+/// turns the workgroup globals into host globals and describes them in a
+/// constant table of these.
+typedef struct KilnEmuWorkgroupBuffer {
+  void *address;
+  int64_t bytes;
+  /// `@module::@global`, for race reports.
+  const char *name;
+} KilnEmuWorkgroupBuffer;
+
+/// Declares the static workgroup buffers of the next __kiln_emu_launch from
+/// the calling OS thread (the launch consumes them), which the race check
+/// needs to tell workgroup memory apart and to name it. The dynamic shared
+/// memory is the runtime's own and needs no declaration.
+void __kiln_emu_workgroup_buffers(const KilnEmuWorkgroupBuffer *buffers,
+                                  int32_t count);
+
+/// Whether the running launch checks workgroup memory for races: the
+/// kernels call it once per function and test the result before each
+/// workgroup access (a predictable branch when it is off).
+int32_t __kiln_emu_racecheck_enabled(void);
+
+/// Records an access of `bytes` bytes at `address` in workgroup memory by the
+/// calling thread (isWrite 1 for a store). Between two releases of the
+/// block's barrier (an epoch), a byte that two different threads access,
+/// at least one of them writing, is a race: the first one is reported
+/// (kind, both threads, the buffer and byte, the epoch) and the launch
+/// stops; so is an access outside every workgroup buffer. Call it only when
+/// __kiln_emu_racecheck_enabled() is true.
+void __kiln_emu_shared_access(const void *address, int64_t bytes,
+                              int32_t isWrite);
+
+/// Turns the race check on (1) or off (0) for the launches that follow,
+/// whatever KILN_EMU_RACECHECK says; -1 goes back to reading
+/// KILN_EMU_RACECHECK (non-empty and not "0": on) at each launch.
+void __kiln_emu_set_racecheck(int32_t mode);
+
 /// The launch's dynamic shared memory (dynamicSharedBytes bytes, 16-byte
 /// aligned, the same buffer for every thread of a block; contents undefined at
 /// block start).

@@ -13,8 +13,11 @@
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Target/LLVMIR/TypeToLLVM.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/LLVMContext.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUEMULATEKERNELSPASS
@@ -141,7 +144,45 @@ static bool isDynamicSharedMemory(LLVM::GlobalOp global) {
   return global.getAddrSpace() == 3 && array && array.getNumElements() == 0;
 }
 
+/// The kinds of memory access that `__kiln_emu_misaligned` reports.
+enum class AccessKind { Load = 0, Store = 1, Atomic = 2 };
+
 namespace {
+
+/// The alignment that NVPTX gets for an access without an `alignment`
+/// attribute: MLIR's translation to LLVM IR runs before
+/// gpu-module-to-binary sets the NVPTX data layout, so IRBuilder takes the
+/// ABI alignment (atomics: the store size) of the gpu.module's own data layout
+/// (its `llvm.data_layout`, else LLVM's default layout, in which e.g. i64
+/// needs only 4 bytes), and the NVPTX back end splits any access it cannot
+/// issue at that alignment.
+class NVPTXAlignments {
+public:
+  NVPTXAlignments(gpu::GPUModuleOp gpuModule)
+      : layout(getLayoutString(gpuModule)), types(context) {}
+
+  uint64_t getABIAlignment(Type type) {
+    return layout.getABITypeAlign(types.translateType(type)).value();
+  }
+  uint64_t getStoreSize(Type type) {
+    return layout.getTypeStoreSize(types.translateType(type)).getFixedValue();
+  }
+  uint64_t getAllocSize(Type type) {
+    return layout.getTypeAllocSize(types.translateType(type)).getFixedValue();
+  }
+
+private:
+  static StringRef getLayoutString(gpu::GPUModuleOp gpuModule) {
+    if (auto layout = gpuModule->getAttrOfType<StringAttr>(
+            LLVM::LLVMDialect::getDataLayoutAttrName()))
+      return layout.getValue();
+    return "";
+  }
+
+  llvm::LLVMContext context;
+  llvm::DataLayout layout;
+  LLVM::TypeToLLVMIRTranslator types;
+};
 
 /// The emulator's runtime functions, declared in the host module on demand.
 class EmulatorABI {
@@ -191,6 +232,26 @@ public:
   LLVM::LLVMFuncOp dynamicShared() {
     return get("__kiln_emu_dynamic_shared", pointer(), {});
   }
+  /// Stops the launch and does not return: `cold` and `noreturn`, so that
+  /// its calls stay out of the way of the accesses' fast path.
+  LLVM::LLVMFuncOp misaligned() {
+    LLVM::LLVMFuncOp func = get("__kiln_emu_misaligned", voidType(),
+                                {pointer(), integer(64), integer(32)});
+    Builder builder(module.getContext());
+    func.setPassthroughAttr(builder.getStrArrayAttr({"cold", "noreturn"}));
+    return func;
+  }
+  LLVM::LLVMFuncOp racecheckEnabled() {
+    return get("__kiln_emu_racecheck_enabled", integer(32), {});
+  }
+  LLVM::LLVMFuncOp sharedAccess() {
+    return get("__kiln_emu_shared_access", voidType(),
+               {pointer(), integer(64), integer(32)});
+  }
+  LLVM::LLVMFuncOp workgroupBuffers() {
+    return get("__kiln_emu_workgroup_buffers", voidType(),
+               {pointer(), integer(32)});
+  }
 
 private:
   static LLVM::LLVMFuncOp convergent(LLVM::LLVMFuncOp func) {
@@ -213,6 +274,13 @@ struct KilnGPUEmulateKernelsPass
 private:
   LogicalResult checkModule(gpu::GPUModuleOp gpuModule);
   void rewriteNVVMOps(LLVM::LLVMFuncOp func, EmulatorABI &abi);
+  void checkAlignment(LLVM::LLVMFuncOp func, EmulatorABI &abi,
+                      NVPTXAlignments &alignments);
+  void recordWorkgroupAccesses(LLVM::LLVMFuncOp func, EmulatorABI &abi,
+                               NVPTXAlignments &alignments,
+                               const DenseSet<Operation *> &accesses);
+  void addWorkgroupTable(gpu::GPUModuleOp gpuModule,
+                         ArrayRef<std::pair<LLVM::GlobalOp, uint64_t>> buffers);
   LogicalResult moveModule(gpu::GPUModuleOp gpuModule, EmulatorABI &abi);
   void rewriteLaunch(gpu::LaunchFuncOp launch, EmulatorABI &abi);
 
@@ -222,6 +290,9 @@ private:
   llvm::StringMap<LLVM::LLVMFuncOp> kernels;
   /// The last op of the launch argument slots in each host function.
   DenseMap<Operation *, Operation *> lastSlots;
+  /// The table of static workgroup buffers of each gpu.module that has
+  /// some, and their number.
+  llvm::StringMap<std::pair<LLVM::GlobalOp, int64_t>> workgroupTables;
 };
 
 } // namespace
@@ -427,6 +498,241 @@ void KilnGPUEmulateKernelsPass::rewriteNVVMOps(LLVM::LLVMFuncOp func,
   }
 }
 
+/// The address, the alignment NVPTX requires and the kind of `op` if it is a
+/// load, store or atomic.
+static std::optional<std::tuple<Value, uint64_t, AccessKind>>
+getAccess(Operation *op, NVPTXAlignments &alignments) {
+  return llvm::TypeSwitch<Operation *,
+                          std::optional<std::tuple<Value, uint64_t, AccessKind>>>(
+             op)
+      .Case([&](LLVM::LoadOp load) {
+        return std::make_tuple(
+            load.getAddr(),
+            load.getAlignment().value_or(
+                alignments.getABIAlignment(load.getType())),
+            AccessKind::Load);
+      })
+      .Case([&](LLVM::StoreOp store) {
+        return std::make_tuple(
+            store.getAddr(),
+            store.getAlignment().value_or(
+                alignments.getABIAlignment(store.getValue().getType())),
+            AccessKind::Store);
+      })
+      .Case([&](LLVM::AtomicRMWOp atomic) {
+        return std::make_tuple(
+            atomic.getPtr(),
+            atomic.getAlignment().value_or(
+                alignments.getStoreSize(atomic.getVal().getType())),
+            AccessKind::Atomic);
+      })
+      .Case([&](LLVM::AtomicCmpXchgOp atomic) {
+        return std::make_tuple(
+            atomic.getPtr(),
+            atomic.getAlignment().value_or(
+                alignments.getStoreSize(atomic.getVal().getType())),
+            AccessKind::Atomic);
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Guards each load, store and atomic of `func` (address spaces dropped) that
+/// needs more than byte alignment with a test of its address: a misaligned
+/// address is a CUDA error on the GPU but works on the host. The test is
+/// inline (`ptrtoint`, `and`, `icmp`, `cond_br`); only a misaligned access
+/// branches to a block at the end of the function (one per alignment and
+/// kind) that calls `__kiln_emu_misaligned`, which stops the launch and does
+/// not return.
+void KilnGPUEmulateKernelsPass::checkAlignment(LLVM::LLVMFuncOp func,
+                                               EmulatorABI &abi,
+                                               NVPTXAlignments &alignments) {
+  SmallVector<std::pair<Operation *, std::tuple<Value, uint64_t, AccessKind>>>
+      accesses;
+  func.walk([&](Operation *op) {
+    if (auto access = getAccess(op, alignments);
+        access && std::get<1>(*access) > 1)
+      accesses.push_back({op, *access});
+  });
+  if (accesses.empty())
+    return;
+  MLIRContext *context = func.getContext();
+  IRRewriter rewriter(context);
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  Location loc = func.getLoc();
+
+  // The constants, once per function in its entry block.
+  Block &entry = func.getBody().front();
+  DenseMap<std::pair<Type, int64_t>, Value> constants;
+  auto getConstant = [&](Type type, int64_t value) {
+    Value &constant = constants[{type, value}];
+    if (!constant) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&entry);
+      constant = LLVM::ConstantOp::create(rewriter, loc, type, value);
+    }
+    return constant;
+  };
+
+  // ^misaligned(%address): the report, one block per alignment and kind,
+  // shared by the accesses of the function.
+  DenseMap<std::pair<uint64_t, AccessKind>, Block *> reports;
+  auto getReport = [&](uint64_t alignment, AccessKind kind) {
+    Block *&report = reports[{alignment, kind}];
+    if (!report) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      report = rewriter.createBlock(&func.getBody(), func.getBody().end(),
+                                    {ptr}, {loc});
+      Value alignmentValue =
+          LLVM::ConstantOp::create(rewriter, loc, i64, int64_t(alignment));
+      Value kindValue =
+          LLVM::ConstantOp::create(rewriter, loc, i32, int64_t(kind));
+      LLVM::CallOp::create(
+          rewriter, loc, abi.misaligned(),
+          {report->getArgument(0), alignmentValue, kindValue});
+      LLVM::UnreachableOp::create(rewriter, loc);
+    }
+    return report;
+  };
+
+  for (auto &[op, access] : accesses) {
+    auto [address, alignment, kind] = access;
+    Location opLoc = op->getLoc();
+    Block *report = getReport(alignment, kind);
+    Block *before = op->getBlock();
+    Block *after = rewriter.splitBlock(before, op->getIterator());
+    rewriter.setInsertionPointToEnd(before);
+    Value bits = LLVM::PtrToIntOp::create(rewriter, opLoc, i64, address);
+    Value low = LLVM::AndOp::create(rewriter, opLoc, bits,
+                                    getConstant(i64, int64_t(alignment) - 1));
+    Value misaligned = LLVM::ICmpOp::create(
+        rewriter, opLoc, LLVM::ICmpPredicate::ne, low, getConstant(i64, 0));
+    LLVM::CondBrOp::create(rewriter, opLoc, misaligned, report,
+                           ValueRange{address}, after, ValueRange(),
+                           std::make_pair(uint32_t(1), uint32_t(1u << 20)));
+  }
+}
+
+/// The address of a load or store in workgroup memory (address space 3)
+/// and whether it writes, or null. Atomics are not recorded: they do not
+/// race with each other.
+static std::pair<Value, bool> getWorkgroupAccess(Operation *op) {
+  auto [address, isWrite] =
+      llvm::TypeSwitch<Operation *, std::pair<Value, bool>>(op)
+          .Case([](LLVM::LoadOp load) {
+            return std::make_pair(load.getAddr(), false);
+          })
+          .Case([](LLVM::StoreOp store) {
+            return std::make_pair(store.getAddr(), true);
+          })
+          .Default([](Operation *) { return std::make_pair(Value(), false); });
+  auto type =
+      address ? dyn_cast<LLVM::LLVMPointerType>(address.getType()) : nullptr;
+  if (!type || type.getAddressSpace() != 3)
+    return {Value(), false};
+  return {address, isWrite};
+}
+
+/// Lets the race check see the workgroup loads and stores of `func`
+/// (`accesses`, found before the address spaces were dropped): the function
+/// asks once whether the launch checks races, and each access then calls
+/// `__kiln_emu_shared_access(address, bytes, isWrite)` behind a test of the
+/// answer (a predictable branch when the check is off).
+void KilnGPUEmulateKernelsPass::recordWorkgroupAccesses(
+    LLVM::LLVMFuncOp func, EmulatorABI &abi, NVPTXAlignments &alignments,
+    const DenseSet<Operation *> &accesses) {
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (accesses.contains(op))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return;
+  MLIRContext *context = func.getContext();
+  IRRewriter rewriter(context);
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  Location loc = func.getLoc();
+  rewriter.setInsertionPointToStart(&func.getBody().front());
+  Value enabled = LLVM::ICmpOp::create(
+      rewriter, loc, LLVM::ICmpPredicate::ne,
+      LLVM::CallOp::create(rewriter, loc, abi.racecheckEnabled(), {})
+          .getResult(),
+      LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+  Value isRead = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+  Value isWrite = LLVM::ConstantOp::create(rewriter, loc, i32, 1);
+  for (Operation *op : ops) {
+    Location opLoc = op->getLoc();
+    auto load = dyn_cast<LLVM::LoadOp>(op);
+    Type type = load ? load.getType()
+                     : cast<LLVM::StoreOp>(op).getValue().getType();
+    Value address = load ? load.getAddr() : cast<LLVM::StoreOp>(op).getAddr();
+    Block *before = op->getBlock();
+    Block *after = rewriter.splitBlock(before, op->getIterator());
+    Block *record = rewriter.createBlock(after);
+    LLVM::CallOp::create(
+        rewriter, opLoc, abi.sharedAccess(),
+        {address,
+         LLVM::ConstantOp::create(rewriter, opLoc, i64,
+                                  int64_t(alignments.getStoreSize(type))),
+         load ? isRead : isWrite});
+    LLVM::BrOp::create(rewriter, opLoc, after);
+    rewriter.setInsertionPointToEnd(before);
+    LLVM::CondBrOp::create(rewriter, opLoc, enabled, record, after);
+  }
+}
+
+/// Adds a constant table of the static workgroup buffers of `gpuModule`
+/// (moved globals and their sizes in bytes), `KilnEmuWorkgroupBuffer`s:
+/// address, size and the name `@module::@global`, which each launch of its
+/// kernels declares to the race check.
+void KilnGPUEmulateKernelsPass::addWorkgroupTable(
+    gpu::GPUModuleOp gpuModule,
+    ArrayRef<std::pair<LLVM::GlobalOp, uint64_t>> buffers) {
+  ModuleOp module = getOperation();
+  MLIRContext *context = module.getContext();
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = gpuModule.getLoc();
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  Type i8 = builder.getI8Type(), i64 = builder.getI64Type();
+  std::string prefix = getHostName(gpuModule, "");
+  SmallVector<LLVM::GlobalOp> names;
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    LLVM::GlobalOp global = buffer.first;
+    std::string name = ("@" + gpuModule.getName() + "::@" +
+                        global.getSymName().drop_front(prefix.size()))
+                           .str();
+    name.push_back('\0');
+    names.push_back(LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(i8, name.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal,
+        prefix + "__workgroup_name_" + std::to_string(i),
+        builder.getStringAttr(name)));
+  }
+  auto entryType = LLVM::LLVMStructType::getLiteral(context, {ptr, i64, ptr});
+  auto tableType = LLVM::LLVMArrayType::get(entryType, buffers.size());
+  auto table = LLVM::GlobalOp::create(builder, loc, tableType,
+                                      /*isConstant=*/true,
+                                      LLVM::Linkage::Internal,
+                                      prefix + "__workgroup_buffers",
+                                      Attribute());
+  builder.setInsertionPointToStart(
+      builder.createBlock(&table.getInitializerRegion()));
+  Value value = LLVM::PoisonOp::create(builder, loc, tableType);
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    LLVM::GlobalOp global = buffer.first;
+    Value fields[] = {
+        LLVM::AddressOfOp::create(builder, loc, global),
+        LLVM::ConstantOp::create(builder, loc, i64, int64_t(buffer.second)),
+        LLVM::AddressOfOp::create(builder, loc, names[i])};
+    for (auto [j, field] : llvm::enumerate(fields))
+      value = LLVM::InsertValueOp::create(
+          builder, loc, value, field,
+          ArrayRef<int64_t>{int64_t(i), int64_t(j)});
+  }
+  LLVM::ReturnOp::create(builder, loc, value);
+  workgroupTables[gpuModule.getName()] = {table, int64_t(buffers.size())};
+}
+
 /// Drops the `nvvm.*` and `gpu.*` attributes of `func` and its arguments.
 static void dropTargetAttributes(LLVM::LLVMFuncOp func) {
   auto isTargetAttr = [](StringRef name) {
@@ -465,6 +771,14 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
     SymbolTable::setSymbolName(&op, name);
   }
 
+  // The workgroup loads and stores, for the race check: their address
+  // space says so until it goes.
+  DenseSet<Operation *> workgroupAccesses;
+  gpuModule.walk([&](Operation *op) {
+    if (getWorkgroupAccess(op).first)
+      workgroupAccesses.insert(op);
+  });
+
   // No address spaces on the host.
   AttrTypeReplacer replacer;
   replacer.addReplacement([](LLVM::LLVMPointerType type) -> Type {
@@ -475,14 +789,19 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
                                           /*replaceLocs=*/false,
                                           /*replaceTypes=*/true);
 
+  NVPTXAlignments alignments(gpuModule);
   Block *hostBody = module.getBody();
   SmallVector<LLVM::GlobalOp> dynamicShared;
+  SmallVector<std::pair<LLVM::GlobalOp, uint64_t>> workgroupBuffers;
   for (Operation &op : llvm::make_early_inc_range(gpuModule.getOps())) {
     if (auto global = dyn_cast<LLVM::GlobalOp>(op)) {
       if (isDynamicSharedMemory(global)) {
         dynamicShared.push_back(global);
         continue;
       }
+      if (global.getAddrSpace() == 3)
+        workgroupBuffers.push_back(
+            {global, alignments.getAllocSize(global.getGlobalType())});
       global.setAddrSpace(0);
       global.setLinkage(LLVM::Linkage::Internal);
       op.moveBefore(hostBody, hostBody->end());
@@ -505,6 +824,8 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
       continue;
     }
     bool isKernel = func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName());
+    checkAlignment(func, abi, alignments);
+    recordWorkgroupAccesses(func, abi, alignments, workgroupAccesses);
     rewriteNVVMOps(func, abi);
     dropTargetAttributes(func);
     func.setLinkage(LLVM::Linkage::Internal);
@@ -542,6 +863,8 @@ LogicalResult KilnGPUEmulateKernelsPass::moveModule(gpu::GPUModuleOp gpuModule,
   }
   for (LLVM::GlobalOp global : dynamicShared)
     global.erase();
+  if (!workgroupBuffers.empty())
+    addWorkgroupTable(gpuModule, workgroupBuffers);
   return success();
 }
 
@@ -636,6 +959,13 @@ void KilnGPUEmulateKernelsPass::rewriteLaunch(gpu::LaunchFuncOp launch,
   Value stream = launch.getAsyncObject();
   if (!stream)
     stream = LLVM::ZeroOp::create(rewriter, loc, ptr);
+  // The kernel module's static workgroup buffers, for the race check.
+  auto table = workgroupTables.find(launch.getKernelModuleName().getValue());
+  if (table != workgroupTables.end())
+    LLVM::CallOp::create(
+        rewriter, loc, abi.workgroupBuffers(),
+        {LLVM::AddressOfOp::create(rewriter, loc, table->second.first),
+         LLVM::ConstantOp::create(rewriter, loc, i32, table->second.second)});
   Value entryAddress =
       LLVM::AddressOfOp::create(rewriter, loc, entry);
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
@@ -652,6 +982,7 @@ void KilnGPUEmulateKernelsPass::runOnOperation() {
   entries.clear();
   kernels.clear();
   lastSlots.clear();
+  workgroupTables.clear();
 
   // Check everything first: an error leaves the module as it was.
   bool ok = true;

@@ -49,7 +49,9 @@ constexpr int32_t kMaxDynamicSharedBytes = 227 * 1024;
 /// The default stack of a fiber; KILN_EMU_STACK_KIB overrides it.
 constexpr size_t kDefaultStackBytes = 512 * 1024;
 
-enum class FiberState : uint8_t { Ready, AtBarrier, AtWarpOp, Done };
+/// Stopped: the thread hit an error that stopped the launch; it is never
+/// resumed.
+enum class FiberState : uint8_t { Ready, AtBarrier, AtWarpOp, Done, Stopped };
 enum class WarpOp : uint8_t { Shfl, Mma, LdMatrix };
 
 /// One emulated thread: its fiber (stack and saved context) and what it waits
@@ -441,6 +443,8 @@ const char *describeWait(const Fiber &fiber) {
     return "nothing (ready)";
   case FiberState::Done:
     return "nothing (returned)";
+  case FiberState::Stopped:
+    return "nothing (stopped by an error)";
   }
   return "?";
 }
@@ -464,6 +468,177 @@ abortLaunch(const char *what, const char *detailsFormat, ...) {
               int(launch.ctaid[0]), int(launch.ctaid[1]), int(launch.ctaid[2]),
               details);
   launch.aborted = true;
+}
+
+//===----------------------------------------------------------------------===//
+// The race check of workgroup memory
+//===----------------------------------------------------------------------===//
+
+/// The most static workgroup buffers a launch may declare.
+constexpr int32_t kMaxWorkgroupBuffers = 64;
+constexpr uint16_t kNoThread = 0xffff;
+
+/// The shadow of one byte of workgroup memory: the thread that last wrote it
+/// and in which epoch, and up to two distinct threads that read it in
+/// readEpoch (enough to find a reader other than any given writer). An entry
+/// of an older epoch is empty, so nothing is cleared between epochs, blocks
+/// or launches.
+struct ShadowByte {
+  uint32_t writeEpoch, readEpoch;
+  uint16_t writer;
+  uint16_t readers[2];
+};
+
+/// A workgroup buffer of the launch and its shadow.
+struct WorkgroupRange {
+  const char *begin, *end;
+  const char *name;
+  ShadowByte *shadow;
+};
+
+/// The race check's state. Epochs count process-wide: a block starts a new
+/// one, and so does every release of its barrier.
+struct RaceCheck {
+  bool enabled;
+  WorkgroupRange ranges[kMaxWorkgroupBuffers + 1];
+  int32_t numRanges;
+  /// One ShadowByte per byte of every range, grown to the largest launch.
+  ShadowByte *shadow;
+  size_t shadowCapacity;
+  uint32_t epoch;
+  /// The epoch the running block started in.
+  uint32_t blockEpoch;
+};
+
+RaceCheck race;
+/// __kiln_emu_set_racecheck's mode: -1 reads KILN_EMU_RACECHECK at launch.
+int32_t racecheckMode = -1;
+/// The static workgroup buffers declared for the next launch of this thread.
+thread_local const KilnEmuWorkgroupBuffer *pendingBuffers;
+thread_local int32_t numPendingBuffers;
+
+/// Starts an epoch. At the 2^32nd the shadow is cleared (it would alias).
+void startEpoch() {
+  if (++race.epoch == 0) {
+    memset(race.shadow, 0, race.shadowCapacity * sizeof(ShadowByte));
+    race.epoch = 1;
+    race.blockEpoch = 1;
+  }
+}
+
+/// Sets up the race check of a launch: on or off, and the workgroup ranges
+/// (the dynamic shared memory and the declared buffers) with their shadow.
+bool setUpRaceCheck(const KilnEmuWorkgroupBuffer *buffers, int32_t count) {
+  race.numRanges = 0;
+  if (!race.enabled)
+    return true;
+  if (count > kMaxWorkgroupBuffers) {
+    reportError("GPU emulator: %d workgroup buffers declared for the race "
+                "check (at most %d)",
+                int(count), int(kMaxWorkgroupBuffers));
+    return false;
+  }
+  size_t total = 0;
+  if (dynamicSharedBytes > 0) {
+    auto *begin = static_cast<const char *>(dynamicShared);
+    race.ranges[race.numRanges++] = {begin, begin + dynamicSharedBytes,
+                                     "the dynamic shared memory", nullptr};
+    total += size_t(dynamicSharedBytes);
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    if (buffers[i].bytes <= 0 || !buffers[i].address)
+      continue;
+    auto *begin = static_cast<const char *>(buffers[i].address);
+    race.ranges[race.numRanges++] = {begin, begin + buffers[i].bytes,
+                                     buffers[i].name ? buffers[i].name : "?",
+                                     nullptr};
+    total += size_t(buffers[i].bytes);
+  }
+  if (total > race.shadowCapacity) {
+    free(race.shadow);
+    race.shadow = static_cast<ShadowByte *>(calloc(total, sizeof(ShadowByte)));
+    race.shadowCapacity = race.shadow ? total : 0;
+    if (!race.shadow) {
+      reportError("GPU emulator: cannot allocate the race check's shadow of "
+                  "%zu bytes of workgroup memory",
+                  total);
+      return false;
+    }
+  }
+  size_t offset = 0;
+  for (int32_t i = 0; i < race.numRanges; ++i) {
+    race.ranges[i].shadow = race.shadow + offset;
+    offset += size_t(race.ranges[i].end - race.ranges[i].begin);
+  }
+  return true;
+}
+
+/// Records that `fiber` reads or writes `bytes` bytes at `address`
+/// (`what`: how, for the report; `site`: the call). Reports the first race
+/// or an access outside every workgroup range, stops the launch and returns
+/// false.
+bool recordSharedAccess(const Fiber &fiber, const char *address, int64_t bytes,
+                        bool isWrite, const char *what, void *site) {
+  const WorkgroupRange *range = nullptr;
+  for (int32_t i = 0; i < race.numRanges && !range; ++i)
+    if (address >= race.ranges[i].begin &&
+        address + bytes <= race.ranges[i].end)
+      range = &race.ranges[i];
+  char who[64];
+  if (!range) {
+    formatThread(fiber, who, sizeof(who));
+    abortLaunch("workgroup memory access out of bounds",
+                ": %s %s %ld bytes at %p, outside every workgroup buffer "
+                "(called from %p)",
+                who, what, long(bytes), static_cast<const void *>(address),
+                site);
+    return false;
+  }
+  auto thread = uint16_t(fiber.linearId);
+  uint32_t epoch = race.epoch;
+  ShadowByte *shadow = range->shadow + (address - range->begin);
+  for (int64_t i = 0; i < bytes; ++i) {
+    ShadowByte &byte = shadow[i];
+    uint16_t other = kNoThread;
+    const char *kind = nullptr, *otherDid = nullptr;
+    if (byte.writeEpoch == epoch && byte.writer != thread) {
+      other = byte.writer;
+      kind = isWrite ? "write after write" : "read after write";
+      otherDid = "wrote";
+    } else if (isWrite && byte.readEpoch == epoch) {
+      other = byte.readers[0] != thread ? byte.readers[0] : byte.readers[1];
+      kind = "write after read";
+      otherDid = "read";
+    }
+    if (other != kNoThread) {
+      char otherWho[64];
+      formatThread(fiber, who, sizeof(who));
+      formatThread(fibers[other], otherWho, sizeof(otherWho));
+      uint32_t blockEpoch = epoch - race.blockEpoch;
+      char title[64];
+      snprintf(title, sizeof(title), "workgroup memory race (%s)", kind);
+      abortLaunch(title,
+                  ", epoch %u (after %u barrier%s): %s %s byte %ld of %s (at "
+                  "%p), which %s %s in the same epoch (called from %p)",
+                  unsigned(blockEpoch), unsigned(blockEpoch),
+                  blockEpoch == 1 ? "" : "s", who, what,
+                  long(address + i - range->begin), range->name,
+                  static_cast<const void *>(address + i), otherWho, otherDid,
+                  site);
+      return false;
+    }
+    if (isWrite) {
+      byte.writeEpoch = epoch;
+      byte.writer = thread;
+    } else if (byte.readEpoch != epoch) {
+      byte.readEpoch = epoch;
+      byte.readers[0] = thread;
+      byte.readers[1] = kNoThread;
+    } else if (byte.readers[0] != thread && byte.readers[1] == kNoThread) {
+      byte.readers[1] = thread;
+    }
+  }
+  return true;
 }
 
 /// The value of a 16-bit IEEE half as an f32, by bit manipulation (exact for
@@ -717,6 +892,13 @@ bool tryReleaseWarp(int32_t warp) {
                   static_cast<const void *>(lane.rowAddress));
       return false;
     }
+    // The rows are read on behalf of the lanes that gave their addresses.
+    if (race.enabled)
+      for (int32_t l = 0; l < 8 * numMatrices; ++l)
+        if (!recordSharedAccess(lanes[l], lanes[l].rowAddress, 16,
+                                /*isWrite=*/false, "reads (ldmatrix row)",
+                                lanes[l].site))
+          return false;
     releaseLdMatrix(lanes);
     return true;
   }
@@ -758,6 +940,8 @@ bool tryReleaseBarrier() {
   for (int32_t t = 0; t < launch.numThreads; ++t)
     if (fibers[t].state == FiberState::AtBarrier)
       fibers[t].state = FiberState::Ready;
+  if (race.enabled)
+    startEpoch();
   return true;
 }
 
@@ -812,6 +996,10 @@ void runBlock() {
   }
   if (dynamicSharedBytes > 0)
     memset(dynamicShared, 0xff, size_t(dynamicSharedBytes));
+  if (race.enabled) {
+    startEpoch();
+    race.blockEpoch = race.epoch;
+  }
   int32_t numWarps = (n + kWarpSize - 1) / kWarpSize;
   for (;;) {
     // Run every ready thread until it waits or returns.
@@ -822,6 +1010,8 @@ void runBlock() {
       launch.current = &fiber;
       resumeFiber(&fiber);
       launch.current = nullptr;
+      if (launch.aborted)
+        return;
     }
     // Nobody is ready: release what can be released.
     bool anyLive = false, released = false;
@@ -841,6 +1031,15 @@ void runBlock() {
       return;
     }
   }
+}
+
+/// Abandons the running fiber after an error stopped the launch: it is never
+/// resumed (the next block or launch resets it).
+[[noreturn]] void stopFiber(Fiber *fiber, void *site) {
+  fiber->site = site;
+  fiber->state = FiberState::Stopped;
+  yieldToScheduler(fiber);
+  __builtin_trap();
 }
 
 /// The running fiber, or null (with an error recorded) when `what` is called
@@ -864,6 +1063,11 @@ extern "C" void __kiln_emu_launch(void (*entry)(void **params), int64_t gridX,
                                   int32_t dynamicSharedBytesArg, void *stream,
                                   void **params) {
   (void)stream;
+  // The buffers declared for this launch, consumed whatever happens.
+  const KilnEmuWorkgroupBuffer *buffers = pendingBuffers;
+  int32_t numBuffers = numPendingBuffers;
+  pendingBuffers = nullptr;
+  numPendingBuffers = 0;
   if (hasError)
     return;
   if (inLaunch) {
@@ -931,6 +1135,16 @@ extern "C" void __kiln_emu_launch(void (*entry)(void **params), int64_t gridX,
     launch.aborted = false;
     launch.current = nullptr;
     dynamicSharedBytes = dynamicSharedBytesArg;
+    if (racecheckMode >= 0) {
+      race.enabled = racecheckMode == 1;
+    } else {
+      const char *racecheck = getenv("KILN_EMU_RACECHECK");
+      race.enabled =
+          racecheck && racecheck[0] && strcmp(racecheck, "0") != 0;
+    }
+    ok = setUpRaceCheck(buffers, numBuffers);
+  }
+  if (ok) {
     captureFloatingPointControl();
     inLaunch = true;
     installCrashHandler();
@@ -945,6 +1159,7 @@ extern "C" void __kiln_emu_launch(void (*entry)(void **params), int64_t gridX,
     removeCrashHandler();
     inLaunch = false;
   }
+  race.enabled = false;
   pthread_mutex_unlock(&launchMutex);
 }
 
@@ -1055,6 +1270,53 @@ extern "C" void __kiln_emu_ldmatrix_m8n8_b16(int32_t numMatrices,
   yieldToScheduler(fiber);
   for (int32_t i = 0; i < numMatrices && i < 4; ++i)
     out[i] = int32_t(fiber->loaded[i]);
+}
+
+extern "C" void __kiln_emu_misaligned(const void *address, int64_t alignment,
+                                      int32_t kind) {
+  const char *access = kind == 0   ? "a load from"
+                       : kind == 1 ? "a store to"
+                                   : "an atomic on";
+  void *site = __builtin_return_address(0);
+  if (!inLaunch || !launch.current) {
+    fprintf(stderr,
+            "GPU emulator: misaligned address outside a kernel launch: "
+            "%s %p, which is not %ld-byte aligned (called from %p)\n",
+            access, address, long(alignment), site);
+    abort();
+  }
+  Fiber *fiber = launch.current;
+  char who[64];
+  formatThread(*fiber, who, sizeof(who));
+  abortLaunch("misaligned address",
+              ": %s: %s %p, which is not %ld-byte aligned (called from %p)",
+              who, access, address, long(alignment), site);
+  stopFiber(fiber, site);
+}
+
+extern "C" void __kiln_emu_workgroup_buffers(
+    const KilnEmuWorkgroupBuffer *buffers, int32_t count) {
+  pendingBuffers = buffers;
+  numPendingBuffers = count;
+}
+
+extern "C" int32_t __kiln_emu_racecheck_enabled(void) {
+  return inLaunch && race.enabled ? 1 : 0;
+}
+
+extern "C" void __kiln_emu_shared_access(const void *address, int64_t bytes,
+                                         int32_t isWrite) {
+  void *site = __builtin_return_address(0);
+  Fiber *fiber = getCurrentFiber("__kiln_emu_shared_access");
+  if (!fiber || !race.enabled)
+    return;
+  if (!recordSharedAccess(*fiber, static_cast<const char *>(address), bytes,
+                          isWrite != 0, isWrite ? "writes" : "reads", site))
+    stopFiber(fiber, site);
+}
+
+extern "C" void __kiln_emu_set_racecheck(int32_t mode) {
+  racecheckMode = mode < 0 ? -1 : mode != 0;
 }
 
 extern "C" void *__kiln_emu_dynamic_shared(void) {

@@ -11,7 +11,8 @@
 // CHECK: attention_f32: PASS
 // CHECK: attention_bf16: PASS
 // The tensor-core kernel's element-by-element staging, for buffers that do
-// not start 16-byte aligned.
+// not start 16-byte aligned (a 16-byte load from them would be reported as a
+// misaligned address).
 // CHECK: attention_bf16 (misaligned): PASS
 // CHECK: matmul: PASS
 //

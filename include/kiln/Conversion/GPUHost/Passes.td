@@ -186,6 +186,20 @@ def KilnGPUEmulateKernelsPass
       `.trans` as the `col` layout) `__kiln_emu_ldmatrix_m8n8_b16`, and the
       address of the dynamic shared
       memory (a zero-sized `addr_space = 3` global) `__kiln_emu_dynamic_shared`;
+    - every load, store and atomic of the kernels that needs more than
+      byte alignment is preceded by an inline test of its address against
+      the alignment NVPTX requires (the op's `alignment`, else the ABI
+      alignment, for atomics the store size, in the gpu.module's data
+      layout, which MLIR's translation uses); a misaligned address, a CUDA
+      error on the GPU, branches to a call of `__kiln_emu_misaligned`, which
+      reports it and stops the launch;
+    - for the emulator's opt-in race check (`KILN_EMU_RACECHECK=1`), each
+      kernel function with workgroup (address space 3) loads or stores asks
+      `__kiln_emu_racecheck_enabled()` once, and each such access calls
+      `__kiln_emu_shared_access(address, bytes, isWrite)` when it is on;
+      each gpu.module with workgroup globals gets a constant table of them
+      (address, bytes, name), which its launches pass to
+      `__kiln_emu_workgroup_buffers` first;
     - each kernel (`gpu.kernel`) gets `@__kiln_emu.m.<kernel>.entry(ptr
       params)`, which loads argument i from `params[i]` and calls it;
     - each `gpu.launch_func` becomes a call of `__kiln_emu_launch` with the
