@@ -151,6 +151,7 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
     KilnToNVVMPipelineOptions pipelineOptions;
     pipelineOptions.emulate = true;
     pipelineOptions.tensorCores = options.tensorCores;
+    pipelineOptions.softwarePipeline = options.softwarePipeline;
     buildKilnToNVVMPipeline(pm, pipelineOptions);
   } else {
     KilnToCPUPipelineOptions pipelineOptions;

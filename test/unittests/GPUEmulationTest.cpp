@@ -451,10 +451,11 @@ JitOptions cpuOptions() {
   return options;
 }
 
-JitOptions emulatorOptions(bool tensorCores) {
+JitOptions emulatorOptions(bool tensorCores, bool softwarePipeline = false) {
   JitOptions options;
   options.target = JitTarget::GPUEmulator;
   options.tensorCores = tensorCores;
+  options.softwarePipeline = softwarePipeline;
   options.optLevel = 0;
   return options;
 }
@@ -510,6 +511,8 @@ void expectClose(const std::string &what, const HostTensor &cpu,
 struct AttentionParam {
   DType dtype;
   bool tensorCores;
+  /// The forward tensor-core kernel's software-pipeline option.
+  bool softwarePipeline = false;
 };
 
 /// Every dtype, the half types with and without tensor cores.
@@ -517,9 +520,14 @@ const AttentionParam kAttentionParams[] = {
     {DType::F64, false}, {DType::F32, false}, {DType::F16, true},
     {DType::F16, false}, {DType::BF16, true}, {DType::BF16, false}};
 
+/// The forward's software-pipelined tensor-core kernel.
+const AttentionParam kPipelinedParams[] = {{DType::F16, true, true},
+                                           {DType::BF16, true, true}};
+
 std::string getParamName(const testing::TestParamInfo<AttentionParam> &info) {
   return stringifyDType(info.param.dtype).str() +
-         (info.param.tensorCores ? "_mma" : "_simt");
+         (info.param.tensorCores ? "_mma" : "_simt") +
+         (info.param.softwarePipeline ? "_pipelined" : "");
 }
 
 /// The CPU module of every case's @bwd_<name> in `dtype`, plus the CPU-only
@@ -554,11 +562,20 @@ protected:
                    : Backends::get().compile("attention-cpu-fwd-" + dtype.str(),
                                              source, cpuOptions());
     std::string variant = param.tensorCores ? "-mma" : "-simt";
+    if (param.softwarePipeline)
+      variant += "-pipelined";
     emulated = Backends::get().compile(
         "attention-emu-" + kind + dtype.str() + variant, source,
-        emulatorOptions(param.tensorCores));
+        emulatorOptions(param.tensorCores, param.softwarePipeline));
   }
+
+  /// Every case's forward on the emulator against the CPU.
+  void checkForward();
 };
+
+/// The forward with the software-pipelined tensor-core kernel (the
+/// backward does not use the option).
+class GPUEmulationPipelined : public GPUEmulationAttention {};
 
 /// The emulator's count of fiber switches so far: it grows when kernels
 /// really run on the emulator (not, say, on the CPU pipeline).
@@ -569,7 +586,7 @@ uint64_t getSwitchCount() {
   return count ? count() : 0;
 }
 
-TEST_P(GPUEmulationAttention, Forward) {
+void GPUEmulationAttention::checkForward() {
   AttentionParam param = GetParam();
   JitModule *cpu, *emulated;
   compileBoth(/*backward=*/false, cpu, emulated);
@@ -591,6 +608,13 @@ TEST_P(GPUEmulationAttention, Forward) {
   }
   EXPECT_GT(getSwitchCount(), switches) << "no kernel ran on the emulator";
 }
+
+TEST_P(GPUEmulationAttention, Forward) { checkForward(); }
+
+TEST_P(GPUEmulationPipelined, Forward) { checkForward(); }
+
+INSTANTIATE_TEST_SUITE_P(, GPUEmulationPipelined,
+                         testing::ValuesIn(kPipelinedParams), getParamName);
 
 /// CPU-side quantities of the tensor-core backward's bounds (see the
 /// header): M = max |dO_i . V_j| over (b, h, i, j), and C = max_j sum_i

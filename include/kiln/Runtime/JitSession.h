@@ -87,6 +87,9 @@ struct JitOptions {
   /// GPUEmulator: the tensor-core (mma) attention kernels for f16/bf16 (the
   /// GPU pipeline's `tensor-cores`).
   bool tensorCores = true;
+  /// GPUEmulator: the forward tensor-core kernel's software pipelining (the
+  /// GPU pipeline's `software-pipeline`).
+  bool softwarePipeline = false;
   /// When set, adds passes that run on the kiln graph before the pipeline,
   /// e.g. kiln-autodiff with options (buildAutodiffPipeline in kiln/Kiln.h).
   std::function<void(OpPassManager &)> addGraphPasses;
