@@ -10,7 +10,8 @@ For each case it writes a one-function module `<name>.mlir`
 and `cases.json`, the manifest that bench/gpu/check_attention_fwd.py and
 bench_attention_fwd.py read: shapes, dtypes, attributes, operand order and
 the seeds the inputs are drawn from. prepare_attention_fwd.sh compiles each
-module with `kiln-compile --target=cuda`.
+module with `kiln-compile --target=cuda` (plus the flags of `<name>.flags`,
+where a bench variant has some).
 
 Usage: gen_attention_fwd_cases.py OUT_DIR
 """
@@ -87,6 +88,18 @@ BENCH_CASES = [
     for causal in (False, True)
 ]
 
+# The same kernels with convert-kiln-attention-to-gpu's software-pipeline
+# (the next K/V tile loaded while the current one is computed; more
+# registers), timed in the same run as the default kernels: GQA 16/4,
+# S 1024 and 4096. `kiln_flags` are extra kiln-compile flags, written to
+# `<name>.flags` for prepare_attention_fwd.sh.
+PIPELINE = "--gpu-pipeline=kiln-lower-to-nvvm{software-pipeline=true}"
+BENCH_CASES += [
+    dict(c, name=c["name"] + "_pipelined", baseline=c["name"],
+         kiln_flags=PIPELINE)
+    for c in BENCH_CASES if c["Hkv"] == 4 and c["Sq"] in (1024, 4096)
+]
+
 
 def tensor_type(shape, element):
     return "tensor<" + "".join(f"{n}x" for n in shape) + element + ">"
@@ -147,6 +160,9 @@ def main():
     for case in manifest["check"] + manifest["bench"]:
         with open(os.path.join(out, case["name"] + ".mlir"), "w") as f:
             f.write(module_text(case))
+        if "kiln_flags" in case:
+            with open(os.path.join(out, case["name"] + ".flags"), "w") as f:
+                f.write(case["kiln_flags"] + "\n")
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     print(f"wrote {len(manifest['check'])} check and "

@@ -35,7 +35,8 @@ esac
 export compile target KILN_COMPILE_FLAGS="${KILN_COMPILE_FLAGS:-}"
 find "$out" "${select[@]}" | sort | xargs -P "${JOBS:-2}" -I{} sh -c '
   f={}; so=${f%.mlir}.so
-  if "$compile" --target="$target" $KILN_COMPILE_FLAGS "$f" -o "$so" 2>"${f%.mlir}.log"; then
+  flags=$(cat "${f%.mlir}.flags" 2>/dev/null)
+  if "$compile" --target="$target" $KILN_COMPILE_FLAGS $flags "$f" -o "$so" 2>"${f%.mlir}.log"; then
     rm -f "${f%.mlir}.log"
   else
     echo "FAILED to compile $(basename "$f") (see ${f%.mlir}.log)"; exit 1
