@@ -7,13 +7,18 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env CUDA_ROOT=%t/none CUDA_HOME=%t/none CUDA_PATH=%t/none kiln-compile --target=cuda-emulator %s -o %t/libemu.so --header %t/emu.h
 // RUN: kiln-compile --target=cpu %s -o %t/libcpu.so
-// RUN: %python %S/Inputs/compare_emulator.py %t/libcpu.so %t/libemu.so attention_f32:100 attention_bf16:100 attention_bf16:100:misaligned matmul:100 | FileCheck %s
+// RUN: %python %S/Inputs/compare_emulator.py %t/libcpu.so %t/libemu.so attention_f32:100 attention_bf16:100 attention_bf16:100:misaligned attention_bf16:100:same attention_grad_bf16:100:same matmul:100 | FileCheck %s
 // CHECK: attention_f32: PASS
 // CHECK: attention_bf16: PASS
-// The tensor-core kernel's element-by-element staging, for buffers that do
+// The tensor-core kernels' element-by-element staging, for buffers that do
 // not start 16-byte aligned (a 16-byte load from them would be reported as a
-// misaligned address).
+// misaligned address): the forward against the CPU, then the forward and
+// the backward (whose K, Q and dO staging has the same two paths) with each
+// input misaligned in turn against their own results on aligned buffers,
+// bit for bit (3 x 2240 and 4 x 5440 elements compared).
 // CHECK: attention_bf16 (misaligned): PASS
+// CHECK: attention_bf16 (misaligned vs aligned): PASS, 0 of 6720 elements differ
+// CHECK: attention_grad_bf16 (misaligned vs aligned): PASS, 0 of 21760 elements differ
 // CHECK: matmul: PASS
 //
 // Only libc, libm and pthreads at load time; only the kiln_* functions
@@ -40,6 +45,14 @@ func.func @attention_f32(%q: tensor<1x2x70x16xf32>, %k: tensor<1x1x100x16xf32>, 
 func.func @attention_bf16(%q: tensor<1x2x70x16xbf16>, %k: tensor<1x2x100x16xbf16>, %v: tensor<1x2x100x16xbf16>) -> tensor<1x2x70x16xbf16> {
   %o = kiln.attention %q, %k, %v : tensor<1x2x70x16xbf16>, tensor<1x2x100x16xbf16>, tensor<1x2x100x16xbf16> -> tensor<1x2x70x16xbf16>
   return %o : tensor<1x2x70x16xbf16>
+}
+
+// The tensor-core backward (causal, 2 query heads over 1 kv head).
+func.func @attention_grad_bf16(%q: tensor<1x2x70x16xbf16>, %k: tensor<1x1x100x16xbf16>, %v: tensor<1x1x100x16xbf16>, %do: tensor<1x2x70x16xbf16>) -> (tensor<1x2x70x16xbf16>, tensor<1x1x100x16xbf16>, tensor<1x1x100x16xbf16>) {
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do {causal}
+      : tensor<1x2x70x16xbf16>, tensor<1x1x100x16xbf16>, tensor<1x1x100x16xbf16>, tensor<1x2x70x16xbf16>
+      -> tensor<1x2x70x16xbf16>, tensor<1x1x100x16xbf16>, tensor<1x1x100x16xbf16>
+  return %dq, %dk, %dv : tensor<1x2x70x16xbf16>, tensor<1x1x100x16xbf16>, tensor<1x1x100x16xbf16>
 }
 
 func.func @matmul(%a: tensor<9x100xf32>, %b: tensor<100x7xf32>) -> tensor<9x7xf32> {

@@ -3,12 +3,18 @@
 inputs, and prints the largest difference of each result against its bound
 (standard library only).
 
-Usage: compare_emulator.py LIBCPU LIBEMULATOR NAME:N[:misaligned]...
+Usage: compare_emulator.py LIBCPU LIBEMULATOR NAME:N[:misaligned|:same]...
 
 N is the reduction length of the function's results (keys, or K). Inputs
 start 16-byte aligned, or with `misaligned` one element past that (a view
 into a larger buffer, as a caller of the C ABI may pass: kernels that read
-16 bytes at a time must fall back to element loads).
+16 bytes at a time must fall back to element loads). `same` compares no
+CPU result: it calls the emulated function on aligned inputs, then once
+per input with that one input misaligned (so that a kernel that checks
+the alignment of only some of its inputs issues a misaligned wide load,
+which the emulator reports); every result must be bit-identical to the
+aligned call's (the kernels stage the same values either way; only how
+they load them differs).
 
 The bound, as in test/unittests/GPUEmulationTest.cpp: the two backends sum
 in different orders, so an f32 result that is a sum of n terms of magnitude
@@ -86,18 +92,38 @@ def main():
         name, n, *flags = item.split(":")
         n = int(n)
         misaligned = "misaligned" in flags
-        label = name + (" (misaligned)" if misaligned else "")
+        same = "same" in flags
+        label = name + (" (misaligned)" if misaligned else "") + (
+            " (misaligned vs aligned)" if same else "")
         signature = getattr(cpu, "kiln_%s_signature" % name)
         signature.restype = ctypes.c_char_p
         args, results = parse(signature().decode())
-        inputs = []
+        inputs, shifted = [], []
         for dtype, n in args:
             data = [rng.uniform(-1, 1) for _ in range(n)]
-            if dtype == "bf16":
-                inputs.append(place(ctypes.c_uint16,
-                                    list(map(bf16_bits, data)), misaligned))
+            ctype, data = ((ctypes.c_uint16, list(map(bf16_bits, data)))
+                           if dtype == "bf16" else (ctypes.c_float, data))
+            inputs.append(place(ctype, data, misaligned))
+            shifted.append(place(ctype, data, True))
+        if same:
+            rc, reference = call(emu, name, inputs, results)
+            failure, differ = None, 0
+            for i in range(len(inputs)):
+                one = inputs[:i] + [shifted[i]] + inputs[i + 1:]
+                rc_one, out = call(emu, name, one, results) if not rc else (0, [])
+                if rc or rc_one:
+                    failure = "input %d misaligned: rc %d/%d %s" % (
+                        i, rc, rc_one, emu.kiln_last_error().decode())
+                    break
+                differ += sum(x != y for a, b in zip(reference, out)
+                              for x, y in zip(a, b))
+            if failure:
+                print("%s: FAIL %s" % (label, failure))
             else:
-                inputs.append(place(ctypes.c_float, data, misaligned))
+                print("%s: %s, %d of %d elements differ" % (
+                    label, "PASS" if differ == 0 else "FAIL", differ,
+                    len(inputs) * sum(n for _, n in results)))
+            continue
         rc_cpu, out_cpu = call(cpu, name, inputs, results)
         rc_emu, out_emu = call(emu, name, inputs, results)
         if rc_cpu or rc_emu:
