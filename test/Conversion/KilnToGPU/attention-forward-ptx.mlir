@@ -25,6 +25,13 @@
 // RUN: %ptxas -arch=sm_80 %t.f16.sm80.ptx -o %t.o
 // RUN: %ptxas -arch=sm_80 %t.bf16.sm80.ptx -o %t.o
 // RUN: %ptxas -arch=sm_80 %t.f32.sm80.ptx -o %t.o
+//
+// The software-pipelined tensor-core kernel, for both targets; cubins from
+// ptxas (format=bin fails if ptxas rejects the PTX).
+// RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa software-pipeline=true" \
+// RUN:   | %python %S/Inputs/extract-ptx.py bf16_kernel | FileCheck %s --check-prefix=PIPE
+// RUN: kiln-opt %s --kiln-lower-to-nvvm="software-pipeline=true" | FileCheck %s --check-prefix=BIN
+// RUN: kiln-opt %s --kiln-lower-to-nvvm="software-pipeline=true chip=sm_80 features=+ptx80" | FileCheck %s --check-prefix=BIN
 
 // Sq = Sk = 200: an [Sq, Sk] block would be 40000 elements. Only the K and
 // V tiles live in shared memory, rows padded by 8 halves (K: 64 keys x
@@ -66,6 +73,17 @@ func.func @f16(%q: tensor<1x2x200x64xf16>, %k: tensor<1x2x200x64xf16>, %v: tenso
 // BF16-NOT: .global .align
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // BF16-NOT: .global .align
+// The pipelined kernel loads the first K/V tile before the loop and the next
+// one after staging the current one (16-byte global loads, 8 of K and 8 of
+// V per thread and tile at D = 128), stored by 16-byte shared stores between
+// the two barriers; the default kernel has no load between them and the mma.
+// PIPE: ld.global.v4.b32
+// PIPE: bar.sync
+// PIPE: st.shared.v4.b32
+// PIPE: bar.sync
+// PIPE: ld.global.v4.b32
+// PIPE: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// BIN-COUNT-3: gpu.binary @{{.*}}_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_{{[89]}}0", features = "+ptx80">, properties = {{.*}}, bin = "\7FELF
 func.func @bf16(%q: tensor<1x2x200x128xbf16>, %k: tensor<1x2x200x128xbf16>, %v: tensor<1x2x200x128xbf16>) -> tensor<1x2x200x128xbf16> {
   %o = kiln.attention %q, %k, %v : tensor<1x2x200x128xbf16>, tensor<1x2x200x128xbf16>, tensor<1x2x200x128xbf16> -> tensor<1x2x200x128xbf16>
   return %o : tensor<1x2x200x128xbf16>
