@@ -44,7 +44,7 @@ python=${PYTHON:-python3}
 # Per-script limits and the whole run's budget, in seconds.
 check_limit=${KILN_GPU_CHECK_LIMIT:-90}
 bench_limit=${KILN_GPU_BENCH_LIMIT:-120}
-budget=${KILN_GPU_BUDGET:-210}
+budget=${KILN_GPU_BUDGET:-300}
 artifacts=bench/gpu/artifacts
 if [ -n "$emulate" ]; then
   export KILN_GPU_EMULATE=1
