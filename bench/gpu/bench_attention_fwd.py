@@ -11,7 +11,10 @@ events (the kiln call is synchronous, so the events bracket all of its
 work), after one warm-up call, for up to --iters calls or --budget seconds
 per case. It prints per case the mean times, TFLOP/s with FlashAttention's
 count (4 * B * Hq * S * S * D, halved when causal) and Kiln's TFLOP/s over
-torch's. The `_pipelined` cases are the same shapes compiled with
+torch's, and the largest |kiln - torch| relative to max |torch| of the
+output (a timing of a wrong kernel does not count: above 2e-2, the bf16
+tolerance of check_attention_fwd.py, the row says WRONG and the script
+exits non-zero). The `_pipelined` cases are the same shapes compiled with
 convert-kiln-attention-to-gpu's software-pipeline; a last table gives each
 one's speed over its default kernel, measured in the same run.
 
@@ -70,8 +73,9 @@ def main():
         cases = [c for c in json.load(f)["bench"] if args.filter in c["name"]
                  and not (args.quick and c["Sq"] > 2048)]
     print(f"{'case':40s} {'kiln ms':>9s} {'torch ms':>9s} {'kiln TF/s':>9s} "
-          f"{'torch TF/s':>10s} {'ratio':>6s}", flush=True)
+          f"{'torch TF/s':>10s} {'ratio':>6s} {'error':>8s}", flush=True)
     kiln_times, torch_times = {}, {}
+    wrong = []
     for case in cases:
         B, Hq, Hkv, S, D = (case[n] for n in ("B", "Hq", "Hkv", "Sq", "Dk"))
         causal = bool(case.get("causal"))
@@ -121,8 +125,18 @@ def main():
         torch_times[case["name"]] = torch_ms
         kiln_tf = flops / (kiln_ms * 1e-3) / 1e12
         torch_tf = flops / (torch_ms * 1e-3) / 1e12
+        # Kiln's last output against torch's, relative to max |torch|.
+        error = float("nan")
+        if kiln_ms == kiln_ms:
+            expected = ref().float()
+            error = ((out.float() - expected).abs().max() /
+                     expected.abs().max().clamp_min(1e-30)).item()
+        verdict = " WRONG" if error > 2e-2 else ""
+        if verdict:
+            wrong.append(case["name"])
         print(f"{case['name']:40s} {kiln_ms:9.3f} {torch_ms:9.3f} {kiln_tf:9.1f} "
-              f"{torch_tf:10.1f} {kiln_tf / torch_tf:6.2f}", flush=True)
+              f"{torch_tf:10.1f} {kiln_tf / torch_tf:6.2f} {error:8.1e}{verdict}",
+              flush=True)
         kiln_times[case["name"]] = kiln_ms
         del q, k, v, out, kt, vt
 
@@ -134,6 +148,9 @@ def main():
         base, piped = kiln_times[case["baseline"]], kiln_times[case["name"]]
         print(f"{case['baseline']:40s} {base:10.3f} {piped:12.3f} "
               f"{base / piped:8.2f}", flush=True)
+    if wrong:
+        print(f"WRONG results (error above 2e-2): {' '.join(wrong)}", flush=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
