@@ -27,7 +27,11 @@ statistics (and repeats torch's timing): off by default, because it
 roughly doubles the time per configuration, so that the --budget covers
 fewer of them. torch's is one `scaled_dot_product_attention` forward and
 `backward` under `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`. ratio = torch
-time / kiln time (above 1: kiln is faster).
+time / kiln time (above 1: kiln is faster). error: the largest of kiln's
+dQ, dK and dV errors against one flash-backend backward on the same
+inputs, each relative to that gradient's max |torch|; above 4 * 2^-7
+(check_attention_bwd.py's bf16 tolerance) the row says WRONG and the
+script exits non-zero (a timing of a wrong kernel does not count).
 """
 import argparse
 import ctypes
@@ -95,7 +99,8 @@ def main():
           "halved when causal)")
     print("# config kiln_bwd_ms kiln_bwd_TFLOPs kiln_fwdbwd_ms "
           "kiln_fwdbwd_TFLOPs torch_bwd_ms torch_fwdbwd_ms "
-          "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd")
+          "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd error")
+    wrong = []
     seconds_per_flop = 0.0  # of the last configuration, all of it
     for cfg in attention_bwd_cases.bench_configs():
         name = cfg["name"]
@@ -190,17 +195,59 @@ def main():
         def ratio(a, b):
             return f"{a / b:.3f}" if a and b else "-"
         t_torch_bwd = t_torch - t_torch_fwd if t_torch else None
+
+        def reference_grads():
+            """dQ, dK, dV of one flash-backend backward (None if torch has
+            none for this configuration)."""
+            R = Hq // Hkv
+            for gqa in ((True, False) if R > 1 else (False,)):
+                kt = k if gqa or R == 1 else k.repeat_interleave(R, dim=1)
+                vt = v if gqa or R == 1 else v.repeat_interleave(R, dim=1)
+                qr, kr, vr = (x.clone().requires_grad_() for x in (q, kt, vt))
+                try:
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                        o = F.scaled_dot_product_attention(
+                            qr, kr, vr, is_causal=cfg["causal"],
+                            **({"enable_gqa": True} if gqa else {}))
+                    o.backward(dout)
+                except RuntimeError:
+                    continue
+                gk, gv = kr.grad, vr.grad
+                if kt is not k:  # repeated K/V: sum each group's gradients
+                    gk = gk.view(B, Hkv, R, S, D).sum(2)
+                    gv = gv.view(B, Hkv, R, S, D).sum(2)
+                return qr.grad, gk, gv
+            return None
+
+        def error(reference):
+            if reference is None:
+                return float("nan")
+            return max(((got.float() - want.float()).abs().max() /
+                        want.float().abs().max().clamp_min(1e-30)).item()
+                       for got, want in zip((dq, dk, dv), reference))
+        reference = None
         for paired in (True, False) if args.unpaired else (True,):
             t_bwd, t_fwd = kiln_times(paired)
             t_kiln = t_fwd + t_bwd if t_fwd and t_bwd else None
+            err = float("nan")
+            if t_bwd:
+                if reference is None:
+                    reference = reference_grads()
+                err = error(reference)
+            verdict = " WRONG" if err > 4 * 2.0 ** -7 else ""
+            if verdict:
+                wrong.append(name + ("" if paired else "(unpaired)"))
             row = [name + ("" if paired else "(unpaired)") + torch_note,
                    ms(t_bwd), tflops(2.5 * flops, t_bwd), ms(t_kiln),
                    tflops(3.5 * flops, t_kiln), ms(t_torch_bwd), ms(t_torch),
                    tflops(3.5 * flops, t_torch), ratio(t_torch_bwd, t_bwd),
-                   ratio(t_torch, t_kiln)]
+                   ratio(t_torch, t_kiln), f"{err:.1e}{verdict}"]
             print(" ".join(row), flush=True)
         seconds_per_flop = (time.perf_counter() - config_began) / flops
     print(f"# {time.perf_counter() - began:.1f} s")
+    if wrong:
+        print(f"WRONG results (error above 4 * 2^-7): {' '.join(wrong)}")
+        return 1
     return 0
 
 
