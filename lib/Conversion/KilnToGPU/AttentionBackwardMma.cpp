@@ -274,17 +274,21 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                queryTile},
               {p.dout, {b, h}, i0, rows, p.valueDim, numQueries, lastQuery,
                doutTile}};
+          // Thread t < Br stages row t's LSE and D (Br <= 64 < 128
+          // threads). Their loads go first, so that they are in flight
+          // with Q's and dO's instead of after them; every thread loads
+          // (at a clamped row), only t < Br stores.
+          static_assert(kMmaThreads >= 64, "one thread per query row");
+          Value i = kb.add(i0, tid);
+          Value valid = kb.lt(i, numQueries);
+          Value row = kb.add(rowBase, kb.min(i, lastQuery));
+          Value lseRow = kb.select(valid, kb.load(lse, row), kb.f32(inf));
+          Value deltaRow = kb.select(valid, kb.load(delta, row), f32Zero);
           stage(copies);
-          kb.forEach(
-              tid, kb.index(rows), threads, [&](KernelBuilder &kb, Value ii) {
-                Value i = kb.add(i0, ii);
-                Value valid = kb.lt(i, numQueries);
-                Value row = kb.add(rowBase, kb.min(i, lastQuery));
-                kb.store(kb.select(valid, kb.load(lse, row), kb.f32(inf)),
-                         lseTile, ii);
-                kb.store(kb.select(valid, kb.load(delta, row), f32Zero),
-                         deltaTile, ii);
-              });
+          kb.ifThen(kb.lt(tid, kb.index(rows)), [&](KernelBuilder &kb) {
+            kb.store(lseRow, lseTile, tid);
+            kb.store(deltaRow, deltaTile, tid);
+          });
           kb.barrier();
 
           // K's A fragments, from the K tile: one ldmatrix.x4 each.
