@@ -93,7 +93,7 @@ BENCH_CASES = [
 # registers), timed in the same run as the default kernels: GQA 16/4,
 # S 1024 and 4096. `kiln_flags` are extra kiln-compile flags, written to
 # `<name>.flags` for prepare_attention_fwd.sh.
-PIPELINE = "--gpu-pipeline=kiln-lower-to-nvvm{software-pipeline=true}"
+PIPELINE = "--gpu-software-pipeline"
 BENCH_CASES += [
     dict(c, name=c["name"] + "_pipelined", baseline=c["name"],
          kiln_flags=PIPELINE)

@@ -3,7 +3,8 @@
 // Usage:
 //   kiln-compile FILE.mlir -o libfoo.so [--header foo.h] [--emit-object F.o]
 //                [--target cpu|cuda|cuda-emulator] [--gpu-chip sm_90]
-//                [--gpu-format bin]
+//                [--gpu-format bin] [--gpu-tensor-cores=false]
+//                [--gpu-software-pipeline]
 //                [--mcpu NAME] [--opt-level N] [--openmp] [--cc PATH]
 //                [--time]
 //
@@ -135,6 +136,15 @@ static cl::opt<std::string> gpuFormat(
     cl::desc("--target=cuda: how the kernels are embedded: 'bin' (a cubin "
              "for --gpu-chip, the default), 'fatbin' (cubin and PTX) or "
              "'isa' (PTX, compiled by the driver at load)"));
+static cl::opt<bool> gpuTensorCores(
+    "gpu-tensor-cores", cl::init(true), cl::cat(kilnCompileCategory),
+    cl::desc("--target=cuda: the tensor-core attention kernels for f16/bf16 "
+             "(kiln-lower-to-nvvm's tensor-cores)"));
+static cl::opt<bool> gpuSoftwarePipeline(
+    "gpu-software-pipeline", cl::init(false), cl::cat(kilnCompileCategory),
+    cl::desc("--target=cuda: the forward tensor-core attention kernel loads "
+             "the next K/V tile while it computes the current one "
+             "(kiln-lower-to-nvvm's software-pipeline)"));
 static cl::opt<std::string> gpuPipeline(
     "gpu-pipeline", cl::Hidden, cl::cat(kilnCompileCategory),
     cl::desc("--target=cuda: the textual pass pipeline to run instead of "
@@ -661,6 +671,8 @@ static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm,
     options.chip = gpuChip;
     options.features = gpuFeatures;
     options.format = gpuFormat;
+    options.tensorCores = gpuTensorCores;
+    options.softwarePipeline = gpuSoftwarePipeline;
     buildKilnToNVVMPipeline(pm, options);
     return mlir::success();
   }
