@@ -186,20 +186,9 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
         // otherwise; the branch is uniform.
         Value vectorized =
             buildAllAligned(kb.b, kb.loc, {p.key, p.query, p.dout}, 16);
-        auto stage = [&](ArrayRef<TileCopy> copies) {
-          auto ifWide = scf::IfOp::create(kb.b, kb.loc, vectorized,
-                                          /*withElseRegion=*/true);
-          OpBuilder::InsertionGuard guard(kb.b);
-          kb.b.setInsertionPointToStart(ifWide.thenBlock());
-          buildTileCopies(kb.b, kb.loc, copies, tid, kMmaThreads,
-                          /*wide=*/true);
-          kb.b.setInsertionPointToStart(ifWide.elseBlock());
-          buildTileCopies(kb.b, kb.loc, copies, tid, kMmaThreads,
-                          /*wide=*/false);
-        };
         TileCopy keyCopy = {p.key, {b, g}, j0, kMmaKeys, p.keyDim, numKeys,
                             lastKey, keyTile};
-        stage(keyCopy);
+        buildTileCopies(kb.b, kb.loc, keyCopy, tid, kMmaThreads, vectorized);
 
         // V's A fragments (rows: this warp's keys), once for the block.
         SmallVector<SmallVector<Value>> valueFrags;
@@ -284,7 +273,7 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
           Value row = kb.add(rowBase, kb.min(i, lastQuery));
           Value lseRow = kb.select(valid, kb.load(lse, row), kb.f32(inf));
           Value deltaRow = kb.select(valid, kb.load(delta, row), f32Zero);
-          stage(copies);
+          buildTileCopies(kb.b, kb.loc, copies, tid, kMmaThreads, vectorized);
           kb.ifThen(kb.lt(tid, kb.index(rows)), [&](KernelBuilder &kb) {
             kb.store(lseRow, lseTile, tid);
             kb.store(deltaRow, deltaTile, tid);

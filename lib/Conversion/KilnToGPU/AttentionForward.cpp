@@ -599,16 +599,11 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   // K and V rows kt..kt+63, zeros past keyEnd (a garbage V row times a
   // zero probability could still be NaN).
   auto tileCopies = [&](Value kt) -> SmallVector<TileCopy, 2> {
-    return {
-        {c.key, {b, g}, kt, kMmaKeys, c.keyDim, keyEnd, lastKey, keyTileSmem},
-        {c.value,
-         {b, g},
-         kt,
-         kMmaKeys,
-         c.valueDim,
-         keyEnd,
-         lastKey,
-         valueTileSmem}};
+    TileCopy key = {c.key,    {b, g}, kt,      kMmaKeys,
+                    c.keyDim, keyEnd, lastKey, keyTileSmem};
+    TileCopy value = {c.value,    {b, g}, kt,      kMmaKeys,
+                      c.valueDim, keyEnd, lastKey, valueTileSmem};
+    return {key, value};
   };
   constexpr int64_t threads = 32 * kMmaWarps;
   // Software pipelining (option software-pipeline, where the copy
@@ -616,7 +611,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   // is stored in shared memory and travel in registers (loop-carried) while
   // tile kt is computed; the next iteration only stores them. It costs the
   // chunks' registers (D = 64: 132 -> 174, one block per SM fewer at 128
-  // threads; D = 128: 171 -> 255), so whether it pays is for the H200 to
+  // threads; D = 128: 171 -> 251), so whether it pays is for the H200 to
   // say (bench/gpu/bench_attention_fwd.py times both). Otherwise each
   // iteration copies its tile (loads, then stores) before computing it.
   bool prefetch = options.softwarePipeline &&
@@ -626,19 +621,8 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
     chunks = getTileChunks(builder, loc, tileCopies(keyBegin), tid, threads);
   // This thread's chunks of tile kt: 16-byte loads when K and V are
   // aligned, element by element otherwise (a uniform branch).
-  auto loadTiles = [&](Value kt) -> SmallVector<Value> {
-    SmallVector<TileCopy, 2> copies = tileCopies(kt);
-    auto ifWide =
-        scf::IfOp::create(builder, loc, getTileChunkTypes(copies, chunks),
-                          vectorized, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(builder);
-    for (bool wide : {true, false}) {
-      builder.setInsertionPointToEnd(wide ? ifWide.thenBlock()
-                                          : ifWide.elseBlock());
-      scf::YieldOp::create(builder, loc,
-                           buildTileLoads(builder, loc, copies, chunks, wide));
-    }
-    return SmallVector<Value>(ifWide.getResults());
+  auto loadTiles = [&](Value kt) {
+    return buildTileLoads(builder, loc, tileCopies(kt), chunks, vectorized);
   };
 
   Value f32Zero = arith::ConstantOp::create(builder, loc,
@@ -720,17 +704,8 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           prefetched.assign(ifNext.getResults().begin(),
                             ifNext.getResults().end());
         } else {
-          auto ifVectorized = scf::IfOp::create(builder, loc, vectorized,
-                                                /*withElseRegion=*/true);
-          {
-            OpBuilder::InsertionGuard guard(builder);
-            builder.setInsertionPointToStart(ifVectorized.thenBlock());
-            buildTileCopies(builder, loc, tileCopies(kt), tid, threads,
-                            /*wide=*/true);
-            builder.setInsertionPointToStart(ifVectorized.elseBlock());
-            buildTileCopies(builder, loc, tileCopies(kt), tid, threads,
-                            /*wide=*/false);
-          }
+          buildTileCopies(builder, loc, tileCopies(kt), tid, threads,
+                          vectorized);
           gpu::BarrierOp::create(builder, loc);
         }
 

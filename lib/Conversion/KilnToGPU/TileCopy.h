@@ -155,32 +155,69 @@ inline SmallVector<TileChunk> getTileChunks(OpBuilder &b, Location loc,
   return chunks;
 }
 
-/// The first half of an unrolled copy: loads `chunks` (getTileChunks of
-/// copies of the same shapes), 16 bytes each if `wide` (else element by
-/// element), and returns them in order, each a vector of kStagingChunk
-/// elements. Every load is issued before any of them is used, so their
-/// latencies overlap.
+namespace detail {
+/// The unrolled loads of `chunks`, 16 bytes each if `wide`, else element by
+/// element.
 inline SmallVector<Value> buildTileLoads(OpBuilder &b, Location loc,
                                          ArrayRef<TileCopy> copies,
                                          ArrayRef<TileChunk> chunks,
                                          bool wide) {
   SmallVector<Value> values;
   for (const TileChunk &chunk : chunks)
-    values.push_back(detail::loadTileChunk(b, loc, copies[chunk.copy],
-                                           chunk.row, chunk.column, wide));
+    values.push_back(loadTileChunk(b, loc, copies[chunk.copy], chunk.row,
+                                   chunk.column, wide));
   return values;
 }
 
-/// The types of buildTileLoads's results.
-inline SmallVector<Type> getTileChunkTypes(ArrayRef<TileCopy> copies,
-                                           ArrayRef<TileChunk> chunks) {
+/// The copy with 16-byte loads if `wide`, else element by element: when
+/// `wide` and canUnrollTileCopies, unrolled (all of a thread's loads before
+/// its first store); otherwise one loop per copy.
+inline void buildTileCopies(OpBuilder &b, Location loc,
+                            ArrayRef<TileCopy> copies, Value tid,
+                            int64_t threads, bool wide);
+
+/// Builds `body(wide)` in both branches of a uniform scf.if on `aligned`
+/// (true: wide) with results of `types`, and returns its results.
+inline SmallVector<Value>
+buildAlignmentBranch(OpBuilder &b, Location loc, Value aligned, TypeRange types,
+                     function_ref<SmallVector<Value>(bool wide)> body) {
+  auto ifAligned =
+      scf::IfOp::create(b, loc, types, aligned, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  for (bool wide : {true, false}) {
+    Block *block = wide ? ifAligned.thenBlock() : ifAligned.elseBlock();
+    // Without results the builder gave each block its scf.yield already.
+    if (types.empty()) {
+      b.setInsertionPoint(block->getTerminator());
+      body(wide);
+      continue;
+    }
+    b.setInsertionPointToEnd(block);
+    scf::YieldOp::create(b, loc, body(wide));
+  }
+  return SmallVector<Value>(ifAligned.getResults());
+}
+} // namespace detail
+
+/// The first half of an unrolled copy: loads `chunks` (getTileChunks of
+/// copies of the same shapes) and returns them in order, each a vector of
+/// kStagingChunk elements: 16 bytes per load if `aligned` (an i1, uniform
+/// over the block: buildAllAligned of the sources) holds, element by
+/// element otherwise, in the two branches of an scf.if. Every load is
+/// issued before any of them is used, so their latencies overlap.
+inline SmallVector<Value> buildTileLoads(OpBuilder &b, Location loc,
+                                         ArrayRef<TileCopy> copies,
+                                         ArrayRef<TileChunk> chunks,
+                                         Value aligned) {
   SmallVector<Type> types;
   for (const TileChunk &chunk : chunks)
     types.push_back(VectorType::get(
         {kStagingChunk},
         cast<MemRefType>(copies[chunk.copy].source.getType())
             .getElementType()));
-  return types;
+  return detail::buildAlignmentBranch(b, loc, aligned, types, [&](bool wide) {
+    return detail::buildTileLoads(b, loc, copies, chunks, wide);
+  });
 }
 
 /// The second half: stores `values` (buildTileLoads of the same chunks)
@@ -196,14 +233,25 @@ inline void buildTileStores(OpBuilder &b, Location loc,
 }
 
 /// Copies every tile of `copies` with all `threads` threads of the block
-/// (this one is `tid`). When `wide` and canUnrollTileCopies, unrolled: all
-/// of a thread's loads, of every copy, before its first store, so that
-/// their latencies overlap instead of adding up (a loop stores each chunk
-/// before it loads the next). Otherwise one loop per copy (the
-/// element-wise fallback for misaligned buffers stays small).
+/// (this one is `tid`), in a uniform scf.if on `aligned` (an i1:
+/// buildAllAligned of the sources). Aligned, 16-byte loads, unrolled when
+/// canUnrollTileCopies: all of a thread's loads, of every copy, before its
+/// first store, so that their latencies overlap instead of adding up (a
+/// loop stores each chunk before it loads the next). Otherwise element by
+/// element, one loop per copy (the fallback for misaligned buffers stays
+/// small).
 inline void buildTileCopies(OpBuilder &b, Location loc,
                             ArrayRef<TileCopy> copies, Value tid,
-                            int64_t threads, bool wide) {
+                            int64_t threads, Value aligned) {
+  detail::buildAlignmentBranch(b, loc, aligned, TypeRange(), [&](bool wide) {
+    detail::buildTileCopies(b, loc, copies, tid, threads, wide);
+    return SmallVector<Value>();
+  });
+}
+
+inline void detail::buildTileCopies(OpBuilder &b, Location loc,
+                                    ArrayRef<TileCopy> copies, Value tid,
+                                    int64_t threads, bool wide) {
   if (wide && canUnrollTileCopies(copies, threads)) {
     SmallVector<TileChunk> chunks = getTileChunks(b, loc, copies, tid, threads);
     buildTileStores(b, loc, copies, chunks,
@@ -211,11 +259,10 @@ inline void buildTileCopies(OpBuilder &b, Location loc,
     return;
   }
   for (const TileCopy &copy : copies) {
-    Value perRow = detail::index(b, loc, copy.dim / kStagingChunk);
+    Value perRow = index(b, loc, copy.dim / kStagingChunk);
     scf::ForOp::create(
-        b, loc, tid,
-        detail::index(b, loc, copy.rows * (copy.dim / kStagingChunk)),
-        detail::index(b, loc, threads), ValueRange{},
+        b, loc, tid, index(b, loc, copy.rows * (copy.dim / kStagingChunk)),
+        index(b, loc, threads), ValueRange{},
         [&](OpBuilder &nested, Location, Value e, ValueRange) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
@@ -223,11 +270,11 @@ inline void buildTileCopies(OpBuilder &b, Location loc,
           Value r = arith::DivUIOp::create(b, loc, e, perRow);
           Value d = arith::MulIOp::create(
               b, loc, arith::RemUIOp::create(b, loc, e, perRow),
-              detail::index(b, loc, kStagingChunk));
-          vector::StoreOp::create(
-              b, loc, detail::loadTileChunk(b, loc, copy, r, d, wide),
-              copy.tile, ValueRange{r, d}, /*nontemporal=*/false,
-              llvm::Align(16));
+              index(b, loc, kStagingChunk));
+          vector::StoreOp::create(b, loc,
+                                  loadTileChunk(b, loc, copy, r, d, wide),
+                                  copy.tile, ValueRange{r, d},
+                                  /*nontemporal=*/false, llvm::Align(16));
           scf::YieldOp::create(b, loc);
         });
   }
