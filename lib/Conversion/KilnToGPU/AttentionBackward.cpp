@@ -87,7 +87,7 @@ void attention_backward::buildLaunch(
                                            privates, tileViews);
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&launch.getBody().front());
-  KernelBuilder kb{builder, loc};
+  KernelBuilder kb{{builder, loc}};
   body(kb, launch, tileViews);
   gpu::TerminatorOp::create(builder, loc);
 }
@@ -117,14 +117,6 @@ static SmallVector<Value> delinearize(KernelBuilder &kb, Value n,
     n = kb.div(n, size);
   }
   return indices;
-}
-
-/// A memref type in the GPU address space `space`.
-static MemRefType getBufferType(MLIRContext *context, ArrayRef<int64_t> shape,
-                                gpu::AddressSpace space) {
-  return MemRefType::get(shape, Float32Type::get(context),
-                         MemRefLayoutAttrInterface(),
-                         gpu::AddressSpaceAttr::get(context, space));
 }
 
 Logit attention_backward::buildLogit(KernelBuilder &kb,
@@ -215,11 +207,11 @@ std::pair<Value, Value> attention_backward::buildQueryTileRange(
 static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                                   const BackwardProblem &problem, Value lse,
                                   Value delta) {
-  MLIRContext *context = builder.getContext();
   const BackwardProblem &p = problem;
+  Type f32 = builder.getF32Type();
   Type privates[] = {
-      getBufferType(context, {p.keyDim}, gpu::AddressSpace::Private),
-      getBufferType(context, {p.valueDim}, gpu::AddressSpace::Private)};
+      getGPUMemRefType({p.keyDim}, f32, gpu::AddressSpace::Private),
+      getGPUMemRefType({p.valueDim}, f32, gpu::AddressSpace::Private)};
   buildLaunch(
       builder, loc, {ceilDiv(p.numQueries, kRowsPerBlock), p.numHeads, p.batch},
       kRowsPerBlock, {}, privates,
@@ -353,22 +345,22 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
                             const BackwardProblem &problem, Value lse,
                             Value delta, Value dqAcc, Value dmaskAcc, Value dk,
                             Value dv) {
-  MLIRContext *context = builder.getContext();
   const BackwardProblem &p = problem;
+  Type f32 = builder.getF32Type();
   int64_t rows = getQueryTileRows(p);
   auto shared = gpu::AddressSpace::Workgroup;
   auto local = gpu::AddressSpace::Private;
   MemRefType workgroup[] = {
-      getBufferType(context, {rows, p.keyDim}, shared),
-      getBufferType(context, {rows, p.valueDim}, shared),
-      getBufferType(context, {rows, kKeysPerBlock}, shared),
-      getBufferType(context, {rows, kKeysPerBlock}, shared),
-      getBufferType(context, {rows}, shared),
-      getBufferType(context, {rows}, shared)};
-  Type privates[] = {getBufferType(context, {p.keyDim}, local),
-                     getBufferType(context, {p.valueDim}, local),
-                     getBufferType(context, {p.keyDim}, local),
-                     getBufferType(context, {p.valueDim}, local)};
+      getGPUMemRefType({rows, p.keyDim}, f32, shared),
+      getGPUMemRefType({rows, p.valueDim}, f32, shared),
+      getGPUMemRefType({rows, kKeysPerBlock}, f32, shared),
+      getGPUMemRefType({rows, kKeysPerBlock}, f32, shared),
+      getGPUMemRefType({rows}, f32, shared),
+      getGPUMemRefType({rows}, f32, shared)};
+  Type privates[] = {getGPUMemRefType({p.keyDim}, f32, local),
+                     getGPUMemRefType({p.valueDim}, f32, local),
+                     getGPUMemRefType({p.keyDim}, f32, local),
+                     getGPUMemRefType({p.valueDim}, f32, local)};
   double inf = std::numeric_limits<double>::infinity();
   buildLaunch(
       builder, loc, {ceilDiv(p.numKeys, kKeysPerBlock), p.numKVHeads, p.batch},

@@ -11,6 +11,8 @@
 #ifndef KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONBACKWARD_H
 #define KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONBACKWARD_H
 
+#include "KernelArith.h"
+
 #include "../KilnToLinalg/Attention.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,36 +31,11 @@ struct AttentionGPUOptions;
 
 namespace mlir::kiln::attention_backward {
 
-/// Scalar IR inside a kernel body, in f32 and index arithmetic.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
-
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
+/// Scalar IR inside a kernel body in f32 and index arithmetic, with the
+/// loads, stores and loops of the backward's kernels.
+struct KernelBuilder : KernelArith {
   Value f32(double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
-  }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value subf(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value divf(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-  Value eqf(Value x, Value y) {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
-  }
-  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
   }
 
   /// Loads `memref[indices]` extended to f32.
@@ -94,7 +71,7 @@ struct KernelBuilder {
     auto forOp = scf::ForOp::create(
         b, loc, lb, ub, step, inits,
         [&](OpBuilder &nested, Location nestedLoc, Value iv, ValueRange args) {
-          KernelBuilder kb{nested, nestedLoc};
+          KernelBuilder kb{{nested, nestedLoc}};
           scf::YieldOp::create(nested, nestedLoc, body(kb, iv, args));
         });
     return forOp.getResults();

@@ -97,13 +97,6 @@ static int64_t getQueryTileRows(const BackwardProblem &p) {
   return rows;
 }
 
-static MemRefType getWorkgroupType(ArrayRef<int64_t> shape, Type element) {
-  MLIRContext *context = element.getContext();
-  return MemRefType::get(
-      shape, element, MemRefLayoutAttrInterface(),
-      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
-}
-
 void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                                             const BackwardProblem &problem,
                                             Value lse, Value delta, Value dqAcc,
@@ -116,13 +109,14 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
   int64_t keySteps = p.keyDim / 16, valueSteps = p.valueDim / 16;
   int64_t keyTiles = p.keyDim / 8, valueTiles = p.valueDim / 8;
   int64_t querySteps = rows / 16;
+  auto shared = gpu::AddressSpace::Workgroup;
   MemRefType workgroup[] = {
-      getWorkgroupType({kMmaKeys, p.keyDim + kMmaPad}, element),
-      getWorkgroupType({rows, p.keyDim + kMmaPad}, element),
-      getWorkgroupType({rows, p.valueDim + kMmaPad}, element),
-      getWorkgroupType({rows, kMmaKeys + kMmaPad}, element),
-      getWorkgroupType({rows}, f32),
-      getWorkgroupType({rows}, f32)};
+      getGPUMemRefType({kMmaKeys, p.keyDim + kMmaPad}, element, shared),
+      getGPUMemRefType({rows, p.keyDim + kMmaPad}, element, shared),
+      getGPUMemRefType({rows, p.valueDim + kMmaPad}, element, shared),
+      getGPUMemRefType({rows, kMmaKeys + kMmaPad}, element, shared),
+      getGPUMemRefType({rows}, f32, shared),
+      getGPUMemRefType({rows}, f32, shared)};
   double inf = std::numeric_limits<double>::infinity();
 
   buildLaunch(

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernels.h"
+#include "KernelArith.h"
 #include "MmaFragments.h"
 #include "PopulatePatterns.h"
 #include "TileCopy.h"
@@ -71,48 +72,16 @@ struct ForwardConfig {
   Value query, key, value, additiveMask, seed, out, lse;
 };
 
-/// Small IR helpers bound to one builder and location.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
+/// The forward kernels' IR helpers: KernelArith plus constants and
+/// conversions in the compute type, loops and conditionals.
+struct KernelBuilder : KernelArith {
   FloatType computeType;
 
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
   Value fconst(double value) {
     return arith::ConstantOp::create(b, loc,
                                      b.getFloatAttr(computeType, value));
   }
   Value negInf() { return fconst(-std::numeric_limits<double>::infinity()); }
-  Value add(Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y);
-  }
-  Value sub(Value x, Value y) {
-    return arith::SubIOp::create(b, loc, x, y);
-  }
-  Value mul(Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y);
-  }
-  Value min(Value x, Value y) {
-    return arith::MinSIOp::create(b, loc, x, y);
-  }
-  Value max(Value x, Value y) {
-    return arith::MaxSIOp::create(b, loc, x, y);
-  }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
-  }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value feq(Value x, Value y) {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
-  }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
   /// Extends (or truncates) the float `x` to `type`.
   Value convert(Value x, Type type) {
     unsigned from = cast<FloatType>(x.getType()).getWidth();
@@ -159,22 +128,6 @@ struct KernelBuilder {
   }
 };
 
-/// Returns the workgroup (shared) memref type of `shape` x `type`.
-static MemRefType workgroupType(ArrayRef<int64_t> shape, Type type) {
-  MLIRContext *context = type.getContext();
-  return MemRefType::get(
-      shape, type, AffineMap(),
-      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup));
-}
-
-/// Returns the private (per-thread) memref type of `shape` x `type`.
-static MemRefType privateType(ArrayRef<int64_t> shape, Type type) {
-  MLIRContext *context = type.getContext();
-  return MemRefType::get(
-      shape, type, AffineMap(),
-      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Private));
-}
-
 /// The score t[i, j] of query row `i` and key `j` from the raw dot product:
 /// cap(scale * dot) + mask_add if visible, else -inf (the CPU lowering's
 /// order of operations). `masked = false` leaves out the predicate, for
@@ -182,17 +135,17 @@ static MemRefType privateType(ArrayRef<int64_t> shape, Type type) {
 static Value buildLogit(KernelBuilder &kb, const ForwardConfig &c, Value dot,
                         Value b, Value h, Value i, Value j,
                         bool masked = true) {
-  Value x = kb.fmul(dot, kb.fconst(c.scale));
+  Value x = kb.mulf(dot, kb.fconst(c.scale));
   if (c.softcap) {
     Value cap = kb.fconst(*c.softcap);
-    x = kb.fmul(cap, math::TanhOp::create(
-                         kb.b, kb.loc, arith::DivFOp::create(kb.b, kb.loc, x,
-                                                             cap)));
+    x = kb.mulf(
+        cap, math::TanhOp::create(kb.b, kb.loc,
+                                  arith::DivFOp::create(kb.b, kb.loc, x, cap)));
   }
   if (c.additiveMask) {
     Value bias = buildBroadcastRead(kb.b, kb.loc, c.additiveMask,
                                     ValueRange{b, h, i, j});
-    x = kb.fadd(x, kb.convert(bias, c.computeType));
+    x = kb.addf(x, kb.convert(bias, c.computeType));
   }
   if (!masked)
     return x;
@@ -296,15 +249,18 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
                             const ForwardConfig &c) {
   int64_t rows = kSimtRows;
   int64_t keyTile = getSimtKeyTile(c);
-  KernelBuilder kb{builder, loc, c.computeType};
+  KernelBuilder kb{{builder, loc}, c.computeType};
   Value one = kb.index(1);
   std::array<int64_t, 3> grid = RowTile::grid(c, rows);
+  auto shared = gpu::AddressSpace::Workgroup;
+  auto local = gpu::AddressSpace::Private;
   MemRefType tileTypes[] = {
-      workgroupType({keyTile, c.keyDim}, c.elementType),
-      workgroupType({keyTile, c.valueDim}, c.elementType)};
-  SmallVector<Type> priv = {privateType({c.keyDim}, c.computeType),
-                            privateType({c.valueDim}, c.computeType),
-                            privateType({keyTile}, c.computeType)};
+      getGPUMemRefType({keyTile, c.keyDim}, c.elementType, shared),
+      getGPUMemRefType({keyTile, c.valueDim}, c.elementType, shared)};
+  SmallVector<Type> priv = {
+      getGPUMemRefType({c.keyDim}, c.computeType, local),
+      getGPUMemRefType({c.valueDim}, c.computeType, local),
+      getGPUMemRefType({keyTile}, c.computeType, local)};
   SmallVector<Value> tileViews;
   gpu::LaunchOp launch =
       buildKernelLaunch(builder, loc, grid, rows, tileTypes, priv, tileViews);
@@ -389,9 +345,9 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
                                           ValueRange{r, d});
                                       Value q = memref::LoadOp::create(
                                           builder, loc, qRow, d);
-                                      return {kb.fadd(
+                                      return {kb.addf(
                                           sum[0],
-                                          kb.fmul(q, kb.convert(
+                                          kb.mulf(q, kb.convert(
                                                          k, c.computeType)))};
                                     })
                                 .getResult(0);
@@ -405,24 +361,24 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
           // Online softmax: rescale by exp(m - m'), where m' = max(m, tile
           // max); nothing to rescale while the row has seen no visible key.
           Value newMax = arith::MaximumFOp::create(builder, loc, m, tileMax);
-          Value stillEmpty = kb.feq(newMax, kb.negInf());
-          Value alpha = kb.select(stillEmpty, kb.fconst(1.0),
-                                  kb.exp(kb.fsub(m, newMax)));
+          Value stillEmpty = kb.eqf(newMax, kb.negInf());
+          Value alpha =
+              kb.select(stillEmpty, kb.fconst(1.0), kb.exp(kb.subf(m, newMax)));
           kb.loop(zero, kb.index(c.valueDim), one, {},
                   [&](Value d, ValueRange) {
                     Value a = memref::LoadOp::create(builder, loc, acc, d);
-                    memref::StoreOp::create(builder, loc, kb.fmul(a, alpha),
+                    memref::StoreOp::create(builder, loc, kb.mulf(a, alpha),
                                             acc, d);
                     return SmallVector<Value>{};
                   });
           Value newSum =
               kb.loop(
-                    zero, count, one, {kb.fmul(l, alpha)},
+                    zero, count, one, {kb.mulf(l, alpha)},
                     [&](Value r, ValueRange sum) -> SmallVector<Value> {
                       Value t = memref::LoadOp::create(builder, loc, scores, r);
-                      Value p = kb.select(kb.feq(t, kb.negInf()),
-                                          kb.fconst(0.0),
-                                          kb.exp(kb.fsub(t, newMax)));
+                      Value p =
+                          kb.select(kb.eqf(t, kb.negInf()), kb.fconst(0.0),
+                                    kb.exp(kb.subf(t, newMax)));
                       // l sums every p; the dropout keep bit only weighs
                       // the contribution to O (P' = P * Z / (1 - p)).
                       Value w = p;
@@ -431,10 +387,10 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
                             builder, loc, seed, c.dropout,
                             {c.batch, c.numHeads, c.numQueries, c.numKeys}, b,
                             h, i, kb.add(kt, r));
-                        w = kb.select(keep,
-                                      kb.fmul(p, kb.fconst(1.0 /
-                                                           (1.0 - c.dropout))),
-                                      kb.fconst(0.0));
+                        w = kb.select(
+                            keep,
+                            kb.mulf(p, kb.fconst(1.0 / (1.0 - c.dropout))),
+                            kb.fconst(0.0));
                       }
                       kb.loop(zero, kb.index(c.valueDim), one, {},
                               [&](Value d, ValueRange) {
@@ -445,12 +401,13 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
                                                                  acc, d);
                                 memref::StoreOp::create(
                                     builder, loc,
-                                    kb.fadd(a, kb.fmul(w, kb.convert(
-                                                              v, c.computeType))),
+                                    kb.addf(a,
+                                            kb.mulf(w, kb.convert(
+                                                           v, c.computeType))),
                                     acc, d);
                                 return SmallVector<Value>{};
                               });
-                      return {kb.fadd(sum[0], p)};
+                      return {kb.addf(sum[0], p)};
                     })
                   .getResult(0);
           return {newMax, newSum};
@@ -460,7 +417,7 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
   // O = acc / l, exactly 0 for an empty row (l = 0); LSE = m + log l.
   kb.ifThen(rowValid, [&] {
     Value m = tiles.getResult(0), l = tiles.getResult(1);
-    Value empty = kb.feq(l, kb.fconst(0.0));
+    Value empty = kb.eqf(l, kb.fconst(0.0));
     kb.loop(zero, kb.index(c.valueDim), one, {}, [&](Value d, ValueRange) {
       Value a = memref::LoadOp::create(builder, loc, acc, d);
       Value o = kb.select(empty, kb.fconst(0.0),
@@ -470,9 +427,9 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
       return SmallVector<Value>{};
     });
     if (c.lse) {
-      Value lse = kb.select(
-          empty, kb.fconst(std::numeric_limits<double>::infinity()),
-          kb.fadd(m, math::LogOp::create(builder, loc, l)));
+      Value lse =
+          kb.select(empty, kb.fconst(std::numeric_limits<double>::infinity()),
+                    kb.addf(m, math::LogOp::create(builder, loc, l)));
       Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
       memref::StoreOp::create(builder, loc, kb.convert(lse, lseType), c.lse,
                               ValueRange{b, h, i});
@@ -513,7 +470,7 @@ static bool useMmaKernel(const ForwardConfig &c,
 static void buildMmaKernel(OpBuilder &builder, Location loc,
                            const ForwardConfig &c,
                            const AttentionGPUOptions &options) {
-  KernelBuilder kb{builder, loc, c.computeType};
+  KernelBuilder kb{{builder, loc}, c.computeType};
   MmaBuilder mb{builder, loc, c.elementType};
   int64_t keySteps = c.keyDim / 16, valueTiles = c.valueDim / 8;
   constexpr int64_t keyTiles = kMmaKeys / 8, pvSteps = kMmaKeys / 16;
@@ -521,9 +478,11 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   // K and V tiles as they lie in memory, rows padded by kMmaPad elements;
   // every B fragment comes from them by ldmatrix (buildKernelLaunch aligns
   // the tiles to 16 bytes, as ldmatrix needs).
+  auto shared = gpu::AddressSpace::Workgroup;
   MemRefType tileTypes[] = {
-      workgroupType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType),
-      workgroupType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType)};
+      getGPUMemRefType({kMmaKeys, c.keyDim + kMmaPad}, c.elementType, shared),
+      getGPUMemRefType({kMmaKeys, c.valueDim + kMmaPad}, c.elementType,
+                       shared)};
   std::array<int64_t, 3> grid = RowTile::grid(c, kMmaRows);
   SmallVector<Value> tileViews;
   gpu::LaunchOp launch =
@@ -795,16 +754,16 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
             return arith::MaximumFOp::create(builder, loc, x, y);
           });
           newMax[r] = arith::MaximumFOp::create(builder, loc, state[r], quadMax);
-          Value empty = kb.feq(newMax[r], f32NegInf);
+          Value empty = kb.eqf(newMax[r], f32NegInf);
           Value pivot = kb.select(empty, f32Zero, newMax[r]);
           pivotTerm[r] = arith::NegFOp::create(builder, loc,
-                                               kb.fmul(pivot, exponentScale));
+                                               kb.mulf(pivot, exponentScale));
           alpha[r] = kb.select(
               empty, kb.fconst(1.0),
               math::Exp2Op::create(
                   builder, loc,
-                  kb.fmul(kb.fsub(state[r], newMax[r]), exponentScale)));
-          sums[r] = kb.fmul(state[2 + r], alpha[r]);
+                  kb.mulf(kb.subf(state[r], newMax[r]), exponentScale)));
+          sums[r] = kb.mulf(state[2 + r], alpha[r]);
         }
         // P (unnormalized, then dropped out for O only): one fma and
         // ex2.approx per element.
@@ -815,7 +774,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
                 builder, loc,
                 math::FmaOp::create(builder, loc, t, exponentScale,
                                     pivotTerm[e / 2]));
-            sums[e / 2] = kb.fadd(sums[e / 2], p);
+            sums[e / 2] = kb.addf(sums[e / 2], p);
             if (c.dropout > 0.0) {
               Value j =
                   kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
@@ -824,7 +783,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
                   {c.batch, c.numHeads, c.numQueries, c.numKeys}, b,
                   heads[e / 2], positions[e / 2], kb.min(j, lastKey));
               p = kb.select(keep,
-                            kb.fmul(p, kb.fconst(1.0 / (1.0 - c.dropout))),
+                            kb.mulf(p, kb.fconst(1.0 / (1.0 - c.dropout))),
                             f32Zero);
             }
             scores[n][e] = p;
@@ -835,7 +794,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         for (int64_t dn = 0; dn < valueTiles; ++dn) {
           SmallVector<Value> acc;
           for (int64_t e = 0; e < 4; ++e)
-            acc.push_back(kb.fmul(state[4 + 4 * dn + e], alpha[e / 2]));
+            acc.push_back(kb.mulf(state[4 + 4 * dn + e], alpha[e / 2]));
           out.push_back(acc);
         }
         // O += P V: P's A fragment of keys 16kk..16kk+15 is the C fragments
@@ -871,18 +830,18 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   Value sums[2];
   for (int64_t r = 0; r < 2; ++r)
     sums[r] = mb.quadReduce(tiles.getResult(2 + r),
-                              [&](Value x, Value y) { return kb.fadd(x, y); });
+                            [&](Value x, Value y) { return kb.addf(x, y); });
   Value numPacked = kb.index(tile.numPacked);
   for (int64_t r = 0; r < 2; ++r) {
     kb.ifThen(kb.lt(rows[r], numPacked), [&] {
-      Value empty = kb.feq(sums[r], f32Zero);
+      Value empty = kb.eqf(sums[r], f32Zero);
       Value inverse = kb.select(
           empty, f32Zero,
           arith::DivFOp::create(builder, loc, kb.fconst(1.0), sums[r]));
       for (int64_t dn = 0; dn < valueTiles; ++dn) {
         for (int64_t e = 2 * r; e < 2 * r + 2; ++e) {
           Value a = tiles.getResult(4 + 4 * dn + e);
-          Value o = kb.fmul(a, inverse);
+          Value o = kb.mulf(a, inverse);
           Value col = kb.add(twiceQuadLane, kb.index(8 * dn + e % 2));
           memref::StoreOp::create(builder, loc, kb.convert(o, c.elementType),
                                   c.out,
@@ -894,10 +853,10 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           // m in natural units: scale m for raw scores.
           Value m = tiles.getResult(r);
           if (rawScores)
-            m = kb.fmul(m, kb.fconst(c.scale));
+            m = kb.mulf(m, kb.fconst(c.scale));
           Value lse = kb.select(
               empty, kb.fconst(std::numeric_limits<double>::infinity()),
-              kb.fadd(m, math::LogOp::create(builder, loc, sums[r])));
+              kb.addf(m, math::LogOp::create(builder, loc, sums[r])));
           Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
           memref::StoreOp::create(builder, loc, kb.convert(lse, lseType), c.lse,
                                   ValueRange{b, heads[r], positions[r]});
