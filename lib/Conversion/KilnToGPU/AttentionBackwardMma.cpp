@@ -132,7 +132,6 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
         Value deltaTile = tiles[5];
 
         Value zero = kb.index(0), one = kb.index(1), eight = kb.index(8);
-        Value threads = kb.index(kMmaThreads);
         Value numQueries = kb.index(p.numQueries);
         Value numKeys = kb.index(p.numKeys);
         Value lastQuery = kb.index(p.numQueries - 1);
