@@ -10,9 +10,25 @@ func.func @dout_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tenso
 
 // -----
 
+func.func @dquery_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x8xf32>, %do: tensor<2x4x3x8xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op dquery type 'tensor<2x4x3x8xf16>' must be the query type 'tensor<2x4x3x8xf32>'}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x4x3x8xf32> -> tensor<2x4x3x8xf16>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>
+  return
+}
+
+// -----
+
 func.func @dkey_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x8xf32>, %do: tensor<2x4x3x8xf32>) {
   // expected-error @+1 {{'kiln.attention_grad' op dkey type 'tensor<2x4x5x8xf32>' must be the key type 'tensor<2x2x5x8xf32>'}}
   %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x4x3x8xf32> -> tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @dvalue_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x16xf32>, %do: tensor<2x4x3x16xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op dvalue type 'tensor<2x2x5x8xf32>' must be the value type 'tensor<2x2x5x16xf32>'}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x16xf32>, tensor<2x4x3x16xf32> -> tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>
   return
 }
 

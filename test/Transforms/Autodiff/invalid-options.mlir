@@ -3,6 +3,7 @@
 // RUN: not kiln-opt %s --kiln-autodiff="function=missing" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not kiln-opt %s --kiln-autodiff="function=f wrt=0,0" 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not kiln-opt %s --kiln-autodiff="function=f wrt=7" 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not kiln-opt %s --kiln-autodiff="function=integers" 2>&1 | FileCheck %s --check-prefix=NOFLOAT
 
 // A differentiated integer argument is an error at the function.
 // expected-error @+1 {{cannot differentiate with respect to argument 1 of non-floating-point type 'tensor<3xi64>'}}
@@ -15,7 +16,14 @@ func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %x : tensor<3xf32>
 }
 
+// Without `wrt`, every floating-point argument; here there is none.
+func.func @integers(%i: tensor<3xi64>) -> tensor<f32> {
+  %0 = kiln.constant dense<0.0> : tensor<f32>
+  return %0 : tensor<f32>
+}
+
 // VECTOR: cannot differentiate 'g': it must return exactly one rank-0 floating-point tensor
 // MISSING: kiln-autodiff: no function named 'missing'
 // TWICE: 'wrt' entry 0 appears twice
 // RANGE: 'wrt' entry 7 is out of range [0, 2)
+// NOFLOAT: cannot differentiate 'integers': no floating-point argument to differentiate with respect to

@@ -101,3 +101,12 @@ func.func @gradient_type(%a: tensor<3xf32>) {
   %l, %g = kiln.value_and_grad @f(%a) {wrt = array<i64: 0>} : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf64>)
   return
 }
+
+// -----
+
+llvm.func @llvm_callee(f32) -> f32
+func.func @callee_without_function_type(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'kiln.value_and_grad' op 'llvm_callee' has no function type}}
+  %l, %g = kiln.value_and_grad @llvm_callee(%a) {wrt = array<i64: 0>} : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
+  return
+}

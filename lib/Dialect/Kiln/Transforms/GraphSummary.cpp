@@ -35,7 +35,7 @@ struct KilnGraphSummaryPass
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &error);
     if (!file) {
-      getOperation().emitError() << "cannot open summary output: " << error;
+      getOperation().emitError() << "kiln-graph-summary: " << error;
       return signalPassFailure();
     }
     raw_ostream &os = file->os();
