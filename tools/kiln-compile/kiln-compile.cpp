@@ -36,6 +36,8 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Runtime/HostTensor.h"
 
+#include "ToolSupport.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -43,10 +45,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -66,7 +66,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -166,9 +165,10 @@ static double msSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+static constexpr StringLiteral kToolName = "kiln-compile";
+
 static int fail(const Twine &message) {
-  WithColor::error(errs(), "kiln-compile") << message << "\n";
-  return 1;
+  return tools::reportError(kToolName, message);
 }
 
 namespace {
@@ -680,9 +680,7 @@ static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm,
   std::string message;
   raw_string_ostream errorStream(message);
   if (failed(mlir::parsePassPipeline(pipeline, pm, errorStream))) {
-    WithColor::error(errs(), "kiln-compile")
-        << "cannot build the GPU pipeline '" << pipeline
-        << "': " << message << "\n";
+    (void)fail("cannot build the GPU pipeline '" + pipeline + "': " + message);
     return mlir::failure();
   }
   return mlir::success();
@@ -797,17 +795,8 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
 
-  std::string errorMessage;
-  std::unique_ptr<MemoryBuffer> file =
-      mlir::openInputFile(inputFile, &errorMessage);
-  if (!file)
-    return fail(errorMessage);
-  SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
-  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
-                                            mlir::ParserConfig(&context));
+  tools::InputModule input(context);
+  mlir::OwningOpRef<mlir::ModuleOp> module = input.parse(kToolName, inputFile);
   if (!module)
     return 1;
 

@@ -20,18 +20,14 @@
 #include "kiln/Runtime/JitSession.h"
 #include "kiln/Runtime/Npy.h"
 
+#include "ToolSupport.h"
+
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -91,9 +87,10 @@ static cl::opt<bool> tensorCores(
     cl::desc("--target=gpu-emulator: the tensor-core attention kernels for "
              "f16/bf16 (kiln-lower-to-nvvm's tensor-cores)"));
 
+static constexpr StringLiteral kToolName = "kiln-run";
+
 static int fail(const Twine &message) {
-  WithColor::error(errs(), "kiln-run") << message << "\n";
-  return 1;
+  return tools::reportError(kToolName, message);
 }
 
 /// A --random-range: argument `index` drawn from [low, high).
@@ -180,18 +177,8 @@ int main(int argc, char **argv) {
 
   JitSession session;
   mlir::MLIRContext &context = session.getContext();
-  std::string errorMessage;
-  std::unique_ptr<MemoryBuffer> file =
-      mlir::openInputFile(inputFile, &errorMessage);
-  if (!file)
-    return fail(errorMessage);
-  SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
-  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
-                                            mlir::ParserConfig(&context));
+  tools::InputModule input(context);
+  mlir::OwningOpRef<mlir::ModuleOp> module = input.parse(kToolName, inputFile);
   if (!module)
     return 1;
   JitOptions options;

@@ -38,9 +38,11 @@ using namespace mlir::kiln;
 // The visibility predicate and the dropout draw
 //===----------------------------------------------------------------------===//
 
-AttentionVisibility AttentionVisibility::get(AttentionOp op, Value mask,
-                                             Value keyLengths,
-                                             Value queryLengths) {
+/// AttentionVisibility::get of a kiln.attention or a kiln.attention_grad,
+/// which name their attributes and operands alike.
+template <typename OpTy>
+static AttentionVisibility getVisibility(OpTy op, Value mask, Value keyLengths,
+                                         Value queryLengths) {
   auto queryType = cast<RankedTensorType>(op.getQuery().getType());
   auto keyType = cast<RankedTensorType>(op.getKey().getType());
   AttentionVisibility visibility;
@@ -55,6 +57,18 @@ AttentionVisibility AttentionVisibility::get(AttentionOp op, Value mask,
   visibility.keyLengths = keyLengths;
   visibility.queryLengths = queryLengths;
   return visibility;
+}
+
+AttentionVisibility AttentionVisibility::get(AttentionOp op, Value mask,
+                                             Value keyLengths,
+                                             Value queryLengths) {
+  return getVisibility(op, mask, keyLengths, queryLengths);
+}
+
+AttentionVisibility AttentionVisibility::get(AttentionGradOp op, Value mask,
+                                             Value keyLengths,
+                                             Value queryLengths) {
+  return getVisibility(op, mask, keyLengths, queryLengths);
 }
 
 static Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
@@ -177,8 +191,159 @@ Value mlir::kiln::buildAttentionDropoutKeep(OpBuilder &builder, Location loc,
 }
 
 //===----------------------------------------------------------------------===//
-// kiln.attention
+// What the forward and the adjoint lowering share
 //===----------------------------------------------------------------------===//
+
+/// AttentionLogits::get of a kiln.attention or a kiln.attention_grad.
+template <typename OpTy>
+static AttentionLogits getLogits(OpTy op, Value mask, Value keyLengths,
+                                 Value queryLengths) {
+  AttentionLogits logits;
+  logits.visibility =
+      AttentionVisibility::get(op, mask, keyLengths, queryLengths);
+  logits.scale = op.getEffectiveScale();
+  if (FloatAttr cap = op.getSoftcapAttr())
+    logits.softcap = cap.getValueAsDouble();
+  if (op.hasAdditiveMask())
+    logits.additiveMask = mask;
+  return logits;
+}
+
+AttentionLogits AttentionLogits::get(AttentionOp op, Value mask,
+                                     Value keyLengths, Value queryLengths) {
+  return getLogits(op, mask, keyLengths, queryLengths);
+}
+
+AttentionLogits AttentionLogits::get(AttentionGradOp op, Value mask,
+                                     Value keyLengths, Value queryLengths) {
+  return getLogits(op, mask, keyLengths, queryLengths);
+}
+
+Value AttentionLogits::build(OpBuilder &builder, Location loc, Value s, Value b,
+                             Value h, Value i, Value j) const {
+  Type type = s.getType();
+  auto constant = [&](double value) -> Value {
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getFloatAttr(type, value));
+  };
+  Value x = arith::MulFOp::create(builder, loc, s, constant(scale));
+  if (softcap) {
+    Value cap = constant(*softcap);
+    x = arith::MulFOp::create(
+        builder, loc, cap,
+        math::TanhOp::create(builder, loc,
+                             arith::DivFOp::create(builder, loc, x, cap)));
+  }
+  if (additiveMask) {
+    Value bias =
+        buildBroadcastRead(builder, loc, additiveMask, ValueRange{b, h, i, j});
+    x = arith::AddFOp::create(
+        builder, loc, x,
+        AttentionBlockBuilder::extend(builder, loc, bias, type));
+  }
+  Value visible = buildAttentionVisible(builder, loc, visibility, b, h, i, j);
+  return arith::SelectOp::create(
+      builder, loc, visible, x,
+      constant(-std::numeric_limits<double>::infinity()));
+}
+
+/// AttentionSizes::match of a kiln.attention or a kiln.attention_grad.
+template <typename OpTy>
+static FailureOr<AttentionSizes> matchSizes(OpTy op, Value seed,
+                                            RewriterBase &rewriter) {
+  auto isStaticRank4 = [](Value value) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    return type && type.getRank() == 4 && type.hasStaticShape();
+  };
+  if (!isStaticRank4(op.getQuery()) || !isStaticRank4(op.getKey()) ||
+      !isStaticRank4(op.getValue()))
+    return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
+  auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+  auto keyType = cast<RankedTensorType>(op.getKey().getType());
+  auto valueType = cast<RankedTensorType>(op.getValue().getType());
+  AttentionSizes sizes;
+  sizes.elementType = dyn_cast<FloatType>(queryType.getElementType());
+  if (!sizes.elementType)
+    return rewriter.notifyMatchFailure(op, "expected a float element type");
+  sizes.batch = queryType.getDimSize(0);
+  sizes.numHeads = queryType.getDimSize(1);
+  sizes.numQueries = queryType.getDimSize(2);
+  sizes.keyDim = queryType.getDimSize(3);
+  sizes.numKVHeads = keyType.getDimSize(1);
+  sizes.numKeys = keyType.getDimSize(2);
+  sizes.valueDim = valueType.getDimSize(3);
+  if (sizes.numKVHeads == 0 && sizes.numHeads != 0)
+    return rewriter.notifyMatchFailure(op, "query heads without kv heads");
+  sizes.groupSize = std::max<int64_t>(1, op.getGroupSize());
+  sizes.dropout = op.getDropoutPAttr().getValueAsDouble();
+  if (!(sizes.dropout >= 0.0 && sizes.dropout < 1.0))
+    return rewriter.notifyMatchFailure(op, "dropout_p outside [0, 1)");
+  if (sizes.dropout > 0.0 && !seed)
+    return rewriter.notifyMatchFailure(op, "dropout without a seed");
+  sizes.computeType = sizes.elementType.getWidth() < 32
+                          ? Type(rewriter.getF32Type())
+                          : Type(sizes.elementType);
+  return sizes;
+}
+
+FailureOr<AttentionSizes> AttentionSizes::match(AttentionOp op, Value seed,
+                                                RewriterBase &rewriter) {
+  return matchSizes(op, seed, rewriter);
+}
+
+FailureOr<AttentionSizes> AttentionSizes::match(AttentionGradOp op, Value seed,
+                                                RewriterBase &rewriter) {
+  return matchSizes(op, seed, rewriter);
+}
+
+Value mlir::kiln::buildGuardedExp(OpBuilder &builder, Location loc, Value x,
+                                  Value m, double emptyRow) {
+  Type type = x.getType();
+  Value empty = arith::CmpFOp::create(
+      builder, loc, arith::CmpFPredicate::OEQ, m,
+      arith::ConstantOp::create(builder, loc,
+                                builder.getFloatAttr(type, emptyRow)));
+  Value e = math::ExpOp::create(builder, loc,
+                                arith::SubFOp::create(builder, loc, x, m));
+  return arith::SelectOp::create(
+      builder, loc, empty,
+      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(type, 0.0)),
+      e);
+}
+
+Value mlir::kiln::extractHeadBlock(OpBuilder &builder, Location loc,
+                                   Value source, Value b, Value head,
+                                   int64_t rows, int64_t cols) {
+  auto type = RankedTensorType::get(
+      {rows, cols}, cast<RankedTensorType>(source.getType()).getElementType());
+  if (rows == 0 || cols == 0)
+    return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                   type.getElementType());
+  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
+                                       builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {
+      builder.getIndexAttr(1), builder.getIndexAttr(1),
+      builder.getIndexAttr(rows), builder.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(builder, loc, type, source, offsets,
+                                        sizes, strides);
+}
+
+Value mlir::kiln::insertHeadBlock(OpBuilder &builder, Location loc, Value block,
+                                  Value dest, Value b, Value head) {
+  auto type = cast<RankedTensorType>(block.getType());
+  if (type.getNumElements() == 0)
+    return dest;
+  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
+                                       builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
+                                     builder.getIndexAttr(1),
+                                     builder.getIndexAttr(type.getDimSize(0)),
+                                     builder.getIndexAttr(type.getDimSize(1))};
+  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(builder, loc, block, dest, offsets,
+                                       sizes, strides);
+}
 
 //===----------------------------------------------------------------------===//
 // AttentionBlockBuilder
@@ -208,6 +373,37 @@ Value AttentionBlockBuilder::reduceRows(
   return generic.getResult(0);
 }
 
+Value AttentionBlockBuilder::reduceRows(
+    Value block, double initValue,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(block.getType());
+  return reduceRows(
+      block, filled({type.getDimSize(0)}, type.getElementType(), initValue),
+      combine);
+}
+
+Value AttentionBlockBuilder::rowMax(Value block) {
+  return reduceRows(block, -std::numeric_limits<double>::infinity(),
+                    [](OpBuilder &b, Location l, Value x, Value acc) -> Value {
+                      return arith::MaximumFOp::create(b, l, x, acc);
+                    });
+}
+
+Value AttentionBlockBuilder::rowSum(Value block) {
+  return reduceRows(block, 0.0,
+                    [](OpBuilder &b, Location l, Value x, Value acc) -> Value {
+                      return arith::AddFOp::create(b, l, acc, x);
+                    });
+}
+
+Value AttentionBlockBuilder::filled(ArrayRef<int64_t> shape, Type type,
+                                    double value) {
+  Value empty = tensor::EmptyOp::create(builder, loc, shape, type);
+  Value scalar = arith::ConstantOp::create(builder, loc,
+                                           builder.getFloatAttr(type, value));
+  return linalg::FillOp::create(builder, loc, scalar, empty).getResult(0);
+}
+
 Value AttentionBlockBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs,
                                       AffineMap rhsMap, Value init) {
   Type accType = cast<RankedTensorType>(init.getType()).getElementType();
@@ -235,17 +431,15 @@ Value AttentionBlockBuilder::extend(OpBuilder &b, Location l, Value x,
   return arith::ExtFOp::create(b, l, type, x);
 }
 
+//===----------------------------------------------------------------------===//
+// kiln.attention
+//===----------------------------------------------------------------------===//
+
 namespace {
 
 /// The loop nest helpers of one (b, h) block, all on [Sq, Sk]-sized tensors
 /// of the compute type.
 struct BlockBuilder : AttentionBlockBuilder {
-  Value filled(ArrayRef<int64_t> shape, Type type, TypedAttr value) {
-    Value empty = tensor::EmptyOp::create(builder, loc, shape, type);
-    Value scalar = arith::ConstantOp::create(builder, loc, value);
-    return linalg::FillOp::create(builder, loc, scalar, empty).getResult(0);
-  }
-
   /// A parallel 2-D generic that updates `block` in place: the payload gets
   /// the element of `block` first, then those of `ins` (read through
   /// `inMaps`), and the indices i and j. Reading the block through the
@@ -305,49 +499,26 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto queryType = dyn_cast<RankedTensorType>(op.getQuery().getType());
-    auto keyType = dyn_cast<RankedTensorType>(op.getKey().getType());
-    auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
-    auto resultType = dyn_cast<RankedTensorType>(op.getResult().getType());
-    if (!queryType || !keyType || !valueType || !resultType ||
-        queryType.getRank() != 4 || keyType.getRank() != 4 ||
-        valueType.getRank() != 4 || !resultType.hasStaticShape() ||
-        !queryType.hasStaticShape() || !keyType.hasStaticShape() ||
-        !valueType.hasStaticShape())
+    FailureOr<AttentionSizes> sizes =
+        AttentionSizes::match(op, adaptor.getSeed(), rewriter);
+    if (failed(sizes))
+      return failure();
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    if (!resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
-    auto elementType = dyn_cast<FloatType>(queryType.getElementType());
-    if (!elementType)
-      return rewriter.notifyMatchFailure(op, "expected a float element type");
-    int64_t batch = queryType.getDimSize(0);
-    int64_t numHeads = queryType.getDimSize(1);
-    int64_t numQueries = queryType.getDimSize(2);
-    int64_t numKVHeads = keyType.getDimSize(1);
-    int64_t numKeys = keyType.getDimSize(2);
-    int64_t keyDim = keyType.getDimSize(3);
-    int64_t valueDim = valueType.getDimSize(3);
-    if (numKVHeads == 0 && numHeads != 0)
-      return rewriter.notifyMatchFailure(op, "query heads without kv heads");
-    int64_t groupSize = std::max<int64_t>(1, op.getGroupSize());
-    double dropout = op.getDropoutPAttr().getValueAsDouble();
-    if (!(dropout >= 0.0 && dropout < 1.0))
-      return rewriter.notifyMatchFailure(op, "dropout_p outside [0, 1)");
-    if (dropout > 0.0 && !adaptor.getSeed())
-      return rewriter.notifyMatchFailure(op, "dropout without a seed");
-
-    Type computeType = elementType.getWidth() < 32
-                           ? Type(rewriter.getF32Type())
-                           : Type(elementType);
+    int64_t batch = sizes->batch, numHeads = sizes->numHeads;
+    int64_t numQueries = sizes->numQueries, numKeys = sizes->numKeys;
+    int64_t keyDim = sizes->keyDim, valueDim = sizes->valueDim;
+    int64_t groupSize = sizes->groupSize;
+    double dropout = sizes->dropout;
+    FloatType elementType = sizes->elementType;
+    Type computeType = sizes->computeType;
     auto computeAttr = [&](double value) {
       return rewriter.getFloatAttr(computeType, value);
     };
-    AttentionVisibility visibility = AttentionVisibility::get(
-        op, adaptor.getMask(), adaptor.getKeyLengths(),
-        adaptor.getQueryLengths());
-    Value additiveMask = op.hasAdditiveMask() ? adaptor.getMask() : Value();
-    double scale = op.getEffectiveScale();
-    std::optional<double> softcap;
-    if (FloatAttr cap = op.getSoftcapAttr())
-      softcap = cap.getValueAsDouble();
+    AttentionLogits logitParams =
+        AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
+                             adaptor.getQueryLengths());
     Value seed;
     if (dropout > 0.0)
       seed = tensor::ExtractOp::create(rewriter, loc, adaptor.getSeed(),
@@ -393,31 +564,15 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
                                            constIndex(builder, loc, groupSize));
 
           // Q[b, h], K[b, g], V[b, g] as rank-2 slices.
-          auto slice = [&](Value source, Value head, int64_t rows,
-                           int64_t cols) -> Value {
-            auto type = RankedTensorType::get(
-                {rows, cols},
-                cast<RankedTensorType>(source.getType()).getElementType());
-            // Sk = 0 or Dk = 0: nothing to read.
-            if (rows == 0 || cols == 0)
-              return tensor::EmptyOp::create(builder, loc, type.getShape(),
-                                             type.getElementType());
-            SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
-                                                 builder.getIndexAttr(0)};
-            SmallVector<OpFoldResult> sizes = {
-                builder.getIndexAttr(1), builder.getIndexAttr(1),
-                builder.getIndexAttr(rows), builder.getIndexAttr(cols)};
-            SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-            return tensor::ExtractSliceOp::create(builder, loc, type, source,
-                                                  offsets, sizes, strides);
-          };
-          Value q = slice(adaptor.getQuery(), h, numQueries, keyDim);
-          Value k = slice(adaptor.getKey(), g, numKeys, keyDim);
-          Value v = slice(adaptor.getValue(), g, numKeys, valueDim);
+          Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h,
+                                     numQueries, keyDim);
+          Value k = extractHeadBlock(builder, loc, adaptor.getKey(), b, g,
+                                     numKeys, keyDim);
+          Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
+                                     numKeys, valueDim);
 
           // s[i, j] = sum_d Q[i, d] * K[j, d]
-          Value scores = bb.filled({numQueries, numKeys}, computeType,
-                                   computeAttr(0.0));
+          Value scores = bb.filled({numQueries, numKeys}, computeType, 0.0);
           scores = bb.contract(q, bb.map(3, {0, 2}), k, bb.map(3, {1, 2}),
                                scores);
 
@@ -428,36 +583,11 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
               scores, ValueRange{}, {},
               [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
                   Value j) -> Value {
-                Value x = arith::MulFOp::create(
-                    pb, pl, args[0],
-                    arith::ConstantOp::create(pb, pl, computeAttr(scale)));
-                if (softcap) {
-                  Value cap =
-                      arith::ConstantOp::create(pb, pl, computeAttr(*softcap));
-                  x = arith::MulFOp::create(
-                      pb, pl, cap,
-                      math::TanhOp::create(
-                          pb, pl, arith::DivFOp::create(pb, pl, x, cap)));
-                }
-                if (additiveMask) {
-                  Value bias = buildBroadcastRead(pb, pl, additiveMask,
-                                                  ValueRange{b, h, i, j});
-                  x = arith::AddFOp::create(
-                      pb, pl, x, AttentionBlockBuilder::extend(pb, pl, bias, computeType));
-                }
-                Value visible =
-                    buildAttentionVisible(pb, pl, visibility, b, h, i, j);
-                return arith::SelectOp::create(
-                    pb, pl, visible, x,
-                    arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
+                return logitParams.build(pb, pl, args[0], b, h, i, j);
               });
 
           // m[i] = max_j t[i, j]; -inf marks an empty row.
-          Value rowMax = bb.reduceRows(
-              logits, bb.filled({numQueries}, computeType, computeAttr(negInf)),
-              [](OpBuilder &pb, Location pl, Value x, Value acc) -> Value {
-                return arith::MaximumFOp::create(pb, pl, x, acc);
-              });
+          Value rowMax = bb.rowMax(logits);
 
           // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf)
           // is never evaluated into the result.
@@ -465,22 +595,11 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
               logits, rowMax, bb.map(2, {0}),
               [&](OpBuilder &pb, Location pl, ValueRange args, Value,
                   Value) -> Value {
-                Value empty = arith::CmpFOp::create(
-                    pb, pl, arith::CmpFPredicate::OEQ, args[1],
-                    arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
-                Value e = math::ExpOp::create(
-                    pb, pl, arith::SubFOp::create(pb, pl, args[0], args[1]));
-                return arith::SelectOp::create(
-                    pb, pl, empty,
-                    arith::ConstantOp::create(pb, pl, computeAttr(0.0)), e);
+                return buildGuardedExp(pb, pl, args[0], args[1], negInf);
               });
 
           // l[i] = sum_j e[i, j]: 0 exactly for an empty row, >= 1 otherwise.
-          Value rowSum = bb.reduceRows(
-              exps, bb.filled({numQueries}, computeType, computeAttr(0.0)),
-              [](OpBuilder &pb, Location pl, Value x, Value acc) -> Value {
-                return arith::AddFOp::create(pb, pl, acc, x);
-              });
+          Value rowSum = bb.rowSum(exps);
 
           // P'[i, j] = e / l * Z / (1 - p), and 0 for an empty row.
           Value probs = bb.updateBlock(
@@ -515,8 +634,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
           if (valueDim == 0) {
             yields.push_back(iterArgs[0]);
           } else {
-            Value out = bb.filled({numQueries, valueDim}, computeType,
-                                  computeAttr(0.0));
+            Value out = bb.filled({numQueries, valueDim}, computeType, 0.0);
             out =
                 linalg::MatmulOp::create(builder, loc, TypeRange{out.getType()},
                                          ValueRange{probs, v}, ValueRange{out})
@@ -531,16 +649,8 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
                                          pb, pl, elementType, args[1]);
                                    });
             }
-
-            SmallVector<OpFoldResult> offsets = {b, h, builder.getIndexAttr(0),
-                                                 builder.getIndexAttr(0)};
-            SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
-                                               builder.getIndexAttr(1),
-                                               builder.getIndexAttr(numQueries),
-                                               builder.getIndexAttr(valueDim)};
-            SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-            yields.push_back(tensor::InsertSliceOp::create(
-                builder, loc, out, iterArgs[0], offsets, sizes, strides));
+            yields.push_back(
+                insertHeadBlock(builder, loc, out, iterArgs[0], b, h));
           }
 
           // LSE[i] = m + log(l), and +inf for an empty row (m = -inf, l = 0).

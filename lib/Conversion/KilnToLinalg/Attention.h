@@ -16,6 +16,7 @@
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
@@ -52,6 +53,64 @@ struct AttentionVisibility {
   /// only when it is boolean.
   static AttentionVisibility get(AttentionOp op, Value mask, Value keyLengths,
                                  Value queryLengths);
+  /// The same for the adjoint, whose predicate is that of its forward.
+  static AttentionVisibility get(AttentionGradOp op, Value mask,
+                                 Value keyLengths, Value queryLengths);
+};
+
+/// How the score s = q . k of entry (b, h, i, j) becomes the logit that the
+/// softmax reads, in the forward and in the adjoint (which recomputes it):
+///
+///   t = visible(b, h, i, j) ? cap(scale * s) + mask_add[b, h, i, j] : -inf
+///
+/// with cap(x) = c * tanh(x / c) when `softcap` is set.
+struct AttentionLogits {
+  AttentionVisibility visibility;
+  double scale = 1.0;
+  std::optional<double> softcap;
+  /// A float tensor broadcastable to [B, Hq, Sq, Sk], or null.
+  Value additiveMask;
+
+  /// Reads the parameters from `op`; `mask`, `keyLengths` and
+  /// `queryLengths` are the values to read at run time, as for
+  /// AttentionVisibility::get.
+  static AttentionLogits get(AttentionOp op, Value mask, Value keyLengths,
+                             Value queryLengths);
+  static AttentionLogits get(AttentionGradOp op, Value mask, Value keyLengths,
+                             Value queryLengths);
+
+  /// Builds t from the score `s` (a float scalar of the compute type, which
+  /// t has too) and the index values.
+  Value build(OpBuilder &builder, Location loc, Value s, Value b, Value h,
+              Value i, Value j) const;
+};
+
+/// The static sizes and types that the forward and the adjoint lowering
+/// read from Q [B, Hq, Sq, Dk], K [B, Hkv, Sk, Dk] and V [B, Hkv, Sk, Dv].
+struct AttentionSizes {
+  int64_t batch = 0;
+  int64_t numHeads = 0;
+  int64_t numQueries = 0;
+  int64_t keyDim = 0;
+  int64_t numKVHeads = 0;
+  int64_t numKeys = 0;
+  int64_t valueDim = 0;
+  /// R = Hq / Hkv, at least 1.
+  int64_t groupSize = 1;
+  /// The dropout probability, in [0, 1).
+  double dropout = 0.0;
+  FloatType elementType;
+  /// f32 for f16 and bf16, the element type otherwise.
+  Type computeType;
+
+  /// Reads the sizes of `op`, whose `seed` operand (converted) is given.
+  /// Fails, notifying `rewriter`, unless Q, K and V are static rank-4 float
+  /// tensors, every query head has a kv head, and the dropout probability
+  /// lies in [0, 1) with a seed when it is not 0.
+  static FailureOr<AttentionSizes> match(AttentionOp op, Value seed,
+                                         RewriterBase &rewriter);
+  static FailureOr<AttentionSizes> match(AttentionGradOp op, Value seed,
+                                         RewriterBase &rewriter);
 };
 
 /// Returns clamp(lengths[b], 0, bound) as an index; `lengths` is a [B]
@@ -87,6 +146,23 @@ Value buildAttentionDropoutKeep(OpBuilder &builder, Location loc, Value seed,
                                 double p, ArrayRef<int64_t> shape, Value b,
                                 Value h, Value i, Value j);
 
+/// Returns `m == emptyRow ? 0 : exp(x - m)` for float scalars `x` and `m`
+/// of one type: the softmax numerator, exactly 0 in a row whose statistic
+/// `m` marks it empty (a row max of -inf, or a saved LSE of +inf), where
+/// exp(x - m) would be NaN.
+Value buildGuardedExp(OpBuilder &builder, Location loc, Value x, Value m,
+                      double emptyRow);
+
+/// The rank-2 [rows, cols] slice at (b, head) of a rank-4 tensor (a fresh
+/// tensor.empty when rows or cols is 0: there is nothing to read).
+Value extractHeadBlock(OpBuilder &builder, Location loc, Value source, Value b,
+                       Value head, int64_t rows, int64_t cols);
+
+/// Inserts the rank-2 `block` into the rank-4 `dest` at (b, head); a block
+/// without elements leaves `dest` as it is.
+Value insertHeadBlock(OpBuilder &builder, Location loc, Value block, Value dest,
+                      Value b, Value head);
+
 /// AttentionGrad.cpp: kiln.attention_grad. Called by
 /// populateAttentionPatterns.
 void populateAttentionGradPatterns(RewritePatternSet &patterns);
@@ -104,6 +180,21 @@ struct AttentionBlockBuilder {
   Value
   reduceRows(Value block, Value init,
              function_ref<Value(OpBuilder &, Location, Value, Value)> combine);
+
+  /// Reduces a [Sq, Sk] block over its second dim into a fresh [Sq] of its
+  /// element type filled with `initValue`.
+  Value
+  reduceRows(Value block, double initValue,
+             function_ref<Value(OpBuilder &, Location, Value, Value)> combine);
+
+  /// max_j block[i, j], -inf for a row without columns.
+  Value rowMax(Value block);
+
+  /// sum_j block[i, j].
+  Value rowSum(Value block);
+
+  /// A fresh tensor of `shape` and the float `type` filled with `value`.
+  Value filled(ArrayRef<int64_t> shape, Type type, double value);
 
   /// init[d0, d1] += sum_d2 lhs(lhsMap) * rhs(rhsMap), the operands extended
   /// to the accumulator's type.

@@ -59,13 +59,6 @@ struct GradBlockBuilder : AttentionBlockBuilder {
     return arith::ConstantOp::create(b, l, b.getFloatAttr(computeType, value));
   }
 
-  Value filled(ArrayRef<int64_t> shape, Type type, double value) {
-    Value empty = tensor::EmptyOp::create(builder, loc, shape, type);
-    Value scalar = arith::ConstantOp::create(builder, loc,
-                                             builder.getFloatAttr(type, value));
-    return linalg::FillOp::create(builder, loc, scalar, empty).getResult(0);
-  }
-
   /// A fresh 2-D block of `shape` and `type`: out[i, j] = body(ins..., i, j),
   /// `ins` read through `inMaps`.
   Value elementwise(ArrayRef<int64_t> shape, Type type, ValueRange ins,
@@ -83,16 +76,6 @@ struct GradBlockBuilder : AttentionBlockBuilder {
           linalg::YieldOp::create(b, l, body(b, l, args.drop_back(), i, j));
         });
     return generic.getResult(0);
-  }
-
-  /// Reduces a [Sq, Sk] block over its second dim into a fresh [Sq] filled
-  /// with `initValue`.
-  Value
-  reduceRows(Value block, double initValue,
-             function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
-    int64_t rows = cast<RankedTensorType>(block.getType()).getDimSize(0);
-    return AttentionBlockBuilder::reduceRows(
-        block, filled({rows}, computeType, initValue), combine);
   }
 
   /// Rounds a tensor of the compute type to `type` (identity if equal).
@@ -121,24 +104,6 @@ Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
 }
 
-/// The rank-2 [rows, cols] slice of a rank-4 tensor at (b, head).
-Value slice2(OpBuilder &builder, Location loc, Value source, Value b,
-             Value head, int64_t rows, int64_t cols) {
-  auto type = RankedTensorType::get(
-      {rows, cols}, cast<RankedTensorType>(source.getType()).getElementType());
-  if (rows == 0 || cols == 0)
-    return tensor::EmptyOp::create(builder, loc, type.getShape(),
-                                   type.getElementType());
-  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
-                                       builder.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {
-      builder.getIndexAttr(1), builder.getIndexAttr(1),
-      builder.getIndexAttr(rows), builder.getIndexAttr(cols)};
-  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(builder, loc, type, source, offsets,
-                                        sizes, strides);
-}
-
 /// The rank-1 [rows] slice of a rank-3 tensor at (b, head).
 Value slice1(OpBuilder &builder, Location loc, Value source, Value b,
              Value head, int64_t rows) {
@@ -153,24 +118,6 @@ Value slice1(OpBuilder &builder, Location loc, Value source, Value b,
                                         sizes, strides);
 }
 
-/// Inserts the rank-2 `block` into the rank-4 `dest` at (b, head); a block
-/// without elements leaves `dest` as it is.
-Value insert2(OpBuilder &builder, Location loc, Value block, Value dest,
-              Value b, Value head) {
-  auto type = cast<RankedTensorType>(block.getType());
-  if (type.getNumElements() == 0)
-    return dest;
-  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
-                                       builder.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
-                                     builder.getIndexAttr(1),
-                                     builder.getIndexAttr(type.getDimSize(0)),
-                                     builder.getIndexAttr(type.getDimSize(1))};
-  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(builder, loc, block, dest, offsets,
-                                       sizes, strides);
-}
-
 struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -178,15 +125,12 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
   matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto queryType = dyn_cast<RankedTensorType>(op.getQuery().getType());
-    auto keyType = dyn_cast<RankedTensorType>(op.getKey().getType());
-    auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
-    auto doutType = dyn_cast<RankedTensorType>(op.getDout().getType());
-    if (!queryType || !keyType || !valueType || !doutType ||
-        queryType.getRank() != 4 || keyType.getRank() != 4 ||
-        valueType.getRank() != 4 || doutType.getRank() != 4 ||
-        !queryType.hasStaticShape() || !keyType.hasStaticShape() ||
-        !valueType.hasStaticShape() || !doutType.hasStaticShape())
+    FailureOr<AttentionSizes> sizes =
+        AttentionSizes::match(op, adaptor.getSeed(), rewriter);
+    if (failed(sizes))
+      return failure();
+    auto doutType = cast<RankedTensorType>(op.getDout().getType());
+    if (doutType.getRank() != 4 || !doutType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
     RankedTensorType maskType;
     if (Value mask = op.getMask()) {
@@ -194,49 +138,27 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
       if (!maskType || !maskType.hasStaticShape() || maskType.getRank() > 4)
         return rewriter.notifyMatchFailure(op, "expected a static mask");
     }
-    auto elementType = dyn_cast<FloatType>(queryType.getElementType());
-    if (!elementType)
-      return rewriter.notifyMatchFailure(op, "expected a float element type");
-    int64_t batch = queryType.getDimSize(0);
-    int64_t numHeads = queryType.getDimSize(1);
-    int64_t numQueries = queryType.getDimSize(2);
-    int64_t keyDim = queryType.getDimSize(3);
-    int64_t numKVHeads = keyType.getDimSize(1);
-    int64_t numKeys = keyType.getDimSize(2);
-    int64_t valueDim = valueType.getDimSize(3);
-    if (numKVHeads == 0 && numHeads != 0)
-      return rewriter.notifyMatchFailure(op, "query heads without kv heads");
-    int64_t groupSize = std::max<int64_t>(1, op.getGroupSize());
-    double dropout = op.getDropoutPAttr().getValueAsDouble();
-    if (!(dropout >= 0.0 && dropout < 1.0))
-      return rewriter.notifyMatchFailure(op, "dropout_p outside [0, 1)");
-    if (dropout > 0.0 && !adaptor.getSeed())
-      return rewriter.notifyMatchFailure(op, "dropout without a seed");
-
-    Type computeType = elementType.getWidth() < 32 ? Type(rewriter.getF32Type())
-                                                   : Type(elementType);
+    auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+    auto keyType = cast<RankedTensorType>(op.getKey().getType());
+    auto valueType = cast<RankedTensorType>(op.getValue().getType());
+    int64_t batch = sizes->batch, numHeads = sizes->numHeads;
+    int64_t numQueries = sizes->numQueries, numKeys = sizes->numKeys;
+    int64_t keyDim = sizes->keyDim, valueDim = sizes->valueDim;
+    int64_t numKVHeads = sizes->numKVHeads, groupSize = sizes->groupSize;
+    double dropout = sizes->dropout;
+    FloatType elementType = sizes->elementType;
+    Type computeType = sizes->computeType;
     GradBlockBuilder top{{rewriter, loc}, computeType};
 
-    // The predicate's parameters, as AttentionVisibility::get reads them
-    // from a kiln.attention.
-    AttentionVisibility visibility;
-    visibility.numQueries = numQueries;
-    visibility.numKeys = numKeys;
-    visibility.alignment = op.getAlignment();
-    if (IntegerAttr left = op.getWindowLeftAttr())
-      visibility.windowLeft = left.getInt();
-    visibility.windowRight = op.getEffectiveWindowRight();
-    if (op.hasBooleanMask())
-      visibility.booleanMask = adaptor.getMask();
-    visibility.keyLengths = adaptor.getKeyLengths();
-    visibility.queryLengths = adaptor.getQueryLengths();
-    Value additiveMask = op.hasAdditiveMask() ? adaptor.getMask() : Value();
+    // The forward's logits, recomputed from the same parameters.
+    AttentionLogits logitParams =
+        AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
+                             adaptor.getQueryLengths());
+    Value additiveMask = logitParams.additiveMask;
     // The forward's O and LSE, when given (the verifier pairs them).
     bool saved = op.hasSavedForward();
-    double scale = op.getEffectiveScale();
-    std::optional<double> softcap;
-    if (FloatAttr cap = op.getSoftcapAttr())
-      softcap = cap.getValueAsDouble();
+    double scale = logitParams.scale;
+    std::optional<double> softcap = logitParams.softcap;
     SmallVector<int64_t> scoresShape = {batch, numHeads, numQueries, numKeys};
 
     // The additive mask's adjoint accumulates in the compute type in its
@@ -301,10 +223,10 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
           Value numKVValue = constIndex(builder, loc, numKVHeads);
           Value b = arith::DivUIOp::create(builder, loc, bg, numKVValue);
           Value g = arith::RemUIOp::create(builder, loc, bg, numKVValue);
-          Value k =
-              slice2(builder, loc, adaptor.getKey(), b, g, numKeys, keyDim);
-          Value v =
-              slice2(builder, loc, adaptor.getValue(), b, g, numKeys, valueDim);
+          Value k = extractHeadBlock(builder, loc, adaptor.getKey(), b, g,
+                                     numKeys, keyDim);
+          Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
+                                     numKeys, valueDim);
 
           SmallVector<Value> innerInits = {
               outerArgs[0], gb.filled({numKeys, keyDim}, computeType, 0.0),
@@ -322,10 +244,10 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                     arith::MulIOp::create(builder, loc, g,
                                           constIndex(builder, loc, groupSize)),
                     r);
-                Value q = slice2(builder, loc, adaptor.getQuery(), b, h,
-                                 numQueries, keyDim);
-                Value dout = slice2(builder, loc, adaptor.getDout(), b, h,
-                                    numQueries, valueDim);
+                Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b,
+                                           h, numQueries, keyDim);
+                Value dout = extractHeadBlock(builder, loc, adaptor.getDout(),
+                                              b, h, numQueries, valueDim);
                 SmallVector<int64_t> blockShape = {numQueries, numKeys};
                 AffineMap id2 = bb.map(2, {0, 1});
                 AffineMap row = bb.map(2, {0});
@@ -342,27 +264,7 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                     blockShape, computeType, scores, {id2},
                     [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
                         Value j) -> Value {
-                      Value x = arith::MulFOp::create(
-                          pb, pl, a[0], bb.constant(pb, pl, scale));
-                      if (softcap) {
-                        Value cap = bb.constant(pb, pl, *softcap);
-                        x = arith::MulFOp::create(
-                            pb, pl, cap,
-                            math::TanhOp::create(
-                                pb, pl, arith::DivFOp::create(pb, pl, x, cap)));
-                      }
-                      if (additiveMask) {
-                        Value bias = buildBroadcastRead(pb, pl, additiveMask,
-                                                        ValueRange{b, h, i, j});
-                        x = arith::AddFOp::create(
-                            pb, pl, x,
-                            AttentionBlockBuilder::extend(pb, pl, bias,
-                                                          computeType));
-                      }
-                      Value visible =
-                          buildAttentionVisible(pb, pl, visibility, b, h, i, j);
-                      return arith::SelectOp::create(
-                          pb, pl, visible, x, bb.constant(pb, pl, negInf));
+                      return logitParams.build(pb, pl, a[0], b, h, i, j);
                     });
                 Value probs;
                 if (saved) {
@@ -375,40 +277,18 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                       {id2, row},
                       [&](OpBuilder &pb, Location pl, ValueRange a, Value,
                           Value) -> Value {
-                        Value empty = arith::CmpFOp::create(
-                            pb, pl, arith::CmpFPredicate::OEQ, a[1],
-                            bb.constant(pb, pl, -negInf));
-                        Value p = math::ExpOp::create(
-                            pb, pl, arith::SubFOp::create(pb, pl, a[0], a[1]));
-                        return arith::SelectOp::create(
-                            pb, pl, empty, bb.constant(pb, pl, 0.0), p);
+                        return buildGuardedExp(pb, pl, a[0], a[1], -negInf);
                       });
                 } else {
-                  Value rowMax = bb.reduceRows(
-                      logits, negInf,
-                      [](OpBuilder &pb, Location pl, Value x,
-                         Value acc) -> Value {
-                        return arith::MaximumFOp::create(pb, pl, x, acc);
-                      });
+                  Value rowMax = bb.rowMax(logits);
                   Value exps = bb.elementwise(
                       blockShape, computeType, ValueRange{logits, rowMax},
                       {id2, row},
                       [&](OpBuilder &pb, Location pl, ValueRange a, Value,
                           Value) -> Value {
-                        Value empty = arith::CmpFOp::create(
-                            pb, pl, arith::CmpFPredicate::OEQ, a[1],
-                            bb.constant(pb, pl, negInf));
-                        Value e = math::ExpOp::create(
-                            pb, pl, arith::SubFOp::create(pb, pl, a[0], a[1]));
-                        return arith::SelectOp::create(
-                            pb, pl, empty, bb.constant(pb, pl, 0.0), e);
+                        return buildGuardedExp(pb, pl, a[0], a[1], negInf);
                       });
-                  Value rowSum = bb.reduceRows(exps, 0.0,
-                                               [](OpBuilder &pb, Location pl,
-                                                  Value x, Value acc) -> Value {
-                                                 return arith::AddFOp::create(
-                                                     pb, pl, acc, x);
-                                               });
+                  Value rowSum = bb.rowSum(exps);
                   // P = e / l, 0 in an empty row.
                   probs = bb.elementwise(
                       blockShape, computeType, ValueRange{exps, rowSum},
@@ -455,8 +335,8 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                 // description).
                 Value rowDot;
                 if (saved) {
-                  Value out = slice2(builder, loc, adaptor.getOut(), b, h,
-                                     numQueries, valueDim);
+                  Value out = extractHeadBlock(builder, loc, adaptor.getOut(),
+                                               b, h, numQueries, valueDim);
                   SmallVector<AffineMap> maps = {id2, id2, row};
                   SmallVector<utils::IteratorType> iterators = {
                       utils::IteratorType::parallel,
@@ -489,12 +369,7 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                           Value) -> Value {
                         return arith::MulFOp::create(pb, pl, a[0], a[1]);
                       });
-                  rowDot = bb.reduceRows(products, 0.0,
-                                         [](OpBuilder &pb, Location pl, Value x,
-                                            Value acc) -> Value {
-                                           return arith::AddFOp::create(pb, pl,
-                                                                        acc, x);
-                                         });
+                  rowDot = bb.rowSum(products);
                 }
                 // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits,
                 // hence of the additive mask.
@@ -584,9 +459,9 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                 // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
                 Value dkAcc = bb.contract(dlogits, bb.map(3, {2, 0}), q,
                                           bb.map(3, {2, 1}), args[1]);
-                yields.push_back(insert2(builder, loc,
-                                         bb.round(dqBlock, elementType),
-                                         args[0], b, h));
+                yields.push_back(insertHeadBlock(builder, loc,
+                                                 bb.round(dqBlock, elementType),
+                                                 args[0], b, h));
                 yields.push_back(dkAcc);
                 yields.push_back(dvAcc);
                 if (dmaskAcc)
@@ -596,10 +471,12 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
 
           SmallVector<Value> yields = {
               inner.getResult(0),
-              insert2(builder, loc, gb.round(inner.getResult(1), elementType),
-                      outerArgs[1], b, g),
-              insert2(builder, loc, gb.round(inner.getResult(2), elementType),
-                      outerArgs[2], b, g)};
+              insertHeadBlock(builder, loc,
+                              gb.round(inner.getResult(1), elementType),
+                              outerArgs[1], b, g),
+              insertHeadBlock(builder, loc,
+                              gb.round(inner.getResult(2), elementType),
+                              outerArgs[2], b, g)};
           if (dmask4)
             yields.push_back(inner.getResult(3));
           scf::YieldOp::create(builder, loc, yields);

@@ -270,21 +270,43 @@ static Value buildGroupedConv(OpBuilder &b, Location loc, Value input,
 
 namespace {
 
-/// kiln.conv1d / conv2d / conv3d -> tensor.pad + grouped linalg.generic.
-template <typename ConvOp>
-struct ConvNdOpLowering : OpConversionPattern<ConvOp> {
-  using OpConversionPattern<ConvOp>::OpConversionPattern;
-  using OpAdaptor = typename ConvOp::Adaptor;
+/// The base of the patterns below, which all lower an op with one float
+/// result: it matches only the supported element types, and replaces a
+/// result without elements by a tensor.empty (see replaceWithEmpty), so
+/// `rewriteNonEmpty` sees a result with elements.
+template <typename OpTy> struct FloatConvLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
 
   LogicalResult
-  matchAndRewrite(ConvOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
     auto resultType = cast<RankedTensorType>(op.getType());
     auto elementType = dyn_cast<FloatType>(resultType.getElementType());
     if (!elementType || !isSupportedFloat(elementType))
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     if (hasNoElements(resultType))
       return replaceWithEmpty(op, rewriter);
+    return rewriteNonEmpty(op, adaptor, resultType, elementType, rewriter);
+  }
+
+  /// Lowers `op`, whose result of type `resultType` has elements of the
+  /// supported float type `elementType`.
+  virtual LogicalResult
+  rewriteNonEmpty(OpTy op, OpAdaptor adaptor, RankedTensorType resultType,
+                  FloatType elementType,
+                  ConversionPatternRewriter &rewriter) const = 0;
+};
+
+/// kiln.conv1d / conv2d / conv3d -> tensor.pad + grouped linalg.generic.
+template <typename ConvOp> struct ConvNdOpLowering : FloatConvLowering<ConvOp> {
+  using FloatConvLowering<ConvOp>::FloatConvLowering;
+  using typename FloatConvLowering<ConvOp>::OpAdaptor;
+
+  LogicalResult
+  rewriteNonEmpty(ConvOp op, OpAdaptor adaptor, RankedTensorType resultType,
+                  FloatType elementType,
+                  ConversionPatternRewriter &rewriter) const override {
     int64_t groups = op.getGroups();
     ArrayRef<int64_t> stride = op.getStride();
     ArrayRef<int64_t> padding = op.getPadding();
@@ -329,18 +351,13 @@ struct ConvNdOpLowering : OpConversionPattern<ConvOp> {
 ///
 /// where z holds input[i] at dilation * (K - 1) + i * stride: the taps with
 /// l = i * stride - padding + k * dilation, PyTorch's definition.
-struct ConvTranspose1dOpLowering : OpConversionPattern<ConvTranspose1dOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ConvTranspose1dOpLowering : FloatConvLowering<ConvTranspose1dOp> {
+  using FloatConvLowering::FloatConvLowering;
 
   LogicalResult
-  matchAndRewrite(ConvTranspose1dOp op, OpAdaptor adaptor,
+  rewriteNonEmpty(ConvTranspose1dOp op, OpAdaptor adaptor,
+                  RankedTensorType resultType, FloatType elementType,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
-    auto elementType = dyn_cast<FloatType>(resultType.getElementType());
-    if (!elementType || !isSupportedFloat(elementType))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
-    if (hasNoElements(resultType))
-      return replaceWithEmpty(op, rewriter);
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     auto weightType = cast<RankedTensorType>(adaptor.getWeight().getType());
     int64_t groups = op.getGroups();
@@ -445,19 +462,14 @@ static DenseIntElementsAttr getI64Pair(OpBuilder &b, ArrayRef<int64_t> v) {
 
 /// kiln.max_pool2d -> tensor.pad with -inf + linalg.pooling_nchw_max (NaN
 /// propagating, like PyTorch).
-struct MaxPool2dOpLowering : OpConversionPattern<MaxPool2dOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MaxPool2dOpLowering : FloatConvLowering<MaxPool2dOp> {
+  using FloatConvLowering::FloatConvLowering;
 
   LogicalResult
-  matchAndRewrite(MaxPool2dOp op, OpAdaptor adaptor,
+  rewriteNonEmpty(MaxPool2dOp op, OpAdaptor adaptor,
+                  RankedTensorType resultType, FloatType elementType,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    auto elementType = dyn_cast<FloatType>(resultType.getElementType());
-    if (!elementType || !isSupportedFloat(elementType))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
-    if (hasNoElements(resultType))
-      return replaceWithEmpty(op, rewriter);
     FailureOr<PoolGeometry> geometry =
         getPoolGeometry(inputType, resultType, op.getKernelSize(),
                         op.getStride(), op.getPadding(), op.getDilation());
@@ -484,19 +496,14 @@ struct MaxPool2dOpLowering : OpConversionPattern<MaxPool2dOp> {
 
 /// kiln.avg_pool2d -> tensor.pad with 0 + linalg.pooling_nchw_sum, divided by
 /// the product of the per-dim window divisors.
-struct AvgPool2dOpLowering : OpConversionPattern<AvgPool2dOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct AvgPool2dOpLowering : FloatConvLowering<AvgPool2dOp> {
+  using FloatConvLowering::FloatConvLowering;
 
   LogicalResult
-  matchAndRewrite(AvgPool2dOp op, OpAdaptor adaptor,
+  rewriteNonEmpty(AvgPool2dOp op, OpAdaptor adaptor,
+                  RankedTensorType resultType, FloatType elementType,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    auto elementType = dyn_cast<FloatType>(resultType.getElementType());
-    if (!elementType || !isSupportedFloat(elementType))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
-    if (hasNoElements(resultType))
-      return replaceWithEmpty(op, rewriter);
     if (resultType.getDimSize(2) > kMaxTableSize ||
         resultType.getDimSize(3) > kMaxTableSize)
       return rewriter.notifyMatchFailure(op, "spatial size too large");
@@ -569,19 +576,14 @@ struct AvgPool2dOpLowering : OpConversionPattern<AvgPool2dOp> {
 
 /// kiln.upsample2d -> linalg.generic: nearest through an affine indexing map,
 /// bilinear through per-dim tap tables and tensor.extract.
-struct Upsample2dOpLowering : OpConversionPattern<Upsample2dOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct Upsample2dOpLowering : FloatConvLowering<Upsample2dOp> {
+  using FloatConvLowering::FloatConvLowering;
 
   LogicalResult
-  matchAndRewrite(Upsample2dOp op, OpAdaptor adaptor,
+  rewriteNonEmpty(Upsample2dOp op, OpAdaptor adaptor,
+                  RankedTensorType resultType, FloatType elementType,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    auto elementType = dyn_cast<FloatType>(resultType.getElementType());
-    if (!elementType || !isSupportedFloat(elementType))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
-    if (hasNoElements(resultType))
-      return replaceWithEmpty(op, rewriter);
     if (inputType.getRank() != 4 || resultType.getRank() != 4 ||
         inputType.getDimSize(2) < 1 || inputType.getDimSize(3) < 1)
       return rewriter.notifyMatchFailure(op, "unsupported shape");

@@ -141,6 +141,25 @@ buildRowMap(OpBuilder &b, Location loc, Value rows,
                   });
 }
 
+/// Per row 1 / sqrt(s / count + epsilon) of the row sums `sums` (of the
+/// compute type): the reciprocal standard deviation from the sums of squared
+/// deviations (layer_norm), or the reciprocal root mean square from the sums
+/// of squares (rms_norm).
+static Value buildReciprocalRoot(OpBuilder &b, Location loc, Value sums,
+                                 double count, double epsilon) {
+  Type computeType = cast<RankedTensorType>(sums.getType()).getElementType();
+  return buildRowMap(
+      b, loc, sums, [&](OpBuilder &nb, Location nloc, Value s) -> Value {
+        Value mean = arith::DivFOp::create(
+            nb, nloc, s, floatConstant(nb, nloc, computeType, count));
+        Value shifted = arith::AddFOp::create(
+            nb, nloc, mean, floatConstant(nb, nloc, computeType, epsilon));
+        return arith::DivFOp::create(nb, nloc,
+                                     floatConstant(nb, nloc, computeType, 1.0),
+                                     math::SqrtOp::create(nb, nloc, shifted));
+      });
+}
+
 /// The number of elements in the trailing `reducedRank` dims of `type`.
 static int64_t trailingCount(RankedTensorType type, int64_t reducedRank) {
   int64_t count = 1;
@@ -329,17 +348,7 @@ struct LayerNormOpLowering : OpConversionPattern<LayerNormOp> {
           Value d = arith::SubFOp::create(b, nloc, x, m);
           return arith::MulFOp::create(b, nloc, d, d);
         });
-    Value rstd = buildRowMap(
-        rewriter, loc, squares,
-        [&](OpBuilder &b, Location nloc, Value s) -> Value {
-          Value var = arith::DivFOp::create(
-              b, nloc, s, floatConstant(b, nloc, computeType, count));
-          Value shifted = arith::AddFOp::create(
-              b, nloc, var, floatConstant(b, nloc, computeType, epsilon));
-          return arith::DivFOp::create(b, nloc,
-                                       floatConstant(b, nloc, computeType, 1.0),
-                                       math::SqrtOp::create(b, nloc, shifted));
-        });
+    Value rstd = buildReciprocalRoot(rewriter, loc, squares, count, epsilon);
 
     MLIRContext *context = rewriter.getContext();
     AffineMap rows = leadingDimsMap(rank, rank - normalized, context);
@@ -400,17 +409,7 @@ struct RmsNormOpLowering : OpConversionPattern<RmsNormOp> {
         [](OpBuilder &b, Location nloc, Value x, Value) -> Value {
           return arith::MulFOp::create(b, nloc, x, x);
         });
-    Value rrms = buildRowMap(
-        rewriter, loc, squares,
-        [&](OpBuilder &b, Location nloc, Value s) -> Value {
-          Value ms = arith::DivFOp::create(
-              b, nloc, s, floatConstant(b, nloc, computeType, count));
-          Value shifted = arith::AddFOp::create(
-              b, nloc, ms, floatConstant(b, nloc, computeType, epsilon));
-          return arith::DivFOp::create(b, nloc,
-                                       floatConstant(b, nloc, computeType, 1.0),
-                                       math::SqrtOp::create(b, nloc, shifted));
-        });
+    Value rrms = buildReciprocalRoot(rewriter, loc, squares, count, epsilon);
 
     MLIRContext *context = rewriter.getContext();
     SmallVector<Value> inputs = {input, rrms};

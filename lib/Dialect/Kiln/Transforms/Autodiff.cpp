@@ -121,16 +121,17 @@ void mlir::kiln::registerAutodiffExternalModels(DialectRegistry &registry) {
 }
 
 namespace {
-/// The reverse sweep over the cloned forward ops of one function.
+/// The reverse sweep over straight-line ops: the cloned forward ops of one
+/// function, or a decomposition built by a backward rule.
 class ReverseSweep {
 public:
   ReverseSweep(ArrayRef<Operation *> ops, ArrayRef<Value> outputs,
-               ArrayRef<BlockArgument> wrtArgs)
-      : ops(ops), outputs(outputs), wrtArgs(wrtArgs) {}
+               ArrayRef<Value> inputs)
+      : ops(ops), outputs(outputs), inputs(inputs) {}
 
   /// Builds the adjoints at the builder's insertion point, seeding each
-  /// active output with `getSeed(index)`. Returns the adjoint of each wrt
-  /// argument, null for zero.
+  /// active output with `getSeed(index)` (null: none). Returns the adjoint
+  /// of each input, null for zero.
   FailureOr<SmallVector<Value>> run(OpBuilder &builder,
                                     function_ref<Value(unsigned)> getSeed);
 
@@ -143,8 +144,8 @@ private:
   /// The forward ops in program order.
   ArrayRef<Operation *> ops;
   ArrayRef<Value> outputs;
-  ArrayRef<BlockArgument> wrtArgs;
-  /// Values that depend on a wrt argument, and values that reach an output.
+  ArrayRef<Value> inputs;
+  /// Values that depend on an input, and values that reach an output.
   /// Only used for membership tests, never iterated.
   llvm::DenseSet<Value> varied, useful;
   /// One adjoint slot per value; a missing slot is a symbolic zero.
@@ -153,10 +154,10 @@ private:
 } // namespace
 
 void ReverseSweep::analyzeActivity() {
-  // Forward: what depends on a wrt argument. The block is in dominance
-  // order, so one pass in program order suffices (no recursion).
-  for (BlockArgument arg : wrtArgs)
-    varied.insert(arg);
+  // Forward: what depends on an input. The ops are in dominance order, so
+  // one pass in program order suffices (no recursion).
+  for (Value input : inputs)
+    varied.insert(input);
   for (Operation *op : ops) {
     if (isNonDifferentiable(op))
       continue;
@@ -187,6 +188,8 @@ ReverseSweep::run(OpBuilder &builder, function_ref<Value(unsigned)> getSeed) {
     if (!isActive(output))
       continue;
     Value seed = getSeed(i);
+    if (!seed)
+      continue;
     Value &slot = adjoints[output];
     // An output returned twice gets both cotangents.
     slot = slot ? AddOp::create(builder, output.getLoc(), slot, seed) : seed;
@@ -233,9 +236,16 @@ ReverseSweep::run(OpBuilder &builder, function_ref<Value(unsigned)> getSeed) {
     }
   }
   SmallVector<Value> result;
-  for (BlockArgument arg : wrtArgs)
-    result.push_back(adjoints.lookup(arg));
+  for (Value input : inputs)
+    result.push_back(adjoints.lookup(input));
   return result;
+}
+
+FailureOr<SmallVector<Value>>
+autodiff::buildReverseSweep(OpBuilder &builder, ArrayRef<Operation *> ops,
+                            ArrayRef<Value> inputs, ArrayRef<Value> outputs,
+                            function_ref<Value(unsigned)> getSeed) {
+  return ReverseSweep(ops, outputs, inputs).run(builder, getSeed);
 }
 
 namespace {
@@ -491,7 +501,7 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
   graph.outputs.assign(terminator->operand_begin(), terminator->operand_end());
 
   // Reverse: seeded with 1 (combined) or the cotangent arguments (split).
-  SmallVector<BlockArgument> wrtArgs;
+  SmallVector<Value> wrtArgs;
   for (int64_t index : wrt)
     wrtArgs.push_back(graph.body->getArgument(index));
   builder.setInsertionPoint(terminator);
@@ -501,8 +511,8 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
     Value loss = graph.outputs[output];
     return autodiff::createSplat(builder, loss.getLoc(), loss.getType(), 1.0);
   };
-  ReverseSweep sweep(graph.forwardOps, graph.outputs, wrtArgs);
-  FailureOr<SmallVector<Value>> gradients = sweep.run(builder, getSeed);
+  FailureOr<SmallVector<Value>> gradients = autodiff::buildReverseSweep(
+      builder, graph.forwardOps, wrtArgs, graph.outputs, getSeed);
   if (failed(gradients)) {
     cleanup();
     return failure();

@@ -18,7 +18,6 @@
 #include "../AttentionDecomposition.h"
 #include "Rules.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -58,80 +57,6 @@ static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
   return success();
 }
 
-static bool isFloatTensor(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && isa<FloatType>(tensor.getElementType());
-}
-
-/// The reverse sweep over `ops`, a straight-line graph just built by the
-/// rule: seeds the adjoints of `outputs` with `outputAdjoints` (null is
-/// zero), asks each active op's AutodiffOpInterface for its operands'
-/// adjoints in reverse order, and returns the adjoint of each value of
-/// `inputs` (null for zero). Activity is as in the pass: a value is active
-/// when it depends on `inputs` and reaches an output with an adjoint.
-static FailureOr<llvm::DenseMap<Value, Value>>
-differentiateThrough(OpBuilder &builder, ArrayRef<Operation *> ops,
-                     ArrayRef<Value> inputs, ArrayRef<Value> outputs,
-                     ArrayRef<Value> outputAdjoints) {
-  llvm::DenseSet<Value> varied(inputs.begin(), inputs.end()), useful;
-  for (Operation *op : ops) {
-    auto rule = dyn_cast<AutodiffOpInterface>(op);
-    if ((rule && rule.isNonDifferentiable()) ||
-        llvm::none_of(op->getOperands(),
-                      [&](Value v) { return varied.contains(v); }))
-      continue;
-    for (Value result : op->getResults())
-      if (isFloatTensor(result.getType()))
-        varied.insert(result);
-  }
-  llvm::DenseMap<Value, Value> adjoints;
-  for (auto [output, adjoint] : llvm::zip(outputs, outputAdjoints)) {
-    if (!adjoint)
-      continue;
-    useful.insert(output);
-    adjoints[output] = adjoint;
-  }
-  for (Operation *op : llvm::reverse(ops))
-    if (llvm::any_of(op->getResults(),
-                     [&](Value v) { return useful.contains(v); }))
-      for (Value operand : op->getOperands())
-        if (isFloatTensor(operand.getType()))
-          useful.insert(operand);
-  auto isActive = [&](Value v) {
-    return varied.contains(v) && useful.contains(v);
-  };
-
-  for (Operation *op : llvm::reverse(ops)) {
-    SmallVector<Value> resultAdjoints;
-    for (Value result : op->getResults())
-      resultAdjoints.push_back(isActive(result) ? adjoints.lookup(result)
-                                                : Value());
-    if (llvm::none_of(resultAdjoints, [](Value v) { return bool(v); }))
-      continue;
-    SmallVector<bool> needed;
-    for (Value operand : op->getOperands())
-      needed.push_back(isActive(operand));
-    if (llvm::none_of(needed, [](bool b) { return b; }))
-      continue;
-    auto rule = dyn_cast<AutodiffOpInterface>(op);
-    if (!rule)
-      return op->emitError("'") << op->getName() << "' has no backward rule";
-    SmallVector<Value> operandAdjoints;
-    if (failed(rule.buildAdjoints(builder, resultAdjoints, needed,
-                                  operandAdjoints)))
-      return failure();
-    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-      Value adjoint = operandAdjoints[i];
-      if (!needed[i] || !adjoint)
-        continue;
-      Value &slot = adjoints[operand];
-      slot = slot ? AddOp::create(builder, op->getLoc(), slot, adjoint)
-                  : adjoint;
-    }
-  }
-  return adjoints;
-}
-
 static LogicalResult attentionGradRule(AttentionGradOp op, RuleContext &c) {
   // The decomposition is built at the rule's insertion point: the ops
   // between the one before it and it are exactly those just built.
@@ -145,21 +70,28 @@ static LogicalResult attentionGradRule(AttentionGradOp op, RuleContext &c) {
   for (Operation &built : llvm::make_range(begin, end))
     ops.push_back(&built);
 
+  // The decomposition differentiated by the pass's own sweep.
+  SmallVector<unsigned> neededOperands;
   SmallVector<Value> inputs;
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-    if (c.needs(i))
+    if (c.needs(i)) {
+      neededOperands.push_back(i);
       inputs.push_back(operand);
-  FailureOr<llvm::DenseMap<Value, Value>> adjoints =
-      differentiateThrough(c.b, ops, inputs, outputs, c.resultAdjoints);
+    }
+  FailureOr<SmallVector<Value>> adjoints =
+      buildReverseSweep(c.b, ops, inputs, outputs, [&](unsigned output) {
+        return c.resultAdjoints[output];
+      });
   if (failed(adjoints))
     return failure();
   // The adjoints are per value: a value passed as two operands (q = k)
   // gets its whole adjoint once, at its first operand, as the pass sums the
   // operands' adjoints per value.
   llvm::DenseSet<Value> assigned;
-  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-    if (c.needs(i) && assigned.insert(operand).second)
-      c.set(i, adjoints->lookup(operand));
+  for (auto [i, operand, adjoint] :
+       llvm::zip(neededOperands, inputs, *adjoints))
+    if (assigned.insert(operand).second)
+      c.set(i, adjoint);
   return success();
 }
 

@@ -79,6 +79,19 @@ template <typename... OpTs> void attachNonDifferentiable(MLIRContext *context) {
   (OpTs::template attachInterface<NonDifferentiableModel<OpTs>>(*context), ...);
 }
 
+/// The reverse sweep of kiln-autodiff (Autodiff.cpp) over `ops`, straight
+/// -line ops in program order: seeds each active value of `outputs` with
+/// `getSeed(index)` (null: no cotangent; an output listed twice gets the sum),
+/// asks each active op's AutodiffOpInterface for its operands' adjoints in
+/// reverse order, summing fan-out, and returns the adjoint of each value of
+/// `inputs` (null for zero). A value is active when it depends on an input
+/// and reaches an output. Fails, with an error at the op, when an op has no
+/// rule or its rule fails or returns adjoints of the wrong number or type.
+FailureOr<SmallVector<Value>>
+buildReverseSweep(OpBuilder &builder, ArrayRef<Operation *> ops,
+                  ArrayRef<Value> inputs, ArrayRef<Value> outputs,
+                  function_ref<Value(unsigned)> getSeed);
+
 void registerElementwiseRules(DialectRegistry &registry);
 void registerTensorRules(DialectRegistry &registry);
 void registerReductionRules(DialectRegistry &registry);
