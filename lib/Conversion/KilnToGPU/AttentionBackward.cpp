@@ -579,29 +579,27 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
         valueType.getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "empty operands");
 
+    FailureOr<AttentionSizes> sizes =
+        AttentionSizes::match(op, op.getSeed(), rewriter);
+    if (failed(sizes))
+      return failure();
     BackwardProblem p;
-    p.batch = queryType.getDimSize(0);
-    p.numHeads = queryType.getDimSize(1);
-    p.numQueries = queryType.getDimSize(2);
-    p.keyDim = queryType.getDimSize(3);
-    p.numKVHeads = keyType.getDimSize(1);
-    p.numKeys = keyType.getDimSize(2);
-    p.valueDim = valueType.getDimSize(3);
+    p.batch = sizes->batch;
+    p.numHeads = sizes->numHeads;
+    p.numQueries = sizes->numQueries;
+    p.keyDim = sizes->keyDim;
+    p.numKVHeads = sizes->numKVHeads;
+    p.numKeys = sizes->numKeys;
+    p.valueDim = sizes->valueDim;
+    p.groupSize = sizes->groupSize;
+    p.dropout = sizes->dropout;
     if (p.keyDim > kMaxHeadDim || p.valueDim > kMaxHeadDim)
       return rewriter.notifyMatchFailure(op, "head dim above 256");
-    if (p.numHeads % p.numKVHeads != 0)
-      return rewriter.notifyMatchFailure(op, "query heads not grouped");
-    p.groupSize = p.numHeads / p.numKVHeads;
     if (p.numHeads > 65535 || p.batch > 65535)
       return rewriter.notifyMatchFailure(op, "grid dims above 65535");
     p.scale = op.getEffectiveScale();
     if (FloatAttr cap = op.getSoftcapAttr())
       p.softcap = cap.getValueAsDouble();
-    p.dropout = op.getDropoutPAttr().getValueAsDouble();
-    if (!(p.dropout >= 0.0 && p.dropout < 1.0))
-      return rewriter.notifyMatchFailure(op, "dropout_p outside [0, 1)");
-    if (p.dropout > 0.0 && !op.getSeed())
-      return rewriter.notifyMatchFailure(op, "dropout without a seed");
     RankedTensorType maskType = staticType(op.getMask());
     if (op.getMask() && (!maskType || maskType.getRank() > 4))
       return rewriter.notifyMatchFailure(op, "expected a static mask");
@@ -630,16 +628,9 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     }
     if (p.dropout > 0.0)
       p.seed = toBuffer(op.getSeed());
-    p.visibility.numQueries = p.numQueries;
-    p.visibility.numKeys = p.numKeys;
-    p.visibility.alignment = op.getAlignment();
-    if (IntegerAttr left = op.getWindowLeftAttr())
-      p.visibility.windowLeft = left.getInt();
-    p.visibility.windowRight = op.getEffectiveWindowRight();
-    if (op.hasBooleanMask())
-      p.visibility.booleanMask = mask;
-    p.visibility.keyLengths = toBuffer(op.getKeyLengths());
-    p.visibility.queryLengths = toBuffer(op.getQueryLengths());
+    Value keyLengths = toBuffer(op.getKeyLengths());
+    p.visibility = AttentionVisibility::get(op, mask, keyLengths,
+                                            toBuffer(op.getQueryLengths()));
 
     // Workspaces and results (device allocations after the pipeline).
     auto alloc = [&](ArrayRef<int64_t> shape, Type type) -> Value {
