@@ -56,6 +56,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::kiln;
 
@@ -74,13 +76,34 @@ static std::string getCUDAToolkitPath() {
   return "";
 }
 
+/// The SM version of an `sm_XX` chip name (`sm_90a`, `sm_100f` included),
+/// or std::nullopt for anything else.
+static std::optional<unsigned> getSMVersion(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return std::nullopt;
+  if (chip.ends_with("a") || chip.ends_with("f"))
+    chip = chip.drop_back();
+  unsigned version;
+  if (chip.empty() || chip.getAsInteger(10, version))
+    return std::nullopt;
+  return version;
+}
+
+/// The tensor-core attention kernels use `mma.sync.m16n8k16` with f16 and
+/// bf16 inputs, which needs sm_80.
+static bool hasTensorCoreMma(StringRef chip) {
+  std::optional<unsigned> version = getSMVersion(chip);
+  return version && *version >= 80;
+}
+
 void mlir::kiln::buildKilnToNVVMPipeline(
     OpPassManager &pm, const KilnToNVVMPipelineOptions &options) {
   // Gradients first, so that attention_grad ops that kiln-autodiff makes
   // reach the attention kernels too.
   pm.addPass(createKilnAutodiffPass());
   ConvertKilnAttentionToGPUPassOptions attention;
-  attention.tensorCores = options.tensorCores;
+  // Chips before sm_80 get the SIMT kernels, as f32 attention does.
+  attention.tensorCores = options.tensorCores && hasTensorCoreMma(options.chip);
   attention.softwarePipeline = options.softwarePipeline;
   pm.addPass(createConvertKilnAttentionToGPUPass(attention));
 
