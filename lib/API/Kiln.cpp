@@ -62,6 +62,11 @@ mlir::kiln::lowerToCPU(ModuleOp module,
 LogicalResult
 mlir::kiln::lowerToGPU(ModuleOp module, const KilnToNVVMPipelineOptions &options,
                        function_ref<void(OpPassManager &)> addGraphPasses) {
+  if (failed(
+          verifyKilnToNVVMPipelineOptions(options, [&](const Twine &message) {
+            return emitError(module.getLoc(), message);
+          })))
+    return failure();
   MLIRContext *context = module.getContext();
   DialectRegistry registry;
   registerGPUPipelineDialects(registry);

@@ -452,11 +452,24 @@ void mlir::kiln::registerKilnPipelines() {
       "kiln-lower-to-cpu",
       "Lower kiln ops to the LLVM dialect for the CPU (JIT) runtime",
       buildKilnToCPUPipeline);
-  PassPipelineRegistration<KilnToNVVMPipelineOptions>(
+  // Not PassPipelineRegistration: its builder cannot reject options, and
+  // an impossible chip or PTX version only fails deep in the NVPTX backend.
+  registerPassPipeline(
       "kiln-lower-to-nvvm",
       "Lower kiln ops to NVIDIA GPU kernels (gpu.binary) and host code in "
       "the LLVM dialect that calls the mgpu* runtime",
-      buildKilnToNVVMPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        KilnToNVVMPipelineOptions options;
+        if (failed(options.parseFromString(text)) ||
+            failed(verifyKilnToNVVMPipelineOptions(options, errorHandler)))
+          return failure();
+        buildKilnToNVVMPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optionHandler) {
+        optionHandler(KilnToNVVMPipelineOptions());
+      });
 }
 
 void mlir::kiln::registerCPUPipelineDialects(DialectRegistry &registry) {

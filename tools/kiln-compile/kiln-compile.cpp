@@ -673,6 +673,11 @@ static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm,
     options.format = gpuFormat;
     options.tensorCores = gpuTensorCores;
     options.softwarePipeline = gpuSoftwarePipeline;
+    if (failed(verifyKilnToNVVMPipelineOptions(options, [](const Twine &msg) {
+          WithColor::error(errs(), "kiln-compile") << msg << "\n";
+          return mlir::failure();
+        })))
+      return mlir::failure();
     buildKilnToNVVMPipeline(pm, options);
     return mlir::success();
   }

@@ -107,6 +107,16 @@ struct KilnToNVVMPipelineOptions
 void buildKilnToNVVMPipeline(OpPassManager &pm,
                              const KilnToNVVMPipelineOptions &options);
 
+/// Checks the options of `kiln-lower-to-nvvm` that the pipeline would
+/// otherwise hand on to a crash or a fatal error in the NVPTX backend or the
+/// `#nvvm.target` verifier: `chip` must be an NVPTX processor (`sm_XX`),
+/// `features` empty or a PTX ISA version (`+ptxXY`) new enough for `chip`,
+/// and `format` one of `isa`, `bin` and `fatbin` (unchecked with `emulate`).
+/// Reports the first violation through `emitError`.
+LogicalResult verifyKilnToNVVMPipelineOptions(
+    const KilnToNVVMPipelineOptions &options,
+    llvm::function_ref<LogicalResult(const llvm::Twine &)> emitError);
+
 /// Runs kiln-lower-to-nvvm{format=isa} on a copy of `module` (kiln
 /// functions, e.g. the instances of the ops in a test file) and, when it
 /// succeeds, appends the name of every kiln op in `module` to `ops`: the

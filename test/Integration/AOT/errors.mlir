@@ -15,6 +15,9 @@
 // RUN: kiln-compile %t/ok.mlir -o %t/gcc.so --cc gcc
 // RUN: nm -D %t/gcc.so | FileCheck %s --check-prefix=GCC
 // GCC: T kiln_f
+// An impossible GPU chip is an error, not a crash in the #nvvm.target verifier.
+// RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --target=cuda --gpu-chip= 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: error: kiln-lower-to-nvvm: 'chip' must name an NVPTX processor such as sm_90, got ''
 // RUN: not kiln-compile %t/dynamic.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // DYNAMIC: error: argument #0 of @f has type 'index', but the C ABI only passes statically shaped tensors of f16, bf16, f32, f64, i1, i8, i32 or i64
 // RUN: not kiln-compile %t/name.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NAME

@@ -121,6 +121,47 @@ static Value createConv(OpBuilder &b, Location loc, Value input, Value weight,
   }
 }
 
+/// The most elements of a constant that a rule builds from a shape (a
+/// flip's index list, the average-pooling divisors, an upsampling matrix),
+/// as the CPU lowering limits its tables: a larger shape is an error rather
+/// than a gigantic constant that exhausts memory.
+static constexpr int64_t kMaxConstantElements = int64_t(1) << 24;
+
+/// Fails with an error on `op` when `what`, a constant of `rows` x `cols`
+/// elements, would hold more than kMaxConstantElements.
+static LogicalResult checkConstantSize(Operation *op, StringRef what,
+                                       int64_t rows, int64_t cols) {
+  if (rows <= 0 || cols <= 0 || rows <= kMaxConstantElements / cols)
+    return success();
+  return op->emitError("cannot differentiate '")
+         << op->getName() << "': " << what << " would be a constant of " << rows
+         << " x " << cols << " elements, more than " << kMaxConstantElements;
+}
+
+/// The most taps (kernel positions of a max pool, window elements of an
+/// unfold) whose slices a rule unrolls into ops.
+static constexpr int64_t kMaxUnrolledTaps = int64_t(1) << 16;
+
+/// Fails with an error on `op` when its rule would unroll `rows` x `cols`
+/// taps, more than kMaxUnrolledTaps.
+static LogicalResult checkUnrolledTaps(Operation *op, int64_t rows,
+                                       int64_t cols) {
+  if (rows <= 0 || cols <= 0 || rows <= kMaxUnrolledTaps / cols)
+    return success();
+  return op->emitError("cannot differentiate '")
+         << op->getName() << "': its rule would unroll " << rows << " x "
+         << cols << " taps, more than " << kMaxUnrolledTaps;
+}
+
+/// Checks that the kernel flip of the input adjoint (an index list per
+/// spatial dim of `weight`) stays within kMaxConstantElements.
+static LogicalResult checkKernelFlipSize(Operation *op, Value weight) {
+  for (int64_t size : getShape(weight).drop_front(2))
+    if (failed(checkConstantSize(op, "the kernel flip", size, 1)))
+      return failure();
+  return success();
+}
+
 /// Reverses dim `dim` of `value` (an index_select with a constant
 /// descending index list).
 static Value reverseDim(OpBuilder &b, Location loc, Value value, int64_t dim) {
@@ -273,6 +314,8 @@ template <typename OpT> static LogicalResult convRule(OpT op, RuleContext &c) {
   }
   int64_t groups = op.getGroups();
   if (c.needs(0)) {
+    if (failed(checkKernelFlipSize(op, weight)))
+      return failure();
     Value kernel = swapAndFlipKernel(c.b, c.loc, weight, groups);
     c.set(0, convInputAdjoint(c.b, c.loc, g, kernel, getShape(input),
                               op.getStride(), op.getPadding(), op.getDilation(),
@@ -347,6 +390,9 @@ static LogicalResult avgPool2dRule(AvgPool2dOp op, RuleContext &c) {
   ArrayRef<int64_t> stride = op.getStride().value_or(kernel);
   ArrayRef<int64_t> padding = op.getPadding();
   // g / (divH[h] * divW[w]), the divisors the forward used.
+  if (failed(checkConstantSize(op, "the divisor table", gradShape[2],
+                               gradShape[3])))
+    return failure();
   SmallVector<int64_t> divisors[2];
   for (int64_t i = 0; i < 2; ++i)
     divisors[i] =
@@ -430,6 +476,8 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
   ArrayRef<int64_t> stride = op.getStride().value_or(kernel);
   ArrayRef<int64_t> padding = op.getPadding(), dilation = op.getDilation();
   Type et = inputType.getElementType();
+  if (failed(checkUnrolledTaps(op, kernel[0], kernel[1])))
+    return failure();
   // The padded extent every tap reads: ceil_mode may let the last window
   // hang past the right padding.
   SmallVector<int64_t> low = {0, 0, padding[0], padding[1]};
@@ -516,6 +564,12 @@ static LogicalResult upsample2dRule(Upsample2dOp op, RuleContext &c) {
   ArrayRef<int64_t> shape = inputType.getShape(), outShape = getShape(g);
   Type et = inputType.getElementType();
   bool bilinear = op.getMode() == UpsampleMode::bilinear;
+  for (int64_t i = 0; i < 2; ++i)
+    if (shape[2 + i] != outShape[2 + i] &&
+        failed(checkConstantSize(op,
+                                 i ? "the width matrix" : "the height matrix",
+                                 outShape[2 + i], shape[2 + i])))
+      return failure();
   /// The matrix A of dim 2 + i, as [in, out] when `transposed`.
   auto matrix = [&](int64_t i, bool transposed) {
     int64_t in = shape[2 + i], out = outShape[2 + i];
@@ -562,6 +616,8 @@ static LogicalResult unfoldRule(UnfoldOp op, RuleContext &c) {
   ArrayRef<int64_t> shape = getShape(input);
   SmallVector<int64_t> gradShape(getShape(g));
   int64_t dim = op.getDim(), size = op.getSize(), step = op.getStep();
+  if (failed(checkUnrolledTaps(op, size, 1)))
+    return failure();
   int64_t rank = gradShape.size();
   SmallVector<int64_t> windowsShape(gradShape.begin(), gradShape.end() - 1);
   Value sum;
