@@ -674,7 +674,7 @@ static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm,
     options.tensorCores = gpuTensorCores;
     options.softwarePipeline = gpuSoftwarePipeline;
     if (failed(verifyKilnToNVVMPipelineOptions(options, [](const Twine &msg) {
-          WithColor::error(errs(), "kiln-compile") << msg << "\n";
+          tools::reportError(kToolName, msg);
           return mlir::failure();
         })))
       return mlir::failure();
