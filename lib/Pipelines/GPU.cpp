@@ -204,6 +204,7 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   // buffers with the CPU's entry-point ABI (identity layouts, results as
   // caller-allocated out-params).
   pm.addPass(createConvertKilnToLinalgPass());
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());

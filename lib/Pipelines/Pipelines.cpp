@@ -405,8 +405,10 @@ void mlir::kiln::buildKilnToCPUPipeline(
   // Expand kiln.value_and_grad into generated gradient functions, so a
   // training step compiles as written; a no-op on modules without it.
   pm.addPass(createKilnAutodiffPass());
-  // kiln -> linalg/tensor/arith/math on tensors.
+  // kiln -> linalg/tensor/arith/math on tensors; upstream elementwise ops
+  // on tensors (arith, math) to linalg.generic, which bufferizes.
   pm.addPass(createConvertKilnToLinalgPass());
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise) {
     pm.addPass(createLinalgElementwiseOpFusionPass());
