@@ -246,9 +246,10 @@ AttentionForward AttentionDecomposer<OpT>::buildForward() {
     t = SelectOp::create(b, loc, visible, t, negInf);
 
   // P = softmax(t), with empty rows (max = -inf) exactly 0: they take the
-  // softmax of 0 instead of exp(-inf - -inf), and are zeroed after.
+  // softmax of 0 instead of exp(-inf - -inf), and are zeroed after. Without
+  // keys (Sk = 0) P is empty and there is no row max to take.
   Value probs;
-  if (visible || additive) {
+  if ((visible || additive) && numKeys > 0) {
     Value rowMax = MaxOp::create(b, loc, t, ArrayRef<int64_t>{4},
                                  /*keep_dims=*/true);
     Value empty = EqOp::create(b, loc, rowMax, negInf);
