@@ -584,15 +584,7 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     if (failed(sizes))
       return failure();
     BackwardProblem p;
-    p.batch = sizes->batch;
-    p.numHeads = sizes->numHeads;
-    p.numQueries = sizes->numQueries;
-    p.keyDim = sizes->keyDim;
-    p.numKVHeads = sizes->numKVHeads;
-    p.numKeys = sizes->numKeys;
-    p.valueDim = sizes->valueDim;
-    p.groupSize = sizes->groupSize;
-    p.dropout = sizes->dropout;
+    static_cast<AttentionSizes &>(p) = *sizes;
     if (p.keyDim > kMaxHeadDim || p.valueDim > kMaxHeadDim)
       return rewriter.notifyMatchFailure(op, "head dim above 256");
     if (p.numHeads > 65535 || p.batch > 65535)

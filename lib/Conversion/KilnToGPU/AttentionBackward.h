@@ -103,13 +103,12 @@ struct KernelBuilder : KernelArith {
   void barrier() { gpu::BarrierOp::create(b, loc); }
 };
 
-/// The static description of one kiln.attention_grad the kernels need.
-struct BackwardProblem {
-  int64_t batch, numHeads, numKVHeads, groupSize, numQueries, numKeys;
-  int64_t keyDim, valueDim;
+/// The static description of one kiln.attention_grad the kernels need: its
+/// sizes and dropout probability (AttentionSizes, as the linalg lowering
+/// reads them) and what the kernels add.
+struct BackwardProblem : AttentionSizes {
   double scale;
   std::optional<double> softcap;
-  double dropout;
   /// The buffers of the operands (null when absent).
   Value query, key, value, dout, additiveMask, seed;
   AttentionVisibility visibility;
