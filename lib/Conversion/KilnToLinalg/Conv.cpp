@@ -81,6 +81,28 @@ static LogicalResult replaceWithEmpty(Operation *op,
 /// sizes fail to match rather than build gigantic constants.
 static constexpr int64_t kMaxTableSize = int64_t(1) << 24;
 
+LogicalResult mlir::kiln::checkConvLoweringLimits(Operation *op) {
+  if (!isa<AvgPool2dOp, Upsample2dOp>(op))
+    return success();
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  auto inputType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  // A result without elements lowers to tensor.empty whatever its sizes.
+  if (!resultType || !inputType || resultType.getRank() != 4 ||
+      inputType.getRank() != 4 || hasNoElements(resultType))
+    return success();
+  SmallVector<RankedTensorType, 2> tabled = {resultType};
+  if (isa<Upsample2dOp>(op))
+    tabled.push_back(inputType);
+  for (RankedTensorType type : tabled)
+    for (int64_t i = 2; i < 4; ++i)
+      if (type.getDimSize(i) > kMaxTableSize)
+        return op->emitOpError()
+               << "spatial size " << type.getDimSize(i) << " exceeds "
+               << kMaxTableSize
+               << ", the largest the linalg lowering builds index tables for";
+  return success();
+}
+
 /// Converts the scalar `value` to the float type `to` (extf/truncf).
 static Value castScalar(OpBuilder &b, Location loc, Value value, Type to) {
   Type from = value.getType();

@@ -71,13 +71,16 @@ struct ConvertKilnToLinalgPass
   }
 
   void runOnOperation() override {
-    // An op no family lowers yet gets a precise diagnostic rather than the
-    // generic "failed to legalize operation".
+    // An op no family lowers yet, or one too large for its family's
+    // patterns, gets a precise diagnostic rather than the generic "failed to
+    // legalize operation".
     bool missing = false;
     getOperation()->walk([&](Operation *op) {
       if (op->getDialect() && isa<KilnDialect>(op->getDialect()) &&
           !lowered.contains(op->getName())) {
         op->emitError() << "'" << op->getName() << "' has no CPU lowering yet";
+        missing = true;
+      } else if (failed(checkConvLoweringLimits(op))) {
         missing = true;
       }
     });

@@ -10,7 +10,10 @@
 #ifndef KILN_LIB_CONVERSION_KILNTOLINALG_POPULATEPATTERNS_H
 #define KILN_LIB_CONVERSION_KILNTOLINALG_POPULATEPATTERNS_H
 
+#include "mlir/Support/LLVM.h"
+
 namespace mlir {
+class Operation;
 class RewritePatternSet;
 } // namespace mlir
 
@@ -24,6 +27,10 @@ void populateTensorPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 /// Conv.cpp: convolutions and pooling.
 void populateConvPatterns(RewritePatternSet &patterns);
+/// Conv.cpp: emits an error at `op` and fails when it is an op of the family
+/// that verifies but that the patterns refuse for its size (a pooling or
+/// upsampling table larger than the lowering builds as a constant).
+LogicalResult checkConvLoweringLimits(Operation *op);
 /// NN.cpp: training helpers (losses, normalization, dropout, ...).
 void populateNNPatterns(RewritePatternSet &patterns);
 /// Attention.cpp: scaled dot-product attention.
