@@ -76,7 +76,8 @@ struct KilnToNVVMPipelineOptions
   PassOptions::Option<bool> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Let convert-kiln-attention-to-gpu use tensor-core mma "
-                     "instructions for f16/bf16 attention"),
+                     "instructions for f16/bf16 attention on sm_80 and newer "
+                     "(older chips always get the SIMT kernels)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> softwarePipeline{
       *this, "software-pipeline",
