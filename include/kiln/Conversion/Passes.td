@@ -121,4 +121,61 @@ def ConvertKilnAttentionToGPUPass
   ];
 }
 
+def KilnMatmulKernelsPass
+    : Pass<"kiln-matmul-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Lower f32/f64 matmuls on buffers to register-tiled vector "
+                "kernels";
+  let description = [{
+    Replaces each f32 or f64 `linalg.matmul` and `linalg.batch_matmul` on
+    buffers (static shapes, contiguous rows of B and C, the default indexing
+    maps) by a register-tiled kernel, C += A * B:
+
+    ```
+    for each batch b:
+      for j0 in 0..N step NR:        (NR = 2 vector registers)
+        for k0 in 0..K step 256:
+          pack B[b, k0:k0+256, j0:j0+NR] into a stack buffer (if M > 8)
+          for i0 in 0..M step 8:
+            acc[8][NR] = C[b, i0:, j0:]                  (vector registers)
+            for k in k0..k0+256:
+              bv = packed B row k                        (2 vector loads)
+              for r: acc[r] += broadcast(A[b, i0+r, k]) * bv   (vector.fma)
+            C[b, i0:, j0:] = acc
+    ```
+
+    The block of B stays in L1 while every row block of A passes; the last
+    row block and column tile are partial, with masked loads and stores.
+    Vectors are 512 bits (AVX-512); narrower targets split them in the LLVM
+    backend. Other matmuls are left for `convert-linalg-to-loops`. Part of
+    `kiln-lower-to-cpu` (docs/CPUBackend.md).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def KilnLinalgToParallelLoopsPass
+    : Pass<"kiln-linalg-to-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Lower linalg ops on buffers, but matmuls, to scf.parallel";
+  let description = [{
+    Upstream `convert-linalg-to-parallel-loops`, except that
+    `linalg.matmul` and `linalg.batch_matmul` stay for
+    `kiln-matmul-kernels`: every other linalg op on buffers becomes an
+    `scf.parallel` over its parallel dims, with its reduction dims as
+    sequential `scf.for` loops inside. The `enable-openmp` stage of
+    `kiln-lower-to-cpu` runs it before `convert-scf-to-openmp`, so each
+    output element is computed by one thread and each reduction keeps its
+    order (docs/AOT.md).
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // KILN_CONVERSION_PASSES_TD

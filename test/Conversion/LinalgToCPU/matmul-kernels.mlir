@@ -1,7 +1,7 @@
 // RUN: kiln-opt %s --kiln-matmul-kernels --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-matmul-kernels --canonicalize --split-input-file | FileCheck %s --check-prefix=TILES
 
-// The kiln-lower-to-cpu pipeline's matmul kernels (lib/Pipelines): f32
+// The kiln-lower-to-cpu pipeline's matmul kernels (kiln-matmul-kernels): f32
 // matmuls on buffers become tiles of 8 rows x 2 vector<16xf32> accumulators
 // loaded from C, updated by one vector.fma per row and vector for each k
 // (a broadcast element of A times a row of B), and stored back. With more

@@ -1,0 +1,338 @@
+//===- MatmulKernels.cpp - Register-tiled matmul kernels -----------------===//
+//
+// kiln-matmul-kernels: the CPU pipeline's f32/f64 matmuls on buffers become
+// register-tiled vector.fma kernels (see the pass description in
+// include/kiln/Conversion/Passes.td and docs/CPUBackend.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNMATMULKERNELSPASS
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+
+/// Rows of C per register tile.
+constexpr int64_t kTileRows = 8;
+/// Vectors of C per row of a register tile.
+constexpr int64_t kTileVectors = 2;
+/// Depth (in K) of the blocks of B that stay in L1.
+constexpr int64_t kDepth = 256;
+/// Bits of one vector register (AVX-512; narrower targets split each vector
+/// in the LLVM backend, which stays correct).
+constexpr int64_t kVectorBits = 512;
+
+/// Emits the kernels of one f32/f64 `linalg.matmul` or `linalg.batch_matmul`
+/// on buffers, C += A * B:
+///
+///   for each batch b:
+///     for j0 in 0..N step NR:        (NR = kTileVectors vectors)
+///       for k0 in 0..K step KD:      (KD = kDepth)
+///        for i0 in 0..M step MR:     (MR = kTileRows)
+///         acc[MR][NR] = C[b, i0:, j0:]                  (vector registers)
+///         for k in k0..k0+KD:
+///           bv = B[b, k, j0:j0+NR]                      (kTileVectors loads)
+///           for r: acc[r] += broadcast(A[b, i0+r, k]) * bv    (vector.fma)
+///         C[b, i0:, j0:] = acc
+///
+/// The block of B (KD x NR) stays in L1 while every row block of A passes.
+/// The last row block has M % MR rows, the last column tile N % NR columns
+/// with masked loads and stores.
+class MatmulKernelEmitter {
+public:
+  MatmulKernelEmitter(OpBuilder &b, Location loc, Value a, Value bMat, Value c,
+                      bool batched)
+      : builder(b), loc(loc), a(a), bMat(bMat), c(c), batched(batched) {
+    auto aType = cast<MemRefType>(a.getType());
+    auto bType = cast<MemRefType>(bMat.getType());
+    int64_t rank = aType.getRank();
+    batch = batched ? aType.getDimSize(0) : 1;
+    m = aType.getDimSize(rank - 2);
+    k = aType.getDimSize(rank - 1);
+    n = bType.getDimSize(rank - 1);
+    elementType = aType.getElementType();
+    lanes = kVectorBits / elementType.getIntOrFloatBitWidth();
+    vectorType = VectorType::get({lanes}, elementType);
+  }
+
+  /// The type of the buffer that holds one packed block of B.
+  MemRefType getPackedType() const {
+    return MemRefType::get({kDepth, lanes * kTileVectors}, elementType);
+  }
+
+  /// Whether blocks of B are packed: worth it when more than one row block
+  /// of A reads each of them.
+  bool usesPacking() const { return m > kTileRows; }
+
+  /// Sets the buffer for packed blocks of B (of getPackedType()).
+  void setPackedBuffer(Value buffer) { packed = buffer; }
+
+  void emit() {
+    if (!batched) {
+      emitMatrix(builder, Value());
+      return;
+    }
+    forLoop(builder, 0, batch, 1,
+            [&](OpBuilder &b, Value index) { emitMatrix(b, index); });
+  }
+
+private:
+  Value index(OpBuilder &b, int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+
+  /// An scf.for from `lb` to `ub` (static) with no iter_args.
+  void forLoop(OpBuilder &b, int64_t lb, int64_t ub, int64_t step,
+               function_ref<void(OpBuilder &, Value)> body) {
+    if (lb >= ub)
+      return;
+    scf::ForOp::create(b, loc, index(b, lb), index(b, ub), index(b, step),
+                       ValueRange{},
+                       [&](OpBuilder &nb, Location, Value iv, ValueRange) {
+                         body(nb, iv);
+                         scf::YieldOp::create(nb, loc);
+                       });
+  }
+
+  SmallVector<Value> indices(Value batchIndex, Value row, Value column) {
+    SmallVector<Value> result;
+    if (batchIndex)
+      result.push_back(batchIndex);
+    result.push_back(row);
+    result.push_back(column);
+    return result;
+  }
+
+  void emitMatrix(OpBuilder &b, Value batchIndex) {
+    int64_t tileColumns = lanes * kTileVectors;
+    int64_t mainRows = m - m % kTileRows, mainColumns = n - n % tileColumns;
+    // All row blocks for one block of K: the K x NR strip of B is revisited
+    // by every row block, so it is cut into kDepth-deep pieces that stay in
+    // L1 (and touch few pages when rows of B are far apart).
+    auto depthBlock = [&](OpBuilder &db, Value j0, int64_t width, Value kLo,
+                          Value kHi) {
+      if (packed)
+        emitPack(db, batchIndex, j0, width, kLo, kHi);
+      forLoop(db, 0, mainRows, kTileRows, [&](OpBuilder &rb, Value i0) {
+        emitTile(rb, batchIndex, i0, j0, kTileRows, width, kLo, kHi);
+      });
+      if (m % kTileRows)
+        emitTile(db, batchIndex, index(db, mainRows), j0, m % kTileRows, width,
+                 kLo, kHi);
+    };
+    auto columnBlock = [&](OpBuilder &cb, Value j0, int64_t width) {
+      int64_t mainDepth = k - k % kDepth;
+      forLoop(cb, 0, mainDepth, kDepth, [&](OpBuilder &kb, Value k0) {
+        Value k1 = arith::AddIOp::create(kb, loc, k0, index(kb, kDepth));
+        depthBlock(kb, j0, width, k0, k1);
+      });
+      // The last, partial block of K; also the only one when K = 0, where
+      // the tiles still run to leave C (zeros) as it is.
+      if (k % kDepth || k == 0)
+        depthBlock(cb, j0, width, index(cb, mainDepth), index(cb, k));
+    };
+    forLoop(b, 0, mainColumns, tileColumns,
+            [&](OpBuilder &cb, Value j0) { columnBlock(cb, j0, tileColumns); });
+    if (n % tileColumns)
+      columnBlock(b, index(b, mainColumns), n % tileColumns);
+  }
+
+  /// The masks of the vectors of a row of `width` columns (null: all
+  /// lanes).
+  SmallVector<Value> getMasks(OpBuilder &b, int64_t width) {
+    SmallVector<Value> masks;
+    auto maskType = VectorType::get({lanes}, b.getI1Type());
+    for (int64_t v = 0; v * lanes < width; ++v) {
+      int64_t active = std::min(lanes, width - v * lanes);
+      masks.push_back(active == lanes
+                          ? Value()
+                          : Value(vector::ConstantMaskOp::create(
+                                b, loc, maskType, ArrayRef<int64_t>{active})));
+    }
+    return masks;
+  }
+
+  /// Loads a vector at `at`, masked (with zeros in the masked-off lanes)
+  /// when `mask` is set.
+  Value load(OpBuilder &b, Value memref, ValueRange at, Value mask) {
+    if (!mask)
+      return vector::LoadOp::create(b, loc, vectorType, memref, at);
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vectorType, b.getZeroAttr(elementType)));
+    return vector::MaskedLoadOp::create(b, loc, vectorType, memref, at, mask,
+                                        zero);
+  }
+
+  /// Copies B[k, j0 : j0 + width] for k in [kLo, kHi) to rows 0.. of the
+  /// packed buffer: contiguous rows that map to distinct cache sets however
+  /// far apart (a power of two, often) the rows of B are.
+  void emitPack(OpBuilder &b, Value batchIndex, Value j0, int64_t width,
+                Value kLo, Value kHi) {
+    SmallVector<Value> masks = getMasks(b, width);
+    scf::ForOp::create(
+        b, loc, kLo, kHi, index(b, 1), ValueRange{},
+        [&](OpBuilder &lb, Location, Value kk, ValueRange) {
+          Value row = arith::SubIOp::create(lb, loc, kk, kLo);
+          for (auto [v, mask] : llvm::enumerate(masks)) {
+            Value column =
+                arith::AddIOp::create(lb, loc, j0, index(lb, v * lanes));
+            Value vector =
+                load(lb, bMat, indices(batchIndex, kk, column), mask);
+            vector::StoreOp::create(lb, loc, vector, packed,
+                                    ValueRange{row, index(lb, v * lanes)});
+          }
+          scf::YieldOp::create(lb, loc);
+        });
+  }
+
+  /// One register tile of `rows` x `width` elements of C at (i0, j0).
+  /// Accumulates over k in [kLo, kHi), reading B from the packed block when
+  /// there is one.
+  void emitTile(OpBuilder &b, Value batchIndex, Value i0, Value j0,
+                int64_t rows, int64_t width, Value kLo, Value kHi) {
+    SmallVector<Value> masks = getMasks(b, width);
+    int64_t vectors = masks.size();
+    SmallVector<Value> columns, rowIndices;
+    for (int64_t v = 0; v < vectors; ++v)
+      columns.push_back(arith::AddIOp::create(b, loc, j0, index(b, v * lanes)));
+    for (int64_t r = 0; r < rows; ++r)
+      rowIndices.push_back(arith::AddIOp::create(b, loc, i0, index(b, r)));
+
+    SmallVector<Value> accs;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        accs.push_back(load(
+            b, c, indices(batchIndex, rowIndices[r], columns[v]), masks[v]));
+
+    auto loop = scf::ForOp::create(
+        b, loc, kLo, kHi, index(b, 1), accs,
+        [&](OpBuilder &lb, Location, Value kk, ValueRange iterArgs) {
+          SmallVector<Value> bVectors;
+          Value packedRow =
+              packed ? Value(arith::SubIOp::create(lb, loc, kk, kLo)) : Value();
+          for (int64_t v = 0; v < vectors; ++v)
+            bVectors.push_back(
+                packed ? Value(vector::LoadOp::create(
+                             lb, loc, vectorType, packed,
+                             ValueRange{packedRow, index(lb, v * lanes)}))
+                       : load(lb, bMat, indices(batchIndex, kk, columns[v]),
+                              masks[v]));
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < rows; ++r) {
+            Value scalar = memref::LoadOp::create(
+                lb, loc, a, indices(batchIndex, rowIndices[r], kk));
+            Value splat =
+                vector::BroadcastOp::create(lb, loc, vectorType, scalar);
+            for (int64_t v = 0; v < vectors; ++v)
+              next.push_back(vector::FMAOp::create(lb, loc, splat, bVectors[v],
+                                                   iterArgs[r * vectors + v]));
+          }
+          scf::YieldOp::create(lb, loc, next);
+        });
+
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value acc = loop.getResult(r * vectors + v);
+        SmallVector<Value> at = indices(batchIndex, rowIndices[r], columns[v]);
+        if (masks[v])
+          vector::MaskedStoreOp::create(b, loc, c, at, masks[v], acc);
+        else
+          vector::StoreOp::create(b, loc, acc, c, at);
+      }
+  }
+
+  OpBuilder &builder;
+  Location loc;
+  Value a, bMat, c;
+  bool batched;
+  int64_t batch, m, k, n, lanes;
+  Type elementType;
+  VectorType vectorType;
+  /// The buffer of a packed block of B, or null.
+  Value packed;
+};
+
+/// Whether `type` is a statically shaped memref whose innermost dim is
+/// contiguous.
+static bool hasContiguousRows(MemRefType type) {
+  if (!type.hasStaticShape())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.empty() || strides.back() == 1;
+}
+
+/// Replaces f32/f64 `linalg.matmul` / `linalg.batch_matmul` ops on buffers
+/// (default indexing maps, static shapes, contiguous rows) with register-tiled
+/// vector kernels; other matmuls stay for convert-linalg-to-loops.
+struct KilnMatmulKernelsPass
+    : kiln::impl::KilnMatmulKernelsPassBase<KilnMatmulKernelsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> matmuls;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
+        if (!matmul.hasUserDefinedMaps())
+          matmuls.push_back(op);
+      } else if (auto batch =
+                     dyn_cast<linalg::BatchMatmulOp>(op.getOperation())) {
+        if (!batch.hasUserDefinedMaps())
+          matmuls.push_back(op);
+      }
+    });
+    DenseMap<Type, Value> packedBuffers;
+    for (linalg::LinalgOp op : matmuls) {
+      if (!op.hasPureBufferSemantics())
+        continue;
+      Value a = op.getDpsInputOperand(0)->get();
+      Value b = op.getDpsInputOperand(1)->get();
+      Value c = op.getDpsInitOperand(0)->get();
+      auto aType = dyn_cast<MemRefType>(a.getType());
+      auto bType = dyn_cast<MemRefType>(b.getType());
+      auto cType = dyn_cast<MemRefType>(c.getType());
+      if (!aType || !bType || !cType || !aType.hasStaticShape() ||
+          !hasContiguousRows(bType) || !hasContiguousRows(cType))
+        continue;
+      Type elementType = aType.getElementType();
+      if (!(elementType.isF32() || elementType.isF64()) ||
+          bType.getElementType() != elementType ||
+          cType.getElementType() != elementType)
+        continue;
+      OpBuilder builder(op);
+      MatmulKernelEmitter emitter(
+          builder, op.getLoc(), a, b, c,
+          isa<linalg::BatchMatmulOp>(op.getOperation()));
+      if (emitter.usesPacking()) {
+        // One stack buffer (32 KiB) per function and element type, shared by
+        // its matmuls (they run one after the other), in the entry block so
+        // that loops around a matmul do not grow the stack.
+        MemRefType packedType = emitter.getPackedType();
+        Value &buffer = packedBuffers[packedType];
+        if (!buffer) {
+          OpBuilder entry = OpBuilder::atBlockBegin(&getOperation().front());
+          buffer = memref::AllocaOp::create(
+              entry, getOperation().getLoc(), packedType,
+              IntegerAttr::get(entry.getI64Type(), 64));
+        }
+        emitter.setPackedBuffer(buffer);
+      }
+      emitter.emit();
+      op->erase();
+    }
+  }
+};
+
+} // namespace
