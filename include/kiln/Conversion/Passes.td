@@ -127,8 +127,9 @@ def KilnMatmulKernelsPass
                 "kernels";
   let description = [{
     Replaces each f32 or f64 `linalg.matmul` and `linalg.batch_matmul` on
-    buffers (static shapes, contiguous rows of B and C, the default indexing
-    maps) by a register-tiled kernel, C += A * B:
+    buffers (static shapes, contiguous rows of C and of an untransposed B;
+    the default indexing maps, or those of A and/or B transposed) by a
+    register-tiled kernel, C += A * B:
 
     ```
     for each batch b:
@@ -144,7 +145,10 @@ def KilnMatmulKernelsPass
     ```
 
     The block of B stays in L1 while every row block of A passes; the last
-    row block and column tile are partial, with masked loads and stores.
+    row block and column tile are partial, with masked loads and stores. A
+    transposed A (`[K, M]`) is read at `[k, i0 + r]`; a transposed B
+    (`[N, K]`, as in attention's Q Kᵀ) is always packed, by a transposing
+    copy.
     Vectors are 512 bits (AVX-512); narrower targets split them in the LLVM
     backend. Other matmuls are left for `convert-linalg-to-loops`. Part of
     `kiln-lower-to-cpu` (docs/CPUBackend.md).

@@ -34,6 +34,13 @@ constexpr int64_t kDepth = 256;
 /// in the LLVM backend, which stays correct).
 constexpr int64_t kVectorBits = 512;
 
+/// How a matmul reads its operands: A as [M, K] or, transposed, as [K, M];
+/// B as [K, N] or, transposed, as [N, K]. C is always [M, N].
+struct MatmulLayout {
+  bool transposeA = false;
+  bool transposeB = false;
+};
+
 /// Emits the kernels of one f32/f64 `linalg.matmul` or `linalg.batch_matmul`
 /// on buffers, C += A * B:
 ///
@@ -49,19 +56,22 @@ constexpr int64_t kVectorBits = 512;
 ///
 /// The block of B (KD x NR) stays in L1 while every row block of A passes.
 /// The last row block has M % MR rows, the last column tile N % NR columns
-/// with masked loads and stores.
+/// with masked loads and stores. A transposed A is read at [b, k, i0+r] (the
+/// rows of a tile are then neighbours); a transposed B is always packed, by
+/// a transposing copy, so the tiles read it as they read any packed B.
 class MatmulKernelEmitter {
 public:
   MatmulKernelEmitter(OpBuilder &b, Location loc, Value a, Value bMat, Value c,
-                      bool batched)
-      : builder(b), loc(loc), a(a), bMat(bMat), c(c), batched(batched) {
+                      bool batched, MatmulLayout layout)
+      : builder(b), loc(loc), a(a), bMat(bMat), c(c), batched(batched),
+        layout(layout) {
     auto aType = cast<MemRefType>(a.getType());
     auto bType = cast<MemRefType>(bMat.getType());
     int64_t rank = aType.getRank();
     batch = batched ? aType.getDimSize(0) : 1;
-    m = aType.getDimSize(rank - 2);
-    k = aType.getDimSize(rank - 1);
-    n = bType.getDimSize(rank - 1);
+    m = aType.getDimSize(layout.transposeA ? rank - 1 : rank - 2);
+    k = aType.getDimSize(layout.transposeA ? rank - 2 : rank - 1);
+    n = bType.getDimSize(layout.transposeB ? rank - 2 : rank - 1);
     elementType = aType.getElementType();
     lanes = kVectorBits / elementType.getIntOrFloatBitWidth();
     vectorType = VectorType::get({lanes}, elementType);
@@ -73,8 +83,8 @@ public:
   }
 
   /// Whether blocks of B are packed: worth it when more than one row block
-  /// of A reads each of them.
-  bool usesPacking() const { return m > kTileRows; }
+  /// of A reads each of them, and needed when B is transposed.
+  bool usesPacking() const { return m > kTileRows || layout.transposeB; }
 
   /// Sets the buffer for packed blocks of B (of getPackedType()).
   void setPackedBuffer(Value buffer) { packed = buffer; }
@@ -180,6 +190,8 @@ private:
   /// far apart (a power of two, often) the rows of B are.
   void emitPack(OpBuilder &b, Value batchIndex, Value j0, int64_t width,
                 Value kLo, Value kHi) {
+    if (layout.transposeB)
+      return emitTransposingPack(b, batchIndex, j0, width, kLo, kHi);
     SmallVector<Value> masks = getMasks(b, width);
     scf::ForOp::create(
         b, loc, kLo, kHi, index(b, 1), ValueRange{},
@@ -192,6 +204,36 @@ private:
                 load(lb, bMat, indices(batchIndex, kk, column), mask);
             vector::StoreOp::create(lb, loc, vector, packed,
                                     ValueRange{row, index(lb, v * lanes)});
+          }
+          scf::YieldOp::create(lb, loc);
+        });
+  }
+
+  /// emitPack for a transposed B ([N, K]): element by element, B[j0 + c, k]
+  /// to row k - kLo, column c of the packed buffer, and zeros in the columns
+  /// from `width` to the tile's width, which the tiles read (into lanes they
+  /// do not store).
+  void emitTransposingPack(OpBuilder &b, Value batchIndex, Value j0,
+                           int64_t width, Value kLo, Value kHi) {
+    int64_t tileColumns = lanes * kTileVectors;
+    SmallVector<Value> columns;
+    for (int64_t col = 0; col < width; ++col)
+      columns.push_back(arith::AddIOp::create(b, loc, j0, index(b, col)));
+    Value zero = width < tileColumns ? Value(arith::ConstantOp::create(
+                                           b, loc, b.getZeroAttr(elementType)))
+                                     : Value();
+    scf::ForOp::create(
+        b, loc, kLo, kHi, index(b, 1), ValueRange{},
+        [&](OpBuilder &lb, Location, Value kk, ValueRange) {
+          Value row = arith::SubIOp::create(lb, loc, kk, kLo);
+          for (int64_t col = 0; col < tileColumns; ++col) {
+            Value element =
+                col < width
+                    ? Value(memref::LoadOp::create(
+                          lb, loc, bMat, indices(batchIndex, columns[col], kk)))
+                    : zero;
+            memref::StoreOp::create(lb, loc, element, packed,
+                                    ValueRange{row, index(lb, col)});
           }
           scf::YieldOp::create(lb, loc);
         });
@@ -232,7 +274,9 @@ private:
           SmallVector<Value> next;
           for (int64_t r = 0; r < rows; ++r) {
             Value scalar = memref::LoadOp::create(
-                lb, loc, a, indices(batchIndex, rowIndices[r], kk));
+                lb, loc, a,
+                layout.transposeA ? indices(batchIndex, kk, rowIndices[r])
+                                  : indices(batchIndex, rowIndices[r], kk));
             Value splat =
                 vector::BroadcastOp::create(lb, loc, vectorType, scalar);
             for (int64_t v = 0; v < vectors; ++v)
@@ -257,6 +301,7 @@ private:
   Location loc;
   Value a, bMat, c;
   bool batched;
+  MatmulLayout layout;
   int64_t batch, m, k, n, lanes;
   Type elementType;
   VectorType vectorType;
@@ -276,25 +321,55 @@ static bool hasContiguousRows(MemRefType type) {
   return strides.empty() || strides.back() == 1;
 }
 
+/// The layout of a `linalg.matmul` or `linalg.batch_matmul` whose indexing
+/// maps are the default ones, or the default ones with A and/or B
+/// transposed; std::nullopt for any other op or maps (broadcasts, a
+/// transposed C).
+static std::optional<MatmulLayout> getMatmulLayout(linalg::LinalgOp op) {
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+    return std::nullopt;
+  // (m, n, k), after the batch dim of a batch_matmul.
+  unsigned numBatchDims = isa<linalg::BatchMatmulOp>(op.getOperation());
+  unsigned numDims = numBatchDims + 3;
+  MLIRContext *ctx = op.getContext();
+  auto map = [&](ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d = 0; d < numBatchDims; ++d)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+    for (unsigned d : dims)
+      exprs.push_back(getAffineDimExpr(numBatchDims + d, ctx));
+    return AffineMap::get(numDims, 0, exprs, ctx);
+  };
+  enum { M, N, K };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[2] != map({M, N}))
+    return std::nullopt;
+  MatmulLayout layout;
+  if (maps[0] == map({K, M}))
+    layout.transposeA = true;
+  else if (maps[0] != map({M, K}))
+    return std::nullopt;
+  if (maps[1] == map({N, K}))
+    layout.transposeB = true;
+  else if (maps[1] != map({K, N}))
+    return std::nullopt;
+  return layout;
+}
+
 /// Replaces f32/f64 `linalg.matmul` / `linalg.batch_matmul` ops on buffers
-/// (default indexing maps, static shapes, contiguous rows) with register-tiled
-/// vector kernels; other matmuls stay for convert-linalg-to-loops.
+/// (default indexing maps or A and/or B transposed, static shapes, contiguous
+/// rows of C and of an untransposed B) with register-tiled vector kernels;
+/// other matmuls stay for convert-linalg-to-loops.
 struct KilnMatmulKernelsPass
     : kiln::impl::KilnMatmulKernelsPassBase<KilnMatmulKernelsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> matmuls;
+    SmallVector<std::pair<linalg::LinalgOp, MatmulLayout>> matmuls;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
-        if (!matmul.hasUserDefinedMaps())
-          matmuls.push_back(op);
-      } else if (auto batch =
-                     dyn_cast<linalg::BatchMatmulOp>(op.getOperation())) {
-        if (!batch.hasUserDefinedMaps())
-          matmuls.push_back(op);
-      }
+      if (std::optional<MatmulLayout> layout = getMatmulLayout(op))
+        matmuls.emplace_back(op, *layout);
     });
     DenseMap<Type, Value> packedBuffers;
-    for (linalg::LinalgOp op : matmuls) {
+    for (auto [op, layout] : matmuls) {
       if (!op.hasPureBufferSemantics())
         continue;
       Value a = op.getDpsInputOperand(0)->get();
@@ -303,8 +378,11 @@ struct KilnMatmulKernelsPass
       auto aType = dyn_cast<MemRefType>(a.getType());
       auto bType = dyn_cast<MemRefType>(b.getType());
       auto cType = dyn_cast<MemRefType>(c.getType());
+      // A and a transposed B are read element by element (any strides);
+      // an untransposed B and C by vectors along their rows.
       if (!aType || !bType || !cType || !aType.hasStaticShape() ||
-          !hasContiguousRows(bType) || !hasContiguousRows(cType))
+          !bType.hasStaticShape() || !hasContiguousRows(cType) ||
+          (!layout.transposeB && !hasContiguousRows(bType)))
         continue;
       Type elementType = aType.getElementType();
       if (!(elementType.isF32() || elementType.isF64()) ||
@@ -312,9 +390,9 @@ struct KilnMatmulKernelsPass
           cType.getElementType() != elementType)
         continue;
       OpBuilder builder(op);
-      MatmulKernelEmitter emitter(
-          builder, op.getLoc(), a, b, c,
-          isa<linalg::BatchMatmulOp>(op.getOperation()));
+      MatmulKernelEmitter emitter(builder, op.getLoc(), a, b, c,
+                                  isa<linalg::BatchMatmulOp>(op.getOperation()),
+                                  layout);
       if (emitter.usesPacking()) {
         // One stack buffer (32 KiB) per function and element type, shared by
         // its matmuls (they run one after the other), in the entry block so

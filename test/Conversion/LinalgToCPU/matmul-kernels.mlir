@@ -53,7 +53,7 @@ func.func @matmul_f32(%a: memref<9x20xf32>, %b: memref<20x35xf32>, %c: memref<9x
 // CHECK-LABEL: func.func @batch_matmul_f64
 // CHECK-SAME: (%[[A:.*]]: memref<3x8x300xf64>, %[[B:.*]]: memref<3x300x16xf64>, %[[C:.*]]: memref<3x8x16xf64>)
 // CHECK-NOT: memref.alloca
-// CHECK: scf.for %[[N:.*]] =
+// CHECK: scf.for %[[N:[^ ]+]] =
 // CHECK: vector.load %[[C]][%[[N]], %{{.*}}, %{{.*}}] : memref<3x8x16xf64>, vector<8xf64>
 // CHECK: vector.load %[[B]][%[[N]], %{{.*}}, %{{.*}}] : memref<3x300x16xf64>, vector<8xf64>
 // CHECK: memref.load %[[A]][%[[N]], %{{.*}}, %{{.*}}] : memref<3x8x300xf64>
@@ -70,18 +70,65 @@ func.func @batch_matmul_f64(%a: memref<3x8x300xf64>, %b: memref<3x300x16xf64>, %
 
 // -----
 
-// Integer matmuls, matmuls on tensors and transposed (user-defined maps)
-// matmuls stay for the generic lowering.
+// Integer matmuls, matmuls on tensors, a transposed C and a broadcast
+// operand stay for the generic lowering.
 // CHECK-LABEL: func.func @untouched
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xi32>, memref<4x4xi32>)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>)
 // CHECK: linalg.matmul indexing_maps
-func.func @untouched(%a: memref<4x4xi32>, %c: memref<4x4xi32>, %t: tensor<4x4xf32>, %f: memref<4x4xf32>, %g: memref<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK: linalg.batch_matmul indexing_maps
+func.func @untouched(%a: memref<4x4xi32>, %c: memref<4x4xi32>, %t: tensor<4x4xf32>, %f: memref<4x4xf32>, %g: memref<4x4xf32>, %ba: memref<2x4x4xf32>, %bc: memref<2x4x4xf32>) -> tensor<4x4xf32> {
   linalg.matmul ins(%a, %a : memref<4x4xi32>, memref<4x4xi32>) outs(%c : memref<4x4xi32>)
   %0 = linalg.matmul ins(%t, %t : tensor<4x4xf32>, tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
-  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>]
     ins(%f, %f : memref<4x4xf32>, memref<4x4xf32>) outs(%g : memref<4x4xf32>)
+  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+    ins(%ba, %f : memref<2x4x4xf32>, memref<4x4xf32>) outs(%bc : memref<2x4x4xf32>)
   return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// A transposed B ([N, K], as in Q K^T) is always packed, by a transposing
+// copy: element B[j0 + c, k] to row k - k0, column c of the packed block,
+// zeros in the columns past N (3 of 16 here: 13 = 8 + 5 columns, f64). The
+// tiles then read the packed block as for any B.
+// CHECK-LABEL: func.func @matmul_transpose_b
+// CHECK-SAME: (%[[A:.*]]: memref<3x5xf64>, %[[B:.*]]: memref<13x5xf64>, %[[C:.*]]: memref<3x13xf64>)
+// CHECK: %[[P:.*]] = memref.alloca() {alignment = 64 : i64} : memref<256x16xf64>
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK: scf.for %[[K:[^ ]+]] = %[[K0:[^ ]+]] to
+// CHECK: %[[ROW:.*]] = arith.subi %[[K]], %[[K0]]
+// CHECK: %[[X:.*]] = memref.load %[[B]][%{{.*}}, %[[K]]] : memref<13x5xf64>
+// CHECK: memref.store %[[X]], %[[P]][%[[ROW]], %{{.*}}] : memref<256x16xf64>
+// CHECK-COUNT-12: memref.load %[[B]]
+// CHECK-COUNT-3: memref.store %[[ZERO]], %[[P]]
+// CHECK: vector.load %[[P]]
+// CHECK: memref.load %[[A]][%{{.*}}, %{{.*}}] : memref<3x5xf64>
+// CHECK: vector.fma
+func.func @matmul_transpose_b(%a: memref<3x5xf64>, %b: memref<13x5xf64>, %c: memref<3x13xf64>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<3x5xf64>, memref<13x5xf64>) outs(%c : memref<3x13xf64>)
+  return
+}
+
+// -----
+
+// A transposed A ([K, M], as in P^T dO) is read at [k, i0 + r]; B as usual
+// (one row block here: not packed).
+// CHECK-LABEL: func.func @batch_matmul_transpose_a
+// CHECK-SAME: (%[[A:.*]]: memref<2x7x4xf32>, %[[B:.*]]: memref<2x7x16xf32>, %[[C:.*]]: memref<2x4x16xf32>)
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for %[[N:[^ ]+]] =
+// CHECK: scf.for %[[K:[^ ]+]] =
+// CHECK: vector.load %[[B]][%[[N]], %[[K]], %{{.*}}] : memref<2x7x16xf32>, vector<16xf32>
+// CHECK: memref.load %[[A]][%[[N]], %[[K]], %{{.*}}] : memref<2x7x4xf32>
+// CHECK: vector.fma
+func.func @batch_matmul_transpose_a(%a: memref<2x7x4xf32>, %b: memref<2x7x16xf32>, %c: memref<2x4x16xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(n, m, j, k) -> (n, k, m)>, affine_map<(n, m, j, k) -> (n, k, j)>, affine_map<(n, m, j, k) -> (n, m, j)>]
+    ins(%a, %b : memref<2x7x4xf32>, memref<2x7x16xf32>) outs(%c : memref<2x4x16xf32>)
+  return
 }
 
 // -----
