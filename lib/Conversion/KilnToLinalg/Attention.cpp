@@ -406,22 +406,19 @@ Value AttentionBlockBuilder::filled(ArrayRef<int64_t> shape, Type type,
 
 Value AttentionBlockBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs,
                                       AffineMap rhsMap, Value init) {
-  Type accType = cast<RankedTensorType>(init.getType()).getElementType();
-  SmallVector<AffineMap> maps = {lhsMap, rhsMap, map(3, {0, 1})};
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction};
-  auto generic = linalg::GenericOp::create(
+  // A named linalg.matmul with these maps rather than a linalg.generic: the
+  // CPU pipeline's kiln-matmul-kernels takes it (f32, f64), and elementwise
+  // fusion never fuses an in-place update into it (see the P'·V comment in
+  // AttentionOpLowering). Its body extends half-precision inputs to the
+  // accumulator's type.
+  SmallVector<Attribute> maps = {AffineMapAttr::get(lhsMap),
+                                 AffineMapAttr::get(rhsMap),
+                                 AffineMapAttr::get(map(3, {0, 1}))};
+  auto matmul = linalg::MatmulOp::create(
       builder, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
-      ValueRange{init}, maps, iterators,
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        Value x = extend(b, l, args[0], accType);
-        Value y = extend(b, l, args[1], accType);
-        Value product = arith::MulFOp::create(b, l, x, y);
-        Value sum = arith::AddFOp::create(b, l, args[2], product);
-        linalg::YieldOp::create(b, l, sum);
-      });
-  return generic.getResult(0);
+      ValueRange{init},
+      {builder.getNamedAttr("indexing_maps", builder.getArrayAttr(maps))});
+  return matmul.getResult(0);
 }
 
 Value AttentionBlockBuilder::extend(OpBuilder &b, Location l, Value x,

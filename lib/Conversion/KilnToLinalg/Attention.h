@@ -197,7 +197,8 @@ struct AttentionBlockBuilder {
   Value filled(ArrayRef<int64_t> shape, Type type, double value);
 
   /// init[d0, d1] += sum_d2 lhs(lhsMap) * rhs(rhsMap), the operands extended
-  /// to the accumulator's type.
+  /// to the accumulator's type: a linalg.matmul with these indexing maps
+  /// (each map is (d0, d2) or (d2, d0), resp. (d2, d1) or (d1, d2)).
   Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
                  Value init);
 

@@ -15,9 +15,9 @@
 //   dQ_h  = dS' K                 dK_g += dS'^T Q
 //
 // With the forward's `out` and `lse` the probabilities come from the saved
-// row statistics instead, P = exp(t - LSE) (0 where LSE = +inf), and
-// rowsum(dP * P) is the cheaper rowsum(dO * O) over Dv: no row max or sum is
-// recomputed.
+// row statistics instead, P = exp(t - LSE) (0 where LSE = +inf): no row max
+// or sum is recomputed. rowsum(dP * P) stays (not rowsum(dO * O), which the
+// op allows): see the comment at its computation.
 //
 // dK and dV of kv head g accumulate over its R query heads in the inner
 // loop's iter_args and are inserted once: K and V are never repeated.
@@ -330,47 +330,21 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                 Value dprobs = dropped(
                     bb.contract(dout, bb.map(3, {0, 2}), v, bb.map(3, {1, 2}),
                                 bb.filled(blockShape, computeType, 0.0)));
-                // rowsum(dP * P), or rowsum(dO * O) over Dv from the saved
-                // O: the same sum, since O = P' V (see the op's
-                // description).
-                Value rowDot;
-                if (saved) {
-                  Value out = extractHeadBlock(builder, loc, adaptor.getOut(),
-                                               b, h, numQueries, valueDim);
-                  SmallVector<AffineMap> maps = {id2, id2, row};
-                  SmallVector<utils::IteratorType> iterators = {
-                      utils::IteratorType::parallel,
-                      utils::IteratorType::reduction};
-                  rowDot =
-                      linalg::GenericOp::create(
-                          builder, loc,
-                          TypeRange{
-                              RankedTensorType::get({numQueries}, computeType)},
-                          ValueRange{dout, out},
-                          ValueRange{bb.filled({numQueries}, computeType, 0.0)},
-                          maps, iterators,
-                          [&](OpBuilder &pb, Location pl, ValueRange a) {
-                            Value x = AttentionBlockBuilder::extend(
-                                pb, pl, a[0], computeType);
-                            Value y = AttentionBlockBuilder::extend(
-                                pb, pl, a[1], computeType);
-                            linalg::YieldOp::create(
-                                pb, pl,
-                                Value(arith::AddFOp::create(
-                                    pb, pl, a[2],
-                                    arith::MulFOp::create(pb, pl, x, y))));
-                          })
-                          .getResult(0);
-                } else {
-                  Value products = bb.elementwise(
-                      blockShape, computeType, ValueRange{dprobs, probs},
-                      {id2, id2},
-                      [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                          Value) -> Value {
-                        return arith::MulFOp::create(pb, pl, a[0], a[1]);
-                      });
-                  rowDot = bb.rowSum(products);
-                }
+                // rowsum(dP * P), also with the saved forward: not the
+                // cheaper rowsum(dO * O) over Dv. dP comes from the matmul
+                // kernels' fused multiply-adds, dO * O would be rounded
+                // apart from it, and in a row whose one visible key makes
+                // P = 1 (a gradient exactly 0) the two would not cancel
+                // exactly. The [Sq, Sk] product is about 1 / (5 D) of the
+                // block's work.
+                Value products = bb.elementwise(
+                    blockShape, computeType, ValueRange{dprobs, probs},
+                    {id2, id2},
+                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                        Value) -> Value {
+                      return arith::MulFOp::create(pb, pl, a[0], a[1]);
+                    });
+                Value rowDot = bb.rowSum(products);
                 // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits,
                 // hence of the additive mask.
                 Value dscores = bb.elementwise(

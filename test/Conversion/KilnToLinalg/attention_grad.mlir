@@ -27,12 +27,12 @@
 // CHECK: %[[QS:.*]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 5]
 // CHECK: %[[DOS:.*]] = tensor.extract_slice %[[DO]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 7]
 // The raw scores s, kept for the softcap factor.
-// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[$QD]], #[[$KD]], #[[$IJ3]]], {{.*}}} ins(%[[QS]], %[[KS]] :
+// CHECK: %[[S:.*]] = linalg.matmul indexing_maps = [#[[$QD]], #[[$KD]], #[[$IJ3]]] ins(%[[QS]], %[[KS]] :
 // CHECK: math.tanh
 // P' (no dropout: P itself), then dV += P'ᵀ dO into the group's accumulator.
-// CHECK: %[[DV1:.*]] = linalg.generic {indexing_maps = [#[[$TR]], #[[$RD]], #[[$IJ3]]], {{.*}}} ins(%[[P:[^,]*]], %[[DOS]] : tensor<3x6xf32>, tensor<3x7xf32>) outs(%[[DVACC]] : tensor<6x7xf32>)
+// CHECK: %[[DV1:.*]] = linalg.matmul indexing_maps = [#[[$TR]], #[[$RD]], #[[$IJ3]]] ins(%[[P:[^,]*]], %[[DOS]] : tensor<3x6xf32>, tensor<3x7xf32>) outs(%[[DVACC]] : tensor<6x7xf32>)
 // dP = dO Vᵀ, dS = P (dP - rowsum(dP P)).
-// CHECK: %[[DP:.*]] = linalg.generic {indexing_maps = [#[[$QD]], #[[$KD]], #[[$IJ3]]], {{.*}}} ins(%[[DOS]], %[[VS]] :
+// CHECK: %[[DP:.*]] = linalg.matmul indexing_maps = [#[[$QD]], #[[$KD]], #[[$IJ3]]] ins(%[[DOS]], %[[VS]] :
 // CHECK: %[[DS:.*]] = linalg.generic {{.*}} ins(%[[P]], %[[DP]], %{{.*}} : tensor<3x6xf32>, tensor<3x6xf32>, tensor<3xf32>)
 // d_mask gets dS before the softcap factor, summed over the queries.
 // CHECK: %[[MS:.*]] = tensor.extract_slice %[[DM]][0, %[[H]], 0, 0] [1, 1, 1, 6] [1, 1, 1, 1] : tensor<1x4x1x6xf32> to tensor<6xf32>
@@ -41,8 +41,8 @@
 // dS' = scale dS (1 - tanh²(scale s / c)).
 // CHECK: %[[DSC:.*]] = linalg.generic {{.*}} ins(%[[DS]], %[[S]] : tensor<3x6xf32>, tensor<3x6xf32>)
 // CHECK: math.tanh
-// CHECK: %[[DQB:.*]] = linalg.generic {indexing_maps = [#[[$QD]], #[[$RD]], #[[$IJ3]]], {{.*}}} ins(%[[DSC]], %[[KS]] :
-// CHECK: %[[DK1:.*]] = linalg.generic {indexing_maps = [#[[$TR]], #[[$RD]], #[[$IJ3]]], {{.*}}} ins(%[[DSC]], %[[QS]] : tensor<3x6xf32>, tensor<3x5xf32>) outs(%[[DKACC]] : tensor<6x5xf32>)
+// CHECK: %[[DQB:.*]] = linalg.matmul ins(%[[DSC]], %[[KS]] :
+// CHECK: %[[DK1:.*]] = linalg.matmul indexing_maps = [#[[$TR]], #[[$RD]], #[[$IJ3]]] ins(%[[DSC]], %[[QS]] : tensor<3x6xf32>, tensor<3x5xf32>) outs(%[[DKACC]] : tensor<6x5xf32>)
 // CHECK: %[[DQ1:.*]] = tensor.insert_slice %[[DQB]] into %[[DQ]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 5]
 // CHECK: scf.yield %[[DQ1]], %[[DK1]], %[[DV1]], %[[DM1]]
 // CHECK: %[[DK2:.*]] = tensor.insert_slice %[[IN]]#1 into %{{.*}}[%[[B]], %[[G]], 0, 0] [1, 1, 6, 5]
@@ -75,8 +75,8 @@ func.func @no_keys(%q: tensor<1x2x3x4xf64>, %k: tensor<1x1x0x4xf64>, %v: tensor<
 // -----
 
 // With the forward's O and LSE: P = exp(t - LSE) (0 where LSE = +inf) from
-// the LSE slice, and D = rowsum(dO * O) over Dv from the O slice; no row max
-// (maximumf) and no division by a row sum.
+// the LSE slice; no row max (maximumf) and no division by a row sum. D stays
+// rowsum(dP * P) (not rowsum(dO * O)): O is not read.
 // CHECK-LABEL: func.func @saved_forward
 // CHECK-SAME: %[[DO:[^:]*]]: tensor<1x2x3x2xf32>, %[[O:[^:]*]]: tensor<1x2x3x2xf32>, %[[LSE:[^:]*]]: tensor<1x2x3xf32>
 // CHECK-NOT: arith.maximumf
@@ -89,12 +89,15 @@ func.func @no_keys(%q: tensor<1x2x3x4xf64>, %k: tensor<1x1x0x4xf64>, %v: tensor<
 // CHECK: %[[D:.*]] = arith.subf %[[T]], %[[L]] : f32
 // CHECK: %[[E:.*]] = math.exp %[[D]] : f32
 // CHECK: arith.select %[[EMPTY]], %{{.*}}, %[[E]] : f32
-// CHECK: %[[OS:.*]] = tensor.extract_slice %[[O]]
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[DOS]], %[[OS]] : tensor<3x2xf32>, tensor<3x2xf32>)
+// CHECK-NOT: tensor.extract_slice %[[O]]
+// CHECK: %[[DP:.*]] = linalg.matmul indexing_maps = {{.*}} ins(%[[DOS]], %{{.*}} : tensor<3x2xf32>, tensor<5x2xf32>)
+// CHECK: %[[PROD:.*]] = linalg.generic {{.*}} ins(%[[DP]], %{{.*}} : tensor<3x5xf32>, tensor<3x5xf32>)
 // CHECK: arith.mulf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[PROD]] : tensor<3x5xf32>)
 // CHECK: arith.addf
 // CHECK-NOT: arith.maximumf
 // CHECK-NOT: arith.divf
+// CHECK-NOT: tensor.extract_slice %[[O]]
 // CHECK: return
 func.func @saved_forward(%q: tensor<1x2x3x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x2x3x2xf32>,
                          %o: tensor<1x2x3x2xf32>, %lse: tensor<1x2x3xf32>)

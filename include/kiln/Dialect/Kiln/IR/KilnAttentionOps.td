@@ -189,7 +189,9 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     D[i]    = rowsum(dO[i, :] * O[i, :])
     ```
 
-    and `D` replaces `rowsum(dP * P)` below. This holds with dropout too:
+    and `D` may replace `rowsum(dP * P)` below (the GPU kernels use it; the
+    CPU lowering keeps `rowsum(dP * P)`, see docs/Attention.md). This holds
+    with dropout too:
     `O[i, :] = sum_j P'[i, j] V[j, :]` with `P' = P * Z / (1 - dropout_p)`,
     so `sum_d dO[i, d] O[i, d] = sum_j P'[i, j] (dO · Vᵀ)[i, j]
     = sum_j P[i, j] dP[i, j]` with `dP = (dO · Vᵀ) * Z / (1 - dropout_p)`.
