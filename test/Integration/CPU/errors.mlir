@@ -57,6 +57,22 @@
 // RUN: touch %t/file
 // RUN: not kiln-run %s --entry add_bias --random-inputs --output-dir %t/file/sub 2>&1 | FileCheck %s --check-prefix=OUT-DIR
 // OUT-DIR: kiln-run: error: cannot create '{{.*}}file/sub':
+//
+// Options that were accepted silently (found while extending
+// test/robustness/campaign.py to the tools): an LLVM level above 3 (used as
+// 3), --tensor-cores for the CPU (ignored), and an empty --output-dir
+// (results printed instead).
+// RUN: not kiln-run %s --entry add_ints --random-inputs --opt-level 4 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: kiln-run: error: --opt-level must be 0, 1, 2 or 3, not 4
+// RUN: not kiln-run %s --entry add_ints --random-inputs --tensor-cores=false 2>&1 | FileCheck %s --check-prefix=TC
+// TC: kiln-run: error: --tensor-cores is for --target=gpu-emulator only
+// RUN: not kiln-run %s --entry add_ints --random-inputs --output-dir= 2>&1 | FileCheck %s --check-prefix=EMPTY-DIR
+// EMPTY-DIR: kiln-run: error: --output-dir needs a directory name
+//
+// --print-limit 0 prints no value (it printed "[, ... (2 values)]").
+// RUN: kiln-run %s --entry add_ints --random-inputs --print-limit 0 | FileCheck %s --check-prefix=LIMIT0
+// LIMIT0: result0: tensor<2xi32>
+// LIMIT0-NEXT: {{^  }}[... (2 values)]
 
 func.func @add_bias(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
   %0 = kiln.add %x, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
