@@ -15,6 +15,10 @@
 // RUN: not kiln-translate --export-graph-json %t/param.mlir --graph-json-export-min-file-elements 4 2>&1 | FileCheck %s --check-prefix=MIN-DIR
 // RUN: not kiln-translate --export-graph-json %t/param.mlir --lift-parameters 2>&1 | FileCheck %s --check-prefix=LIFT
 // RUN: not kiln-translate --import-graph-json %t/weights.json --graph-json-export-weights-dir %t 2>&1 | FileCheck %s --check-prefix=EXPORT-DIR
+// A weights file that is /dev/zero is rejected at its magic string; the
+// importer hung reading it to the end (found by test/robustness/campaign.py).
+// RUN: mkdir -p %t/zero && ln -sf /dev/zero %t/zero/w.npy
+// RUN: not timeout 60 kiln-translate --import-graph-json %t/weights.json --graph-json-weights-dir %t/zero 2>&1 | FileCheck %s --check-prefix=DEV-ZERO
 
 // SYNTAX: error: JSON: syntax error: {{.*}}parse error at line 2, column 1
 // OP: error: nodes[1] (id "b").op: unknown op "frobnicate"
@@ -27,6 +31,7 @@
 // MIN-DIR: kiln-translate: error: --graph-json-export-min-file-elements needs --graph-json-export-weights-dir
 // LIFT: kiln-translate: error: --lift-parameters does nothing with --export-graph-json
 // EXPORT-DIR: kiln-translate: error: --graph-json-export-weights-dir does nothing with --import-graph-json
+// DEV-ZERO: error: parameters[0].file: '{{.*}}w.npy': not a .npy file (bad magic string)
 // LSE: error: nodes[0] (id "a"): 'kiln.attention' op lse type 'tensor<1x1x4xf32>' must be 'tensor<1x1x3xf32>'
 
 //--- syntax.json
