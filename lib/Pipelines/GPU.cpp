@@ -179,6 +179,12 @@ LogicalResult mlir::kiln::verifyKilnToNVVMPipelineOptions(
                        Twine(minPTX) + " or newer");
   }
 
+  // gpu-module-to-binary would reject it late, without naming the option.
+  if (options.optLevel < 0 || options.optLevel > 3)
+    return emitError("kiln-lower-to-nvvm: 'opt-level' must be 0, 1, 2 or 3, "
+                     "got " +
+                     Twine(options.optLevel));
+
   if (!options.emulate &&
       !llvm::is_contained({"isa", "bin", "fatbin", "assembly", "binary",
                            "fatbinary", "llvm", "offloading"},

@@ -178,7 +178,20 @@ private:
 };
 } // namespace
 
-llvm::Expected<HostTensor> mlir::kiln::parseNpy(StringRef bytes) {
+namespace {
+/// What the header of a .npy file declares: the data's type and where it
+/// starts.
+struct NpyLayout {
+  DType dtype;
+  SmallVector<int64_t> shape;
+  size_t dataOffset;
+  uint64_t dataBytes;
+};
+} // namespace
+
+/// Parses the magic string, version and header of `bytes`, which need not
+/// hold the data.
+static llvm::Expected<NpyLayout> parseLayout(StringRef bytes) {
   if (!bytes.starts_with(kMagic))
     return npyError("not a .npy file (bad magic string)");
   if (bytes.size() < kMagic.size() + 2)
@@ -221,21 +234,108 @@ llvm::Expected<HostTensor> mlir::kiln::parseNpy(StringRef bytes) {
   llvm::Expected<int64_t> elements = checkedNumElements(*dtype, shape);
   if (!elements)
     return elements.takeError();
-  uint64_t expected = uint64_t(*elements) * getDTypeSize(*dtype);
-  uint64_t available = bytes.size() - offset;
+  return NpyLayout{*dtype, std::move(shape), offset,
+                   uint64_t(*elements) * getDTypeSize(*dtype)};
+}
+
+llvm::Expected<HostTensor> mlir::kiln::parseNpy(StringRef bytes) {
+  llvm::Expected<NpyLayout> layout = parseLayout(bytes);
+  if (!layout)
+    return layout.takeError();
+  std::string type = formatTensorType(layout->dtype, layout->shape);
+  uint64_t expected = layout->dataBytes;
+  uint64_t available = bytes.size() - layout->dataOffset;
   if (available < expected)
-    return npyError("truncated .npy file: " + formatTensorType(*dtype, shape) +
-                    " needs " + Twine(expected) + " data bytes, " +
-                    Twine(available) + " present");
+    return npyError("truncated .npy file: " + type + " needs " +
+                    Twine(expected) + " data bytes, " + Twine(available) +
+                    " present");
   if (available > expected)
     return npyError(".npy file has " + Twine(available - expected) +
-                    " bytes after the data of " +
-                    formatTensorType(*dtype, shape));
-  return HostTensor::fromBytes(*dtype, shape,
-                               ArrayRef<char>(bytes.data() + offset, expected));
+                    " bytes after the data of " + type);
+  return HostTensor::fromBytes(
+      layout->dtype, layout->shape,
+      ArrayRef<char>(bytes.data() + layout->dataOffset, expected));
+}
+
+/// Appends up to `size` bytes read from `file` to `bytes` (fewer at the
+/// end of the file).
+static llvm::Error readMore(llvm::sys::fs::file_t file, std::string &bytes,
+                            size_t size) {
+  size_t start = bytes.size(), done = 0;
+  bytes.resize(start + size);
+  while (done < size) {
+    llvm::Expected<size_t> n = llvm::sys::fs::readNativeFile(
+        file, llvm::MutableArrayRef<char>(&bytes[start + done], size - done));
+    if (!n) {
+      bytes.resize(start + done);
+      return n.takeError();
+    }
+    if (*n == 0)
+      break;
+    done += *n;
+  }
+  bytes.resize(start + done);
+  return llvm::Error::success();
+}
+
+/// The longest header read from a stream: NumPy's own limit is 10000
+/// bytes.
+static constexpr size_t kMaxStreamHeaderBytes = 1 << 20;
+
+/// Reads a .npy file that is not a regular file (a pipe, a device) only up
+/// to the end of the data its header declares, plus one byte to tell that
+/// there is more: reading to the end first would never end on /dev/zero.
+static llvm::Expected<HostTensor> readNpyStream(llvm::sys::fs::file_t file) {
+  std::string bytes;
+  // The magic string, the version and the longest header length field.
+  if (llvm::Error error = readMore(file, bytes, kMagic.size() + 2 + 4))
+    return std::move(error);
+  if (!StringRef(bytes).starts_with(kMagic) ||
+      bytes.size() < kMagic.size() + 2 + 4)
+    return parseNpy(bytes);
+  unsigned major = uint8_t(bytes[kMagic.size()]);
+  size_t headerStart = kMagic.size() + 2 + (major == 1 ? 2 : 4);
+  size_t headerLength =
+      major == 1 ? llvm::support::endian::read16le(&bytes[kMagic.size() + 2])
+                 : llvm::support::endian::read32le(&bytes[kMagic.size() + 2]);
+  if ((major == 2 || major == 3) && headerLength > kMaxStreamHeaderBytes)
+    return npyError("header of " + Twine(headerLength) +
+                    " bytes is too long (more than " +
+                    Twine(kMaxStreamHeaderBytes) + ")");
+  if (major >= 1 && major <= 3 && bytes.size() < headerStart + headerLength)
+    if (llvm::Error error = readMore(file, bytes, headerStart + headerLength -
+                                                      bytes.size()))
+      return std::move(error);
+  llvm::Expected<NpyLayout> layout = parseLayout(bytes);
+  if (!layout)
+    return layout.takeError();
+  uint64_t have = bytes.size() - layout->dataOffset;
+  if (have < layout->dataBytes + 1)
+    if (llvm::Error error =
+            readMore(file, bytes, layout->dataBytes + 1 - have))
+      return std::move(error);
+  if (bytes.size() - layout->dataOffset > layout->dataBytes)
+    return npyError(".npy file has bytes after the data of " +
+                    formatTensorType(layout->dtype, layout->shape));
+  return parseNpy(bytes);
 }
 
 llvm::Expected<HostTensor> mlir::kiln::readNpy(StringRef path) {
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      !llvm::sys::fs::is_regular_file(status) &&
+      !llvm::sys::fs::is_directory(status)) {
+    llvm::Expected<llvm::sys::fs::file_t> file =
+        llvm::sys::fs::openNativeFileForRead(path);
+    if (!file)
+      return npyError("cannot read '" + path +
+                      "': " + llvm::toString(file.takeError()));
+    llvm::Expected<HostTensor> tensor = readNpyStream(*file);
+    llvm::sys::fs::closeFile(*file);
+    if (!tensor)
+      return npyError("'" + path + "': " + llvm::toString(tensor.takeError()));
+    return tensor;
+  }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);

@@ -9,6 +9,16 @@
 // RUN: not kiln-translate --import-graph-json %t/shape.json 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not kiln-translate --export-graph-json %t/not-kiln.mlir 2>&1 | FileCheck %s --check-prefix=EXPORT
 // RUN: not kiln-translate --import-graph-json %t/lse-type.json 2>&1 | FileCheck %s --check-prefix=LSE
+// Options the translation does not read, and a negative element count, were
+// accepted silently (found while extending test/robustness/campaign.py).
+// RUN: not kiln-translate --export-graph-json %t/param.mlir --graph-json-export-weights-dir %t --graph-json-export-min-file-elements -1 2>&1 | FileCheck %s --check-prefix=MIN
+// RUN: not kiln-translate --export-graph-json %t/param.mlir --graph-json-export-min-file-elements 4 2>&1 | FileCheck %s --check-prefix=MIN-DIR
+// RUN: not kiln-translate --export-graph-json %t/param.mlir --lift-parameters 2>&1 | FileCheck %s --check-prefix=LIFT
+// RUN: not kiln-translate --import-graph-json %t/weights.json --graph-json-export-weights-dir %t 2>&1 | FileCheck %s --check-prefix=EXPORT-DIR
+// A weights file that is /dev/zero is rejected at its magic string; the
+// importer hung reading it to the end (found by test/robustness/campaign.py).
+// RUN: mkdir -p %t/zero && ln -sf /dev/zero %t/zero/w.npy
+// RUN: not timeout 60 kiln-translate --import-graph-json %t/weights.json --graph-json-weights-dir %t/zero 2>&1 | FileCheck %s --check-prefix=DEV-ZERO
 
 // SYNTAX: error: JSON: syntax error: {{.*}}parse error at line 2, column 1
 // OP: error: nodes[1] (id "b").op: unknown op "frobnicate"
@@ -17,6 +27,11 @@
 // CYCLE: error: nodes[1] (id "b"): cyclic reference: "a" -> "b" -> "a"
 // SHAPE: error: nodes[0] (id "mm"): contraction dimension of lhs [2, 3] has size 3 but that of rhs [2, 3] has size 2
 // EXPORT: error: graph JSON export: only kiln ops have a JSON form
+// MIN: kiln-translate: error: --graph-json-export-min-file-elements must not be negative, got -1
+// MIN-DIR: kiln-translate: error: --graph-json-export-min-file-elements needs --graph-json-export-weights-dir
+// LIFT: kiln-translate: error: --lift-parameters does nothing with --export-graph-json
+// EXPORT-DIR: kiln-translate: error: --graph-json-export-weights-dir does nothing with --import-graph-json
+// DEV-ZERO: error: parameters[0].file: '{{.*}}w.npy': not a .npy file (bad magic string)
 // LSE: error: nodes[0] (id "a"): 'kiln.attention' op lse type 'tensor<1x1x4xf32>' must be 'tensor<1x1x3xf32>'
 
 //--- syntax.json
@@ -52,4 +67,13 @@
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = arith.addf %x, %x : tensor<2xf32>
   return %y : tensor<2xf32>
+}
+//--- weights.json
+{"name": "f", "inputs": [],
+ "parameters": [{"name": "w", "dtype": "f32", "shape": [2], "file": "w.npy"}],
+ "nodes": [], "outputs": [{"name": "w", "value": "w"}]}
+//--- param.mlir
+func.func @f() -> tensor<2xf32> {
+  %0 = kiln.constant {kiln.parameter = "w"} dense<1.0> : tensor<2xf32>
+  return %0 : tensor<2xf32>
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Crash-hunting campaign over kiln-opt's passes and pipelines and over
-kiln-translate's graph JSON import and export (offline; ctest runs a small
-fixed-seed slice of it with --ctest).
+"""Crash-hunting campaign over kiln-opt's passes and pipelines, kiln-translate's
+graph JSON import and export, and the tools' own inputs (offline; ctest runs
+two small fixed-seed slices of it with --ctest: --kinds opt and --kinds tools).
 
 Seeds are the kiln modules of the lit tests that verify (every `// -----`
 chunk of roundtrip-*, canonicalize-*, Transforms/, Conversion/, Integration/,
@@ -26,6 +26,36 @@ rank-0 loss; a caller of `kiln.value_and_grad` on it). Jobs, in turn:
                 mutated as JSON (values of other kinds, keys deleted, wrong
                 nesting, huge numbers, shapes) into `--import-graph-json`.
 
+The tool jobs (--kinds tools), in turn:
+
+  run           kiln-run on a seed (a fifth of them mutated) with sampled
+                options (--target, --opt-level, --repeat, --random-range,
+                --output-dir writable or not, ...) and inputs: random, none,
+                or .npy files of which some are broken (truncated, wrong
+                dtype, shape or rank, bad magic, version, header length,
+                descr, fortran_order, shape text or keys, missing, a
+                directory, empty, /dev/zero).
+  gpu_host      one to three kiln-gpu-* passes alone on a mutant (constants,
+                memref types, lines, operands) of their input: the GPUHost
+                lit tests and the IR that kiln-lower-to-nvvm (format=isa and
+                emulate) hands each of them, dumped for some seeds with
+                --mlir-print-ir-before.
+  weights       --export-graph-json into a weights directory (writable or
+                not, --graph-json-export-min-file-elements sampled), then
+                --import-graph-json with some of its .npy files broken as
+                above (or --lift-parameters, which reads none).
+  compile       kiln-compile with sampled targets (cpu, cuda, cuda-emulator),
+                --gpu-* values, --mcpu, --opt-level, --openmp, --cc, and
+                outputs (-o, --header, --emit-object) writable or not.
+  gpu_bin       kiln-lower-to-nvvm with format=bin or fatbin (ptxas and
+                fatbinary run: slow, so one job in eight) and sampled chips,
+                PTX versions, opt-levels and kernel options.
+
+A tool job knows when its input was clearly bad; exit 0 then is a finding
+("accepted: ..."), and so is exit 0 without the library, header or result
+file the tool was asked to write. Crashes of upstream MLIR on IR that only a
+mutation of its text reaches (UPSTREAM) are counted apart.
+
 Anything but exit 0/1 (a signal, an abort, a fatal error's exit code), or an
 "LLVM ERROR", "UNREACHABLE", "Assertion", or a stack dump in the output, or a
 timeout, is a finding. Findings are deduplicated by the assertion / error
@@ -34,7 +64,7 @@ message and the innermost kiln frame of the stack, and written to OUT_DIR
 also lists the most frequent rejections per pipeline.
 
   campaign.py --build BUILD_DIR [--budget SECONDS] [-j N] [--seed N]
-              [--out OUT_DIR]
+              [--kinds opt|tools|all|JOB,...] [--out OUT_DIR]
   campaign.py --build BUILD_DIR --minimize FILE --pipeline NAME
               [--pass-args ARGS]   (shrinks a reproducer line by line,
                                     keeping its signature)
@@ -45,6 +75,7 @@ Each mutant draws from its own random.Random(seed, index), so a run with
 import argparse
 import collections
 import copy
+import functools
 import glob
 import json
 import os
@@ -120,6 +151,15 @@ ATTENTION_ATTRS = {
 }
 ATTR_TYPES = {"window_left": "i64", "window_right": "i64", "scale": "f64",
               "softcap": "f64", "dropout_p": "f64"}
+
+# Crashes in upstream MLIR/LLVM on inputs that only the mutation of their
+# textual IR reaches (no Kiln code involved): counted apart, reported to
+# upstream rather than fixed here.
+UPSTREAM = [
+    # llvm.insertvalue/extractvalue with a position >= 2^32 crashes the LLVM
+    # dialect's parser (getInsertExtractValueElementType).
+    r"custom op parser 'llvm\.(insert|extract)value'",
+]
 
 CRASH_MARKERS = ["LLVM ERROR", "UNREACHABLE", "Assertion", "Stack dump",
                  "PLEASE submit a bug report", "Segmentation fault",
@@ -873,6 +913,10 @@ class Runner:
                                                       "kiln-opt")
         self.kiln_translate = args.kiln_translate or os.path.join(
             args.build, "bin", "kiln-translate")
+        self.kiln_run = args.kiln_run or os.path.join(args.build, "bin",
+                                                      "kiln-run")
+        self.kiln_compile = args.kiln_compile or os.path.join(
+            args.build, "bin", "kiln-compile")
         self.timeout = args.timeout
         self.env = dict(os.environ)
         sym = "/usr/lib/llvm-22/bin/llvm-symbolizer"
@@ -981,6 +1025,311 @@ def pipeline_cmds(rng, runner, text):
     return cmds
 
 
+# ------------------------------------------------------------- tool jobs
+#
+# The tools' own inputs: kiln-run's options and .npy files, kiln-compile's
+# options and output paths, the GPU formats that run ptxas, the kiln-gpu-*
+# host passes alone, and graph JSON export/import through a weights
+# directory. Besides crashes, each job knows when its input was clearly bad
+# (a truncated .npy, an unwritable output, an out-of-range option): exit 0
+# then is a finding too ("accepted: ..."), and so is exit 0 without the
+# output file the tool was asked to write.
+
+DTYPES = ["f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64"]
+NPY_DESCR = {"f16": "<f2", "bf16": "<V2", "f32": "<f4", "f64": "<f8",
+             "i1": "|b1", "i8": "|i1", "i32": "<i4", "i64": "<i8"}
+NPY_SIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1,
+            "i32": 4, "i64": 8}
+
+
+def shape_tuple(dims):
+    if len(dims) == 1:
+        return "(%d,)" % dims[0]
+    return "(" + ", ".join(str(d) for d in dims) + ")"
+
+
+def npy_bytes(elem, dims, descr=None, fortran="False", shape=None,
+              version=1, data=None, header=None):
+    """A .npy file (NumPy format 1.0 or 2.0), by hand: the ctest's Python
+    need not have numpy."""
+    if header is None:
+        header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+            NPY_DESCR[elem] if descr is None else descr, fortran,
+            shape or shape_tuple(dims))
+    lenbytes = 2 if version == 1 else 4
+    total = -(-(10 + len(header) + 1 + lenbytes - 2) // 64) * 64
+    header = header + " " * (total - (8 + lenbytes + len(header) + 1)) + "\n"
+    n = 1
+    for d in dims:
+        n *= d
+    if data is None:
+        data = bytes(n * NPY_SIZE[elem])
+    return (b"\x93NUMPY" + bytes([version, 0]) +
+            len(header).to_bytes(lenbytes, "little") + header.encode() +
+            data)
+
+
+def mutate_npy(rng, elem, dims):
+    """(kind, file bytes or a special marker, bad): one argument's .npy
+    file, valid or broken in one way; `bad` when a reader must reject it
+    (for the declared type elem[dims])."""
+    good = npy_bytes(elem, dims)
+    kind = pick(rng, ["ok", "ok", "ok", "v2", "dtype", "shape", "rank",
+                      "truncate", "extra", "magic", "version", "header-len",
+                      "descr", "fortran", "shape-text", "keys", "missing",
+                      "dir", "empty", "dev-zero", "header-junk"])
+    if kind == "ok":
+        return kind, good, False
+    if kind == "v2":
+        return kind, npy_bytes(elem, dims, version=2), False
+    if kind == "dtype":
+        other = pick(rng, [d for d in DTYPES if d != elem])
+        return kind, npy_bytes(other, dims), True
+    if kind == "shape":
+        if not dims:
+            return kind, npy_bytes(elem, [2]), True
+        d = list(dims)
+        d[rng.randrange(len(d))] += pick(rng, [1, 2, 7])
+        return kind, npy_bytes(elem, d), True
+    if kind == "rank":
+        return kind, npy_bytes(elem, list(dims) + [1]), True
+    if kind == "truncate":
+        cut = rng.randrange(len(good))
+        return kind, good[:cut], True
+    if kind == "extra":
+        return kind, good + bytes(pick(rng, [1, 3, 64])), True
+    if kind == "magic":
+        b = bytearray(good)
+        b[rng.randrange(6)] ^= 0x20
+        return kind, bytes(b), True
+    if kind == "version":
+        b = bytearray(good)
+        b[6] = pick(rng, [0, 4, 9, 255])
+        return kind, bytes(b), True
+    if kind == "header-len":
+        b = bytearray(good)
+        b[8:10] = pick(rng, [b"\xff\xff", b"\x00\x00", b"\x01\x00"])
+        return kind, bytes(b), True
+    if kind == "descr":
+        descr = pick(rng, [">f4", "<c8", "|O", "", "<f", "<U4", "f4",
+                           "<f16", "<i2", "<u4", "<V4", "=f8", "|b2"])
+        return kind, npy_bytes(elem, dims, descr=descr), \
+            descr not in ("=f8",) or elem != "f64"
+    if kind == "fortran":
+        value = pick(rng, ["True", "1", "false", "None"])
+        return kind, npy_bytes(elem, dims, fortran=value), \
+            value != "True" or len(dims) > 1
+    if kind == "shape-text":
+        text = pick(rng, ["(-1, 3)", "(%d,)" % 2**70, "(3, 'a')", "[2, 3]",
+                          "(,)", "()", "(2 3)", "(" + "1, " * 40 + ")",
+                          "(4611686018427387904, 4)", "(0,)",
+                          "(%s)" % ", ".join("%dL" % d for d in dims)])
+        ok = text == "(%s)" % ", ".join("%dL" % d for d in dims) and \
+            len(dims) != 1
+        return kind, npy_bytes(elem, dims, shape=text), not ok
+    if kind == "keys":
+        header = pick(rng, [
+            "{'descr': '%s', 'shape': %s, }" % (NPY_DESCR[elem],
+                                                 shape_tuple(dims)),
+            "{'descr': '%s', 'fortran_order': False, 'shape': %s, "
+            "'extra': 1}" % (NPY_DESCR[elem], shape_tuple(dims)),
+            "{'descr': '%s' 'fortran_order': False, 'shape': %s}" % (
+                NPY_DESCR[elem], shape_tuple(dims)),
+            "{'descr': '%s', 'fortran_order': False, 'shape': %s" % (
+                NPY_DESCR[elem], shape_tuple(dims)),
+            "{'descr': ['<f4'], 'fortran_order': False, 'shape': %s}" %
+            shape_tuple(dims)])
+        return kind, npy_bytes(elem, dims, header=header), True
+    if kind == "header-junk":
+        b = bytearray(good)
+        for _ in range(rng.randint(1, 4)):
+            b[rng.randrange(10, min(len(b), 70))] = rng.randrange(256)
+        return kind, bytes(b), None  # may stay valid
+    return kind, kind, True  # missing, dir, empty, dev-zero
+
+
+def write_npy(path, content):
+    if content == "missing":
+        return
+    if content == "dir":
+        os.makedirs(path, exist_ok=True)
+    elif content == "empty":
+        open(path, "wb").close()
+    elif content == "dev-zero":
+        os.symlink("/dev/zero", path)
+    else:
+        with open(path, "wb") as f:
+            f.write(content)
+
+
+def tensor_arg_types(args_text):
+    """(elem, dims) of each argument of a signature, or None when one is
+    not a static kiln tensor."""
+    out = []
+    for a in split_top(args_text):
+        if ":" not in a:
+            return None
+        t = a.split(":", 1)[1].strip().split(" {")[0]
+        m = TENSOR.fullmatch(t)
+        if not m or m.group(2) not in NPY_SIZE or "?" in m.group(1):
+            return None
+        out.append((m.group(2), [int(d) for d in dims_of(m)]))
+    return out
+
+
+def runnable_functions(text):
+    """(name, argument types) of the public functions with static kiln
+    tensor arguments."""
+    out = []
+    for m in FUNC.finditer(text):
+        if "private" in m.group(0):
+            continue
+        types = tensor_arg_types(m.group(2))
+        # Arguments of gigabytes (test/Transforms/Autodiff/too-large.mlir)
+        # take minutes to draw: a time-out, not a finding.
+        if types is not None and sum(
+                functools.reduce(lambda a, b: a * b, d, 1)
+                for _, d in types) <= 1 << 22:
+            out.append((m.group(1), types))
+    return out
+
+
+CHIPS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100",
+         "sm_100a", "sm_120", "sm_70", "sm_52", "sm_1", "", "compute_90"]
+PTX = ["", "+ptx70", "+ptx78", "+ptx80", "+ptx86", "+ptx87", "+ptx88",
+       "+ptx90", "+ptx60", "+ptx99", "garbage"]
+GPU_FORMATS = ["bin", "bin", "fatbin", "fatbin", "isa", "llvm", "offloading",
+               "garbage"]
+
+# kiln-gpu-* passes, with their anchors, for running one alone.
+GPU_HOST_PASSES = {
+    "kiln-gpu-host-to-device": "builtin.module(%s)",
+    "kiln-gpu-check-host-code": "builtin.module(%s)",
+    "kiln-gpu-emulate-kernels": "builtin.module(%s)",
+    "kiln-gpu-map-parallel-loops": "builtin.module(func.func(%s))",
+    "kiln-gpu-host-code-to-kernels": "builtin.module(func.func(%s))",
+    "kiln-gpu-deallocate-temporaries": "builtin.module(func.func(%s))",
+    "kiln-gpu-extern-dynamic-shared-memory":
+        "builtin.module(gpu.module(%s))",
+}
+BLOCK_SIZES = ["1", "7", "32", "256", "1024", "0", "-1", "1099511627776"]
+
+MEMREF = re.compile(r"memref<((?:[0-9?]+x)*)([a-z][a-z0-9]*)(, [^>]*)?>")
+
+
+def m_memref(rng, text):
+    """A memref type's dims or element type, everywhere it occurs."""
+    ms = list(MEMREF.finditer(text))
+    m = pick(rng, ms)
+    if m is None:
+        return None
+    dims = [d for d in m.group(1).split("x") if d]
+    elem = m.group(2)
+    action = pick(rng, ["dim", "dim", "zero", "dynamic", "elem", "rank"])
+    if action in ("dim", "zero", "dynamic") and dims:
+        dims[rng.randrange(len(dims))] = {"dim": pick(rng, ["1", "2", "3",
+                                                             "65", "1000"]),
+                                          "zero": "0", "dynamic": "?"}[action]
+    elif action == "elem":
+        elem = pick(rng, ["f16", "f32", "f64", "i1", "i32", "i64", "index"])
+    elif action == "rank":
+        dims.insert(rng.randint(0, len(dims)), pick(rng, ["1", "4"]))
+    else:
+        return None
+    new = "memref<" + "".join(d + "x" for d in dims) + elem + \
+        (m.group(3) or "") + ">"
+    if rng.random() < 0.1:
+        return replace_span(text, m, new)
+    return text.replace(m.group(0), new)
+
+
+def m_constant(rng, text):
+    """The value of an integer or index constant (loop bounds, sizes,
+    offsets), which keeps the IR well-typed."""
+    ms = list(re.finditer(r"arith\.constant (-?\d+) : (index|i\d+)", text))
+    m = pick(rng, ms)
+    if m is None:
+        return None
+    return replace_span(text, m, pick(rng, ["0", "1", "-1", "2", "3", "31",
+                                            "32", "33", "1000", "65536",
+                                            "4611686018427387904"]), 1)
+
+
+def m_line(rng, text):
+    """Drops, duplicates or moves one line of a body."""
+    lines = text.split("\n")
+    body = [i for i, l in enumerate(lines)
+            if re.match(r"\s+(%\S+ = |[a-z_]+\.[a-z_.]+ )", l)]
+    i = pick(rng, body)
+    if i is None:
+        return None
+    action = pick(rng, ["drop", "dup", "up", "down"])
+    if action == "drop":
+        del lines[i]
+    elif action == "dup":
+        lines.insert(i, re.sub(r"^(\s*)%([\w]+)", r"\1%\2_fuzzdup",
+                               lines[i]))
+    elif action == "up" and i > 0:
+        lines[i - 1], lines[i] = lines[i], lines[i - 1]
+    elif action == "down" and i + 1 < len(lines):
+        lines[i + 1], lines[i] = lines[i], lines[i + 1]
+    return "\n".join(lines)
+
+
+def m_ssa(rng, text):
+    """Replaces one use of an SSA value with another value."""
+    uses = [m for m in re.finditer(r"(?<=[(, \[])%[\w]+(?=[,)\] :])", text)]
+    values = sorted(set(re.findall(r"(%[\w]+)(?::\d+)? = ", text)))
+    m = pick(rng, uses)
+    if m is None or not values:
+        return None
+    return replace_span(text, m, pick(rng, values))
+
+
+HOST_MUTATORS = [(m_constant, 5), (m_memref, 3), (m_number, 2), (m_line, 2),
+                 (m_ssa, 1), (m_attr_dict, 1)]
+
+
+def gpu_host_seeds(src, kiln_opt, kiln_seeds, limit):
+    """The kiln-gpu-* passes' inputs: the GPUHost lit tests, and the IR
+    that the GPU pipeline hands each of them for `limit` kiln seeds."""
+    seeds = []
+    for path in sorted(glob.glob(os.path.join(
+            src, "test/Conversion/GPUHost/*.mlir"))):
+        for chunk in re.split(r"^// -----\s*$", open(path).read(),
+                              flags=re.M):
+            chunk = "\n".join(l for l in chunk.splitlines()
+                              if not l.lstrip().startswith("//")).strip()
+            if chunk:
+                seeds.append((os.path.relpath(path, src), chunk + "\n"))
+    before = ",".join(GPU_HOST_PASSES)
+    rng = random.Random(7)
+    for path, text in rng.sample(kiln_seeds, min(limit, len(kiln_seeds))):
+        for opts in ["format=isa", "emulate=true"]:
+            p = subprocess.run(
+                [kiln_opt, "-", "--kiln-lower-to-nvvm=" + opts,
+                 "--mlir-print-ir-before=" + before,
+                 "--mlir-print-ir-module-scope", "--mlir-disable-threading",
+                 "-o", os.devnull], input=text.encode(), capture_output=True,
+                timeout=120)
+            dumps = re.split(r"^// -----// IR Dump Before \w+ \(([\w-]+)\).*$",
+                             p.stderr.decode(errors="replace"), flags=re.M)
+            for name, dump in zip(dumps[1::2], dumps[2::2]):
+                if "module" in dump:
+                    seeds.append(("%s (before %s)" % (path, name), dump))
+    return seeds
+
+
+# Job kinds, in turn: `--kinds opt` is the kiln-opt campaign (and the JSON
+# import), `tools` the tool jobs above; gpu_bin runs ptxas, so it comes less
+# often.
+KINDS = {"opt": ["ir", "ir", "ir", "option", "json"],
+         "tools": ["run", "gpu_host", "weights", "compile", "run",
+                   "gpu_host", "weights", "gpu_bin"]}
+KINDS["all"] = KINDS["opt"] + KINDS["tools"]
+TOOL_KINDS = set(KINDS["tools"])
+
+
 # ------------------------------------------------------------ the campaign
 
 
@@ -991,12 +1340,24 @@ class Campaign:
         self.stats = collections.defaultdict(collections.Counter)
         self.findings = {}
         self.rejections = collections.defaultdict(collections.Counter)
+        self.upstream = collections.Counter()
         os.makedirs(args.out, exist_ok=True)
 
     def record(self, pipeline, cmd, text, rc, out, timed_out, mutations,
-               suffix=".mlir"):
+               bad=None, files=None, suffix=".mlir"):
+        """Counts one run; `bad`: why exit 0 would be wrong (the input was
+        clearly bad, or the output is missing); `files`: the directory of
+        the run's input files, kept with a finding."""
         self.stats[pipeline]["ran"] += 1
         sig = classify(rc, out, timed_out)
+        if sig is None and rc == 0 and bad:
+            # One finding per kind of bad input, the first one named.
+            sig = "accepted: " + re.sub(r"/tmp\S*|\d+", "_",
+                                        bad.split(", ")[0])[:120]
+        if sig is not None and any(re.search(p, out) for p in UPSTREAM):
+            self.stats[pipeline]["upstream"] += 1
+            self.upstream[sig] += 1
+            return
         if sig is None:
             self.stats[pipeline]["exit %d" % rc] += 1
             if rc == 1:
@@ -1017,6 +1378,9 @@ class Campaign:
             base = os.path.join(self.args.out, "finding-%03d" % n)
             with open(base + suffix, "w") as f:
                 f.write(text)
+            if files and os.path.isdir(files):
+                shutil.rmtree(base + ".files", ignore_errors=True)
+                shutil.copytree(files, base + ".files", symlinks=True)
             with open(base + ".txt", "w") as f:
                 f.write("signature: %s\npipeline: %s\nmutations: %s\n"
                         "command: %s < finding-%03d%s\nexit code: %d\n\n%s"
@@ -1083,6 +1447,392 @@ class Campaign:
         return [("import-graph-json", cmd, text, rc, out, to,
                  "%s: %s" % (path, ",".join(muts)))]
 
+    # ------------------------------------------------------- tool jobs
+
+    def verified_mutant(self, rng, seed, mutators=MUTATORS, repair=True):
+        """A mutant of `seed` (names of its mutations) and kiln-opt's
+        verdict on it, with the types repaired as in one_ir_mutant."""
+        text, muts = mutate(rng, seed, mutators)
+        cmd = [self.runner.kiln_opt, "-", "-o", os.devnull]
+        rc, out, to, _ = self.runner.run(cmd, text)
+        for _ in range(8 if repair else 0):
+            if rc != 1 or classify(rc, out, to):
+                break
+            fixed = repair_once(text, out)
+            if fixed is None or fixed == text:
+                break
+            text = fixed
+            rc, out, to, _ = self.runner.run(cmd, text)
+        return text, muts, (cmd, rc, out, to)
+
+    def tmpdir(self):
+        return tempfile.mkdtemp(dir=self.tmp_root)
+
+    def one_run_mutant(self, i):
+        """kiln-run on a seed (a fifth mutated) with sampled options and
+        inputs: random, none, or .npy files of which some are broken."""
+        rng = random.Random(self.args.seed * 1000003 + i)
+        path, text = pick(rng, self.run_seeds)
+        muts, results = [], []
+        if rng.random() < 0.2:
+            text, m, (vcmd, rc, out, to) = self.verified_mutant(rng, text)
+            muts += m
+            if rc != 0:
+                return [("verify", vcmd, text, rc, out, to, path)]
+        fns = runnable_functions(text)
+        if not fns:
+            return []
+        name, types = pick(rng, fns)
+        tmp = self.tmpdir()
+        cmd = [self.runner.kiln_run, "-", "--entry",
+               name if rng.random() < 0.95 else pick(rng, ["", "nope"])]
+        bad = []
+        mode = pick(rng, ["random", "random", "npy", "npy", "npy", "none"])
+        if mode == "random":
+            cmd.append("--random-inputs")
+            if rng.random() < 0.3:
+                cmd += ["--seed", pick(rng, ["0", "7", "18446744073709551615"])]
+            for _ in range(rng.choice([0, 0, 1, 2])):
+                spec = pick(rng, ["0:0:10", "0:-5:5", "1:0:2", "0:3:3",
+                                  "0:5:1", "9:0:1", "0:0", "a:0:1",
+                                  "0:-9223372036854775808:9223372036854775807",
+                                  "0:0:100000", "-1:0:1"])
+                cmd += ["--random-range", spec]
+                parts = spec.split(":")
+                if len(parts) != 3 or not all(
+                        re.fullmatch(r"-?\d+", p) for p in parts) or \
+                        int(parts[0]) < 0 or int(parts[1]) >= int(parts[2]) \
+                        or int(parts[0]) >= len(types):
+                    bad.append("--random-range " + spec)
+        elif mode == "npy":
+            files = [(e, d) for e, d in types]
+            if rng.random() < 0.15 and files:
+                del files[rng.randrange(len(files))]
+                bad.append("missing argument")
+            elif rng.random() < 0.1:
+                files.append(pick(rng, types) if types else ("f32", [2]))
+                bad.append("extra argument")
+            for k, (elem, dims) in enumerate(files):
+                file = os.path.join(tmp, "arg%d.npy" % k)
+                if rng.random() < 0.5:
+                    kind, content, is_bad = mutate_npy(rng, elem, dims)
+                else:
+                    kind, content, is_bad = "ok", npy_bytes(elem, dims), False
+                write_npy(file, content)
+                muts.append("npy:" + kind)
+                if is_bad:
+                    bad.append(".npy " + kind)
+                cmd += ["--input", file]
+        elif types:
+            bad.append("no inputs")
+        target = pick(rng, ["cpu"] * 6 + ["gpu-emulator"])
+        if target != "cpu" or rng.random() < 0.1:
+            cmd.append("--target=" + target)
+        if rng.random() < (0.5 if target != "cpu" else 0.03):
+            cmd.append("--tensor-cores=" + pick(rng, ["true", "false"]))
+            if target == "cpu":
+                bad.append("--tensor-cores with --target=cpu")
+        if rng.random() < 0.2:
+            level = pick(rng, ["0", "1", "3", "4", "99"])
+            cmd += ["--opt-level", level]
+            if int(level) > 3:
+                bad.append("--opt-level " + level)
+        if rng.random() < 0.15:
+            cmd.append("--openmp")
+            if target != "cpu":
+                bad.append("--openmp with --target=" + target)
+        if rng.random() < 0.15:
+            n = pick(rng, ["0", "1", "2", "2"])
+            cmd += ["--repeat", n]
+            if n == "0":
+                bad.append("--repeat 0")
+        if rng.random() < 0.2:
+            cmd += ["--print-limit", pick(rng, ["0", "1", "100000"])]
+        if rng.random() < 0.2:
+            cmd.append("--time")
+        out_dir = None
+        if rng.random() < 0.3:
+            choice = pick(rng, ["ok", "ok", "file", "proc", "nested"])
+            out_dir = {"ok": os.path.join(tmp, "out"),
+                       "nested": os.path.join(tmp, "a", "b"),
+                       "file": os.path.join(tmp, "file"),
+                       "proc": "/proc/kiln-nope"}[choice]
+            if choice == "file":
+                open(out_dir, "w").close()
+            if choice in ("file", "proc"):
+                bad.append("--output-dir " + choice)
+            cmd += ["--output-dir", out_dir]
+            if rng.random() < 0.3:
+                cmd.append("--print")
+        rc, out, to, _ = self.runner.run(cmd, text)
+        missing = None
+        if rc == 0 and out_dir and not bad and \
+                not os.path.exists(os.path.join(out_dir, "result0.npy")) \
+                and "result0:" not in out and not re.search(
+                    r"->\s*\(\s*\)\s*\{", text):
+            missing = "no result0.npy in --output-dir"
+        results.append(("kiln-run", cmd, text, rc, out, to,
+                        "%s: %s" % (path, ",".join(muts)),
+                        missing or (", ".join(bad) if bad else None), tmp))
+        return results
+
+    def one_compile_mutant(self, i):
+        """kiln-compile on a seed (a tenth mutated) with sampled options,
+        targets and output paths, writable or not."""
+        rng = random.Random(self.args.seed * 1000003 + i)
+        path, text = pick(rng, self.run_seeds)
+        muts = []
+        if rng.random() < 0.1:
+            text, muts, (vcmd, rc, out, to) = self.verified_mutant(rng, text)
+            if rc != 0:
+                return [("verify", vcmd, text, rc, out, to, path)]
+        tmp = self.tmpdir()
+        bad = []
+        target = pick(rng, ["cpu"] * 5 + ["cuda-emulator"] * 2 + ["cuda"] * 2)
+        lib = os.path.join(tmp, "libk.so")
+        where = pick(rng, ["ok"] * 8 + ["proc", "dir", "empty"])
+        if where != "ok":
+            lib = {"proc": "/proc/kiln-nope/libk.so", "dir": tmp,
+                   "empty": ""}[where]
+            bad.append("-o " + where)
+        cmd = [self.runner.kiln_compile, "-", "-o", lib]
+        if target != "cpu" or rng.random() < 0.1:
+            cmd.append("--target=" + target)
+        header = None
+        if rng.random() < 0.4:
+            h = pick(rng, ["ok", "ok", "ok", "proc", "dir"])
+            header = {"ok": os.path.join(tmp, "k.h"),
+                      "proc": "/proc/kiln-nope/k.h", "dir": tmp}[h]
+            cmd += ["--header", header]
+            if h != "ok":
+                bad.append("--header " + h)
+                header = None
+        if rng.random() < 0.2:
+            o = pick(rng, ["ok", "ok", "proc"])
+            cmd += ["--emit-object", os.path.join(tmp, "k.o") if o == "ok"
+                    else "/proc/kiln-nope/k.o"]
+            if o != "ok":
+                bad.append("--emit-object " + o)
+        if rng.random() < 0.3:
+            mcpu = pick(rng, ["generic", "native", "x86-64-v2", "skylake",
+                              "garbage", "", "sm_90"])
+            cmd += ["--mcpu", mcpu]
+            if mcpu in ("garbage", "", "sm_90"):
+                bad.append("--mcpu '%s'" % mcpu)
+        if rng.random() < 0.3:
+            level = pick(rng, ["0", "1", "2", "3", "4", "17"])
+            cmd += ["--opt-level", level]
+            if int(level) > 3:
+                bad.append("--opt-level " + level)
+        if rng.random() < 0.1:
+            cmd.append("--openmp")
+            if target != "cpu":
+                bad.append("--openmp with --target=" + target)
+        if rng.random() < 0.1:
+            cc = pick(rng, ["cc", "/bin/false", "/nonexistent/cc",
+                            "kiln-no-such-cc", "/etc/passwd"])
+            cmd += ["--cc", cc]
+            if cc != "cc":
+                bad.append("--cc " + cc)
+        if rng.random() < 0.1:
+            cmd.append("--time")
+        gpu = target != "cpu"
+        for opt, values, p in [
+                ("--gpu-chip", CHIPS, 0.4), ("--gpu-features", PTX, 0.3),
+                ("--gpu-format", GPU_FORMATS, 0.5 if target == "cuda" else 0.1),
+                ("--gpu-tensor-cores", ["true", "false"], 0.2),
+                ("--gpu-software-pipeline", ["true", "false"], 0.2)]:
+            if rng.random() < (p if gpu else p / 4):
+                v = pick(rng, values)
+                cmd.append("%s=%s" % (opt, v))
+                if opt == "--gpu-format" and target == "cuda" and \
+                        v not in ("bin", "fatbin", "isa"):
+                    bad.append(opt + " " + v)
+        if gpu and rng.random() < 0.05:
+            cmd.append("--gpu-pipeline=" + pick(rng, [
+                "kiln-lower-to-cpu", "garbage", "builtin.module(canonicalize)",
+                "kiln-lower-to-nvvm{emulate=true}", "kiln-lower-to-nvvm{"]))
+        rc, out, to, _ = self.runner.run(cmd, text)
+        missing = None
+        if rc == 0 and not bad:
+            if not os.path.isfile(lib):
+                missing = "no library written"
+            elif header and not os.path.isfile(header):
+                missing = "no header written"
+        return [("kiln-compile", cmd, text, rc, out, to,
+                 "%s: %s" % (path, ",".join(muts)),
+                 missing or (", ".join(bad) if bad else None), tmp)]
+
+    def one_gpu_bin_mutant(self, i):
+        """kiln-lower-to-nvvm with format=bin or fatbin (ptxas, fatbinary)
+        and sampled chips, PTX versions, opt-levels and kernel options, on
+        a seed, a third of them mutated."""
+        rng = random.Random(self.args.seed * 1000003 + i)
+        path, text = pick(rng, self.gpu_seeds)
+        muts = []
+        if rng.random() < 0.33:
+            text, muts, (vcmd, rc, out, to) = self.verified_mutant(rng, text)
+            if rc != 0:
+                return [("verify", vcmd, text, rc, out, to, path)]
+        opts = ["format=" + pick(rng, ["bin", "bin", "fatbin"])]
+        if rng.random() < 0.6:
+            opts.append("chip=" + pick(rng, CHIPS))
+        if rng.random() < 0.5:
+            opts.append("features=" + pick(rng, PTX))
+        level = None
+        if rng.random() < 0.4:
+            level = pick(rng, ["0", "1", "2", "3", "-1", "4"])
+            opts.append("opt-level=" + level)
+        for key in ["tensor-cores", "software-pipeline"]:
+            if rng.random() < 0.3:
+                opts.append("%s=%s" % (key, pick(rng, ["true", "false"])))
+        cmd = [self.runner.kiln_opt, "-",
+               "--kiln-lower-to-nvvm=" + " ".join(opts), "-o", os.devnull]
+        rc, out, to, _ = self.runner.run(cmd, text)
+        # An option value out of range must be named in the error.
+        bad = None
+        if rc == 1 and "optimization level" in out and "opt-level" not in out:
+            bad = "opt-level %s rejected without naming it" % level
+            rc = 0
+        return [("gpu-" + opts[0], cmd, text, rc, out, to,
+                 "%s: %s" % (path, ",".join(muts)), bad)]
+
+    def one_gpu_host_mutant(self, i):
+        """One kiln-gpu-* pass (or two in a row) on a mutant of its input:
+        the GPUHost lit tests and the GPU pipeline's IR before each."""
+        rng = random.Random(self.args.seed * 1000003 + i)
+        # A pass first, then an input of it: the dumps before
+        # kiln-gpu-extern-dynamic-shared-memory (one per gpu.module) would
+        # crowd out the others.
+        group = pick(rng, sorted(self.host_groups))
+        path, seed = pick(rng, self.host_groups[group])
+        text, muts = mutate(rng, seed, HOST_MUTATORS) \
+            if rng.random() < 0.85 else (seed, [])
+        vcmd = [self.runner.kiln_opt, "-", "-o", os.devnull]
+        rc, out, to, _ = self.runner.run(vcmd, text)
+        muts = "%s: %s" % (path, ",".join(muts))
+        results = [("verify-gpu-host", vcmd, text, rc, out, to, muts)]
+        if rc != 0 or to:
+            return results
+        names = sorted(GPU_HOST_PASSES)
+        for _ in range(rng.choice([1, 2, 3])):
+            name = group if rng.random() < 0.7 else pick(rng, names)
+            arg = name
+            if name == "kiln-gpu-map-parallel-loops" and rng.random() < 0.5:
+                arg += "{block-size=%s}" % pick(rng, BLOCK_SIZES)
+            cmd = [self.runner.kiln_opt, "-", "--pass-pipeline=" +
+                   GPU_HOST_PASSES[name] % arg, "-o", os.devnull]
+            rc, out, to, _ = self.runner.run(cmd, text)
+            results.append((name, cmd, text, rc, out, to, muts))
+        return results
+
+    def one_weights_mutant(self, i):
+        """Graph JSON export into a weights directory (sampled options,
+        writable or not), then import with that directory after breaking
+        some of its .npy files (missing, truncated, wrong dtype or shape)."""
+        rng = random.Random(self.args.seed * 1000003 + i)
+        path, text = pick(rng, self.weight_seeds)
+        tmp = self.tmpdir()
+        wdir = os.path.join(tmp, "w")
+        os.makedirs(wdir)
+        json_path = os.path.join(tmp, "g.json")
+        cmd = [self.runner.kiln_translate, "-", "--export-graph-json",
+               "-o", json_path]
+        bad = []
+        where = pick(rng, ["ok"] * 8 + ["missing", "file", "proc"])
+        target = {"ok": wdir, "missing": os.path.join(tmp, "nope"),
+                  "file": json_path, "proc": "/proc/kiln-nope"}[where]
+        if where == "file":
+            open(json_path, "w").close()
+        cmd += ["--graph-json-export-weights-dir", target]
+        if rng.random() < 0.4:
+            n = pick(rng, ["0", "1", "2", "7", "100000", "-1"])
+            cmd += ["--graph-json-export-min-file-elements", n]
+            if int(n) < 0:
+                bad.append("--graph-json-export-min-file-elements " + n)
+        rc, out, to, _ = self.runner.run(cmd, text)
+        exported = rc == 0 and where == "ok" and not bad
+        # Success with a JSON that references weights files it could not
+        # write.
+        if where != "ok" and rc == 0 and os.path.isfile(json_path) and \
+                '"file"' in open(json_path).read():
+            bad.append("--graph-json-export-weights-dir " + where)
+        results = [("export-weights", cmd, text, rc, out, to, path,
+                    ", ".join(bad) if bad else None, tmp)]
+        if not exported:
+            return results
+        doc = json.load(open(json_path))
+        files = [p.get("file") for p in doc.get("parameters", [])
+                 if isinstance(p, dict) and isinstance(p.get("file"), str)]
+        muts, bad = [], []
+        by_name = {p["file"]: p for p in doc.get("parameters", [])
+                   if isinstance(p, dict) and isinstance(p.get("file"), str)}
+        for f in files:
+            if rng.random() < 0.5:
+                continue
+            entry = by_name[f]
+            elem, dims = entry["dtype"], entry["shape"]
+            kind, content, is_bad = mutate_npy(rng, elem, dims)
+            if kind == "ok":
+                continue
+            p = os.path.join(wdir, f)
+            os.remove(p)
+            write_npy(p, content)
+            muts.append("%s:%s" % (f, kind))
+            if is_bad:
+                bad.append(".npy " + kind)
+        icmd = [self.runner.kiln_translate, "--import-graph-json", json_path,
+                "-o", os.devnull]
+        if rng.random() < 0.8:
+            icmd += ["--graph-json-weights-dir", wdir]
+        else:
+            shutil.move(json_path, os.path.join(wdir, "g.json"))
+            icmd[2] = os.path.join(wdir, "g.json")
+        if rng.random() < 0.3:
+            # The parameters become arguments: no file is read.
+            icmd.append("--lift-parameters")
+            bad = []
+        rc, out, to, _ = self.runner.run(icmd, "")
+        text2 = open(icmd[2]).read()
+        results.append(("import-weights", icmd, text2, rc, out, to,
+                        "%s: %s" % (path, ",".join(muts)),
+                        ", ".join(bad) if bad else None, tmp))
+        return results
+
+    def tool_seeds(self):
+        """Seeds of the tool jobs, from the kiln seeds."""
+        args = self.args
+        small = [(p, t) for p, t in self.seeds if len(t) < 4000 and
+                 runnable_functions(t)]
+        self.run_seeds = small or self.seeds
+        self.gpu_seeds = [(p, t) for p, t in small
+                          if "attention" in t] + small[:20]
+        self.host_groups = collections.defaultdict(list)
+        for path, text in gpu_host_seeds(
+            args.src, self.runner.kiln_opt,
+            [(p, t) for p, t in small if "attention" in t][:6] +
+            small[:6], 1 if args.ctest else 12):
+            m = re.search(r"before ([\w-]+)", path)
+            base = os.path.basename(path).split(".")[0].split(
+                "-invalid")[0].split("-alignment")[0].split("-racecheck")[0]
+            name = m.group(1) if m else "kiln-gpu-" + base
+            self.host_groups[name if name in GPU_HOST_PASSES
+                             else "kiln-gpu-host-to-device"].append(
+                                 (path, text))
+        # Graph JSON with parameters: the imported inputs, lifted or not
+        # (their constants are `kiln.parameter`s), and the kiln seeds.
+        self.weight_seeds = []
+        for path in sorted(glob.glob(os.path.join(
+                args.src, "test/Translate/Inputs/*.json"))):
+            p = subprocess.run([self.runner.kiln_translate,
+                                "--import-graph-json", path],
+                               capture_output=True, timeout=60)
+            if p.returncode == 0:
+                self.weight_seeds.append((os.path.relpath(path, args.src),
+                                          p.stdout.decode()))
+        self.weight_seeds += [(p, t) for p, t in small
+                              if len(FUNC.findall(t)) == 1][:30]
+
     def json_from_seeds(self, export=True):
         docs = []
         for path in sorted(glob.glob(os.path.join(
@@ -1114,7 +1864,20 @@ class Campaign:
         else:
             self.seeds = collect_seeds(args.src, self.runner.kiln_opt)
         self.weights_dir = os.path.join(args.src, "test/Translate/Inputs")
-        self.json_seeds = self.json_from_seeds(export=not args.ctest)
+        kinds = []
+        for k in args.kinds.split(","):
+            kinds += KINDS.get(k, [k])
+        self.json_seeds = self.json_from_seeds(
+            export=not args.ctest and "json" in kinds)
+        if any(k in TOOL_KINDS for k in kinds):
+            self.tmp_root = os.path.join(args.out, "tmp")
+            shutil.rmtree(self.tmp_root, ignore_errors=True)
+            os.makedirs(self.tmp_root)
+            self.tool_seeds()
+            print("%d IR seeds, %d runnable, %d GPU host, %d weights" %
+                  (len(self.seeds), len(self.run_seeds),
+                   sum(map(len, self.host_groups.values())),
+                   len(self.weight_seeds)))
         print("%d IR seeds, %d JSON seeds (%.0f s)" %
               (len(self.seeds), len(self.json_seeds), time.time() - t0),
               flush=True)
@@ -1127,9 +1890,8 @@ class Campaign:
                     if args.max_mutants and i >= args.max_mutants:
                         deadline = 0
                         break
-                    job = {4: self.one_json_mutant,
-                           3: self.one_option_mutant}.get(
-                               i % 5, self.one_ir_mutant)
+                    job = getattr(self, "one_%s_mutant" %
+                                  kinds[i % len(kinds)])
                     pending.append(pool.submit(job, i))
                     i += 1
                 if not pending:
@@ -1140,8 +1902,10 @@ class Campaign:
                     print("campaign error: %r" % e, flush=True)
                     continue
                 for res in results:
-                    self.record(*res, suffix=".json"
-                                if res[0] == "import-graph-json" else ".mlir")
+                    self.record(*res, suffix=".json" if res[0] in (
+                        "import-graph-json", "import-weights") else ".mlir")
+                    if len(res) > 8 and res[8]:
+                        shutil.rmtree(res[8], ignore_errors=True)
                 if i >= next_report:
                     self.report(i, t0, final=False)
                     next_report += 1000
@@ -1152,12 +1916,17 @@ class Campaign:
         lines = ["%d mutants in %.0f s" % (n, time.time() - t0)]
         for name in ["verify"] + list(PIPELINES) + [
                 "options:" + o for o in sorted(OPTION_VALUES)] + [
-                "import-graph-json"]:
+                "import-graph-json", "verify-gpu-host"] + sorted(
+                    GPU_HOST_PASSES) + [
+                "gpu-format=bin", "gpu-format=fatbin", "kiln-run",
+                "kiln-compile", "export-weights", "import-weights"]:
             c = self.stats.get(name)
             if c:
                 lines.append("  %-26s ran %5d  exit0 %5d  exit1 %5d  "
                              "findings %d" % (name, c["ran"], c["exit 0"],
                                               c["exit 1"], c["findings"]))
+        for sig, k in self.upstream.items():
+            lines.append("  upstream x%d (known, not counted) %s" % (k, sig))
         for sig, f in sorted(self.findings.items(), key=lambda x: x[1]["n"]):
             lines.append("  finding-%03d x%d [%s] %s" %
                          (f["n"], f["count"], f["pipeline"], sig))
@@ -1227,6 +1996,14 @@ def main():
     ap.add_argument("--kiln-opt", help="default: BUILD/bin/kiln-opt")
     ap.add_argument("--kiln-translate",
                     help="default: BUILD/bin/kiln-translate")
+    ap.add_argument("--kiln-run", help="default: BUILD/bin/kiln-run")
+    ap.add_argument("--kiln-compile",
+                    help="default: BUILD/bin/kiln-compile")
+    ap.add_argument("--kinds", default="all",
+                    help="the jobs, in turn: 'opt' (IR, IR, IR, options, "
+                    "JSON: kiln-opt and the JSON import), 'tools' (run, "
+                    "compile, gpu_host, weights, gpu_bin), 'all', or job "
+                    "names, comma-separated")
     ap.add_argument("--ctest", action="store_true",
                     help="ctest's run: CTEST_SEED_GLOBS unchecked, no JSON "
                     "exported from the seeds; use with --max-mutants")

@@ -58,6 +58,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -592,6 +593,18 @@ createTargetMachine(StringRef cpuName, unsigned level) {
     return createStringError("no LLVM target for " + triple.str() + ": " +
                              error);
   std::string cpuString = cpuName.str(), features;
+  // An unknown CPU would be "ignored" with a warning and then abort in the
+  // backend ("64-bit code requested on a subtarget that doesn't support
+  // it"): the subtarget of an unknown name has no features at all.
+  if (cpuName != "native" && cpuName != "generic") {
+    std::unique_ptr<MCSubtargetInfo> generic(
+        target->createMCSubtargetInfo(triple, "", ""));
+    if (!generic || !generic->isCPUStringValid(cpuName))
+      return createStringError("--mcpu '" + cpuName +
+                               "' is not a CPU of " + triple.str() +
+                               " (use 'generic', 'native' or an LLVM CPU "
+                               "name; `llc -mcpu=help` lists them)");
+  }
   if (cpuName == "native") {
     cpuString = sys::getHostCPUName().str();
     SmallVector<std::string> list;
@@ -737,6 +750,12 @@ int main(int argc, char **argv) {
       "with a C ABI\n");
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
+  if (optLevel > 3)
+    return fail("--opt-level must be 0, 1, 2 or 3, not " + Twine(optLevel));
+  // An empty path would mean "not requested" and be ignored.
+  for (cl::opt<std::string> *path : {&headerFile, &objectFile})
+    if (path->getNumOccurrences() && path->empty())
+      return fail("--" + path->ArgStr + " needs a file name");
 
   // Find the C compiler first: a missing one fails before any work.
   std::string cc = ccPath;
@@ -761,6 +780,16 @@ int main(int argc, char **argv) {
   bool emulated = compileTarget == CompileTarget::CUDAEmulator;
   bool cuda = compileTarget == CompileTarget::CUDA || emulated;
   std::string cudaRuntime;
+  if (!cuda) {
+    // The GPU options do nothing for the CPU: a typo for --target=cuda.
+    for (cl::Option *option :
+         std::initializer_list<cl::Option *>{
+             &gpuChip, &gpuFeatures, &gpuFormat, &gpuTensorCores,
+             &gpuSoftwarePipeline, &gpuPipeline})
+      if (option->getNumOccurrences())
+        return fail("--" + option->ArgStr +
+                    " is for --target=cuda and --target=cuda-emulator only");
+  }
   if (cuda) {
     if (openMP)
       return fail("--openmp is for --target=cpu only");
@@ -809,6 +838,13 @@ int main(int argc, char **argv) {
   if (failed(collectFunctions(*module, functions, cuda)))
     return 1;
 
+  // The target machine first: a bad --mcpu fails before any work.
+  unsigned level = optLevel;
+  Expected<std::unique_ptr<TargetMachine>> machine =
+      createTargetMachine(cpu, level);
+  if (!machine)
+    return fail(toString(machine.takeError()));
+
   auto pipelineStart = std::chrono::steady_clock::now();
   mlir::PassManager pm(&context);
   if (cuda) {
@@ -824,11 +860,6 @@ int main(int argc, char **argv) {
   double pipelineMs = msSince(pipelineStart);
   auto llvmStart = std::chrono::steady_clock::now();
 
-  unsigned level = std::min(unsigned(optLevel), 3u);
-  Expected<std::unique_ptr<TargetMachine>> machine =
-      createTargetMachine(cpu, level);
-  if (!machine)
-    return fail(toString(machine.takeError()));
 
   LLVMContext llvmContext;
   std::unique_ptr<Module> llvmModule =

@@ -112,6 +112,20 @@ static Expected<RandomRange> parseRandomRange(StringRef text) {
   return range;
 }
 
+/// The values of an integer dtype (i1: 0 and 1), as [min, max].
+static std::pair<int64_t, int64_t> getIntegerRange(DType dtype) {
+  switch (dtype) {
+  case DType::I1:
+    return {0, 1};
+  case DType::I8:
+    return {INT8_MIN, INT8_MAX};
+  case DType::I32:
+    return {INT32_MIN, INT32_MAX};
+  default:
+    return {INT64_MIN, INT64_MAX};
+  }
+}
+
 /// A tensor of values uniform in [low, high) from `seed`: integers for the
 /// integer dtypes (and i1), reals for the float ones. Like
 /// HostTensor::random, it draws from mt19937_64 with its own conversions, so
@@ -153,7 +167,8 @@ static void printResult(raw_ostream &os, unsigned index,
       os << int64_t(value);
   }
   if (shown < tensor.getNumElements())
-    os << ", ... (" << tensor.getNumElements() << " values)";
+    os << (shown ? ", " : "") << "... (" << tensor.getNumElements()
+       << " values)";
   os << "]\n";
 }
 
@@ -165,6 +180,12 @@ int main(int argc, char **argv) {
     return fail("--input and --random-inputs are exclusive");
   if (!randomRanges.empty() && !randomInputs)
     return fail("--random-range needs --random-inputs");
+  if (optLevel > 3)
+    return fail("--opt-level must be 0, 1, 2 or 3, not " + Twine(optLevel));
+  if (tensorCores.getNumOccurrences() && target != JitTarget::GPUEmulator)
+    return fail("--tensor-cores is for --target=gpu-emulator only");
+  if (outputDir.getNumOccurrences() && outputDir.empty())
+    return fail("--output-dir needs a directory name");
   SmallVector<std::optional<RandomRange>> ranges;
   for (const std::string &text : randomRanges) {
     Expected<RandomRange> range = parseRandomRange(text);
@@ -172,6 +193,9 @@ int main(int argc, char **argv) {
       return fail(toString(range.takeError()));
     if (ranges.size() <= range->index)
       ranges.resize(range->index + 1);
+    if (ranges[range->index])
+      return fail("--random-range '" + text + "' names argument #" +
+                  Twine(range->index) + " again");
     ranges[range->index] = *range;
   }
 
@@ -207,6 +231,16 @@ int main(int argc, char **argv) {
                   Twine(ranges.size() - 1) + ", but @" + entry + " takes " +
                   Twine(signature->inputs.size()));
     for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
+      // Values the dtype cannot hold would be clamped: not uniform.
+      if (i < ranges.size() && ranges[i] && !isFloatDType(spec.dtype)) {
+        auto [min, max] = getIntegerRange(spec.dtype);
+        if (ranges[i]->low < min || ranges[i]->high - 1 > max)
+          return fail("--random-range " + Twine(i) + ":" +
+                      Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
+                      ": argument #" + Twine(i) + " of @" + entry + " is " +
+                      stringifyDType(spec.dtype) + ", which holds " +
+                      Twine(min) + " to " + Twine(max));
+      }
       Expected<HostTensor> tensor =
           i < ranges.size() && ranges[i]
               ? randomInRange(spec.dtype, spec.shape, seed + i, ranges[i]->low,

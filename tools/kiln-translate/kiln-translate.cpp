@@ -16,6 +16,8 @@
 #include "kiln/InitAll.h"
 #include "kiln/Support/GraphJson.h"
 
+#include "ToolSupport.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -52,6 +54,23 @@ static llvm::cl::opt<int64_t> exportMinFileElements(
                    "fewer elements stay inline"),
     llvm::cl::init(1));
 
+static constexpr llvm::StringLiteral kToolName = "kiln-translate";
+
+/// Fails with an error when one of `options`, which the other translation
+/// reads, was given: it would be ignored.
+static LogicalResult
+checkOptionsOf(StringRef translation,
+               std::initializer_list<llvm::cl::Option *> options) {
+  for (llvm::cl::Option *option : options)
+    if (option->getNumOccurrences()) {
+      kiln::tools::reportError(kToolName, "--" + option->ArgStr +
+                                              " does nothing with " +
+                                              translation);
+      return failure();
+    }
+  return success();
+}
+
 static void registerGraphJsonTranslations() {
   TranslateToMLIRRegistration importGraph(
       "import-graph-json", "import a JSON model graph as kiln IR",
@@ -60,6 +79,10 @@ static void registerGraphJsonTranslations() {
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         StringRef file = buffer->getBufferIdentifier();
+        if (failed(checkOptionsOf("--import-graph-json",
+                                  {&exportWeightsDir, &exportMinFileElements})))
+          return nullptr;
+        Location loc = FileLineColLoc::get(context, file, 0, 0);
         kiln::GraphJsonImportOptions options;
         options.liftParameters = liftParameters;
         if (!weightsDir.empty())
@@ -68,7 +91,6 @@ static void registerGraphJsonTranslations() {
           StringRef parent = llvm::sys::path::parent_path(file);
           options.weightsDir = parent.empty() ? "." : parent.str();
         }
-        Location loc = FileLineColLoc::get(context, file, 0, 0);
         OwningOpRef<ModuleOp> module =
             kiln::importGraphJson(buffer->getBuffer(), context, loc, options);
         if (!module)
@@ -79,7 +101,23 @@ static void registerGraphJsonTranslations() {
 
   TranslateFromMLIRRegistration exportGraph(
       "export-graph-json", "export kiln IR as a JSON model graph",
-      [](Operation *op, raw_ostream &os) {
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        if (failed(checkOptionsOf("--export-graph-json",
+                                  {&weightsDir, &liftParameters})))
+          return failure();
+        if (exportMinFileElements < 0)
+          return kiln::tools::reportError(
+                     kToolName,
+                     "--graph-json-export-min-file-elements must not be "
+                     "negative, got " +
+                         Twine(static_cast<int64_t>(exportMinFileElements))),
+                 failure();
+        if (exportMinFileElements.getNumOccurrences() &&
+            exportWeightsDir.empty())
+          return kiln::tools::reportError(
+                     kToolName, "--graph-json-export-min-file-elements needs "
+                                "--graph-json-export-weights-dir"),
+                 failure();
         kiln::GraphJsonExportOptions options;
         options.weightsDir = exportWeightsDir;
         options.minFileElements = exportMinFileElements;

@@ -32,7 +32,10 @@ namespace mlir::kiln {
 /// Parses the bytes of a `.npy` file.
 llvm::Expected<HostTensor> parseNpy(StringRef bytes);
 
-/// Reads a `.npy` file; errors name the file.
+/// Reads a `.npy` file; errors name the file. A file that is not regular (a
+/// pipe, a device) is read only up to the end of the data its header
+/// declares, so that an endless one such as /dev/zero is an error, not a
+/// hang.
 llvm::Expected<HostTensor> readNpy(StringRef path);
 
 /// Returns the `.npy` encoding of `tensor` (version 1.0 when the header fits

@@ -51,7 +51,8 @@ struct KilnGPUDeallocateTemporariesPass
         allocs.push_back(alloc);
     });
     for (memref::AllocOp alloc : allocs) {
-      OpBuilder builder(alloc->getBlock()->getTerminator());
+      Block *block = alloc->getBlock();
+      OpBuilder builder(block, getEndOfBody(block));
       memref::DeallocOp::create(builder, alloc.getLoc(), alloc.getResult());
     }
   }

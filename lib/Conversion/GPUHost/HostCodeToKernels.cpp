@@ -177,7 +177,7 @@ struct KilnGPUHostCodeToKernelsPass
         }
         use.set(copy);
       }
-      OpBuilder free(launch->getBlock()->getTerminator());
+      OpBuilder free(launch->getBlock(), getEndOfBody(launch->getBlock()));
       gpu::DeallocOp::create(free, loc, /*asyncToken=*/Type(), ValueRange(),
                              buffer);
     }

@@ -72,7 +72,8 @@ struct KilnGPUHostToDevicePass
         rewriter.replaceAllUsesWith(getGlobal.getResult(), buffer);
         gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(),
                               ValueRange(), buffer, getGlobal.getResult());
-        rewriter.setInsertionPoint(getGlobal->getBlock()->getTerminator());
+        Block *block = getGlobal->getBlock();
+        rewriter.setInsertionPoint(block, getEndOfBody(block));
         gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(),
                                ValueRange(), buffer);
       }

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
 
@@ -35,7 +36,13 @@ static std::optional<int64_t> getStaticTripCount(scf::ParallelOp loop) {
     std::optional<int64_t> s = getConstantIntValue(step);
     if (!l || !u || !s || *s <= 0)
       return std::nullopt;
-    count *= *u > *l ? llvm::divideCeil(*u - *l, *s) : 0;
+    // A count that overflows int64_t is as good as unknown.
+    int64_t span;
+    if (llvm::SubOverflow(*u, *l, span))
+      return std::nullopt;
+    int64_t trips = span > 0 ? llvm::divideCeil(span, *s) : 0;
+    if (llvm::MulOverflow(count, trips, count))
+      return std::nullopt;
   }
   return count;
 }
@@ -80,14 +87,17 @@ struct KilnGPUMapParallelLoopsPass
       }
 
       // One dimension, the last (contiguous) one varying fastest. The loop
-      // is rebuilt in place of `root`, right before the op after it.
+      // is rebuilt in place of `root`, right before the op after it (or
+      // last in a block without terminator).
       scf::ParallelOp loop = root;
       if (root.getNumLoops() > 1) {
+        Block *block = root->getBlock();
         Operation *next = root->getNextNode();
         std::vector<unsigned> dims(root.getNumLoops());
         std::iota(dims.begin(), dims.end(), 0);
         collapseParallelLoops(rewriter, root, {dims});
-        loop = cast<scf::ParallelOp>(next->getPrevNode());
+        loop = cast<scf::ParallelOp>(next ? next->getPrevNode()
+                                          : &block->back());
       }
 
       // Tiles of one block each; a static trip count below the block size

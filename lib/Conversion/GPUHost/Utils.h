@@ -18,6 +18,15 @@ inline bool isHostCode(Operation *op) {
          !op->getParentOfType<gpu::GPUModuleOp>();
 }
 
+/// Where ops go at the end of `block`: before its terminator, or after its
+/// last op in a block without one (a graph region), where
+/// Block::getTerminator() would name the last op, terminator or not.
+inline Block::iterator getEndOfBody(Block *block) {
+  if (!block->empty() && block->mightHaveTerminator())
+    return Block::iterator(block->getTerminator());
+  return block->end();
+}
+
 } // namespace mlir::kiln
 
 #endif // KILN_LIB_CONVERSION_GPUHOST_UTILS_H

@@ -56,3 +56,20 @@ func.func @loop(%init: memref<4xf32>) -> memref<4xf32> {
   }
   return %r : memref<4xf32>
 }
+
+// -----
+
+// In a block without terminator (a graph region) the dealloc goes last; it
+// went before the block's last op, here the alloc itself (found by
+// reading the pass).
+// CHECK-LABEL: func.func @no_terminator
+// CHECK: builtin.module
+// CHECK-NEXT: %[[A:.*]] = memref.alloc()
+// CHECK-NEXT: memref.dealloc %[[A]]
+// CHECK-NEXT: }
+func.func @no_terminator() {
+  builtin.module {
+    %a = memref.alloc() : memref<2xf32>
+  }
+  return
+}

@@ -112,3 +112,33 @@ func.func @host_use(%a: memref<index>, %b: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// In a block without terminator (a graph region) the buffer of an escaping
+// value is freed after the last launch that reads it, not before the
+// block's last op (found by reading the pass).
+// CHECK-LABEL: func.func @no_terminator
+// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<f32>
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[BUF]][]
+// CHECK: gpu.launch
+// CHECK: memref.load %[[BUF]][]
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.dealloc %[[BUF]]
+// CHECK-NEXT: }
+func.func @no_terminator() {
+  builtin.module {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m = memref.alloc() : memref<4xf32>
+    %x = memref.load %m[%c0] : memref<4xf32>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      memref.store %x, %m[%c1] : memref<4xf32>
+      gpu.terminator
+    }
+  }
+  return
+}

@@ -65,3 +65,16 @@ func.func @mutable_global(%b: memref<2xf32>) {
   memref.copy %g, %b : memref<2xf32> to memref<2xf32>
   return
 }
+
+// -----
+
+// In a block without terminator (here the module's) the device copy of a
+// constant is freed last; the gpu.dealloc went before the block's last op,
+// ahead of the copy that fills it (found by reading the pass).
+// CHECK: %[[G:.*]] = memref.get_global @graph_region
+// CHECK-NEXT: %[[D:.*]] = gpu.alloc () : memref<2xf32>
+// CHECK-NEXT: gpu.memcpy %[[D]], %[[G]]
+// CHECK-NEXT: gpu.dealloc %[[D]]
+// CHECK-NEXT: }
+memref.global "private" constant @graph_region : memref<2xf32> = dense<1.0>
+%g = memref.get_global @graph_region : memref<2xf32>

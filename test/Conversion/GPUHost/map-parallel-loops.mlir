@@ -99,3 +99,44 @@ func.func @nested(%a: memref<4x4xf32>) {
   }
   return
 }
+
+// -----
+
+// A trip count that overflows int64_t is not a count of zero: the loop stays
+// and is mapped (it was erased as empty; found by reading the pass while
+// extending test/robustness/campaign.py).
+// CHECK-LABEL: func.func @huge
+// CHECK: processor = thread_x
+// CHECK: processor = block_x
+func.func @huge(%a: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %big = arith.constant 4611686018427387904 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%big, %big) step (%c1, %c1) {
+    memref.store %zero, %a[%c0] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A loop last in a block without terminator (a graph region) is collapsed
+// too (this crashed; found by reading the pass while extending
+// test/robustness/campaign.py).
+// CHECK-LABEL: func.func @no_terminator
+// CHECK: builtin.module
+// CHECK: processor = thread_x
+// CHECK: processor = block_x
+func.func @no_terminator() {
+  builtin.module {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4) step (%c1, %c1) {
+      scf.reduce
+    }
+  }
+  return
+}

@@ -31,6 +31,21 @@
 // RUN: not kiln-compile %t/ok.mlir -o %t/no/such/dir/lib.so 2>&1 | FileCheck %s --check-prefix=LINK
 // LINK: error: linking the library failed
 // RUN: not ls %t/no/such/dir/lib.so
+//
+// Found while extending test/robustness/campaign.py to the tools: an
+// unknown --mcpu was "ignored" with a warning and then aborted in the
+// backend (LLVM ERROR: 64-bit code requested on a subtarget that doesn't
+// support it!); an --opt-level above 3 was used as 3; the --gpu-* options
+// were ignored for the CPU; an empty --header was no header.
+// RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --mcpu garbage 2>&1 | FileCheck %s --check-prefix=MCPU --implicit-check-not="LLVM ERROR"
+// MCPU: kiln-compile: error: --mcpu 'garbage' is not a CPU of {{.*}} (use 'generic', 'native' or an LLVM CPU name; `llc -mcpu=help` lists them)
+// RUN: kiln-compile %t/ok.mlir -o %t/skylake.so --mcpu skylake
+// RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --opt-level 4 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: kiln-compile: error: --opt-level must be 0, 1, 2 or 3, not 4
+// RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --gpu-chip sm_80 2>&1 | FileCheck %s --check-prefix=GPUOPT
+// GPUOPT: kiln-compile: error: --gpu-chip is for --target=cuda and --target=cuda-emulator only
+// RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --header= 2>&1 | FileCheck %s --check-prefix=HEADER
+// HEADER: kiln-compile: error: --header needs a file name
 
 //--- dynamic.mlir
 func.func @f(%i: index) -> tensor<2xf32> {

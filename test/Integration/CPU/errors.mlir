@@ -57,6 +57,33 @@
 // RUN: touch %t/file
 // RUN: not kiln-run %s --entry add_bias --random-inputs --output-dir %t/file/sub 2>&1 | FileCheck %s --check-prefix=OUT-DIR
 // OUT-DIR: kiln-run: error: cannot create '{{.*}}file/sub':
+//
+// Options that were accepted silently (found while extending
+// test/robustness/campaign.py to the tools): an LLVM level above 3 (used as
+// 3), --tensor-cores for the CPU (ignored), and an empty --output-dir
+// (results printed instead).
+// RUN: not kiln-run %s --entry add_ints --random-inputs --opt-level 4 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: kiln-run: error: --opt-level must be 0, 1, 2 or 3, not 4
+// RUN: not kiln-run %s --entry add_ints --random-inputs --tensor-cores=false 2>&1 | FileCheck %s --check-prefix=TC
+// TC: kiln-run: error: --tensor-cores is for --target=gpu-emulator only
+// RUN: not kiln-run %s --entry add_ints --random-inputs --output-dir= 2>&1 | FileCheck %s --check-prefix=EMPTY-DIR
+// EMPTY-DIR: kiln-run: error: --output-dir needs a directory name
+//
+// --print-limit 0 prints no value (it printed "[, ... (2 values)]").
+// RUN: kiln-run %s --entry add_ints --random-inputs --print-limit 0 | FileCheck %s --check-prefix=LIMIT0
+// LIMIT0: result0: tensor<2xi32>
+// LIMIT0-NEXT: {{^  }}[... (2 values)]
+//
+// An input that is not a regular file is read only up to the end of the
+// data its header declares: /dev/zero hung kiln-run, which read to the end
+// of the file first (found by test/robustness/campaign.py). Pipes still work.
+// RUN: not timeout 60 kiln-run %s --entry add_bias --input /dev/zero --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=DEV-ZERO
+// DEV-ZERO: kiln-run: error: '/dev/zero': not a .npy file (bad magic string)
+// RUN: cat %t/x.npy | kiln-run %s --entry add_bias --input /dev/stdin --input %t/b.npy | FileCheck %s --check-prefix=PIPE
+// PIPE: result0: tensor<2x3xf32>
+// PIPE-NEXT: [11, 22, 33, 14, 25, 36]
+// RUN: cat %t/x.npy %t/b.npy | not kiln-run %s --entry add_bias --input /dev/stdin --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=PIPE-EXTRA
+// PIPE-EXTRA: kiln-run: error: '/dev/stdin': .npy file has bytes after the data of tensor<2x3xf32>
 
 func.func @add_bias(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
   %0 = kiln.add %x, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>

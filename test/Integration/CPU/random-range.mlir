@@ -17,6 +17,15 @@
 // SYNTAX: error: --random-range '0:x:5' is not I:LO:HI with integers LO < HI
 // RUN: not kiln-run %s --entry ids --random-inputs --random-range 3:0:5 2>&1 | FileCheck %s --check-prefix=INDEX
 // INDEX: error: --random-range names argument #3, but @ids takes 3
+// Found while extending test/robustness/campaign.py: a second range for
+// an argument silently replaced the first, and a range an integer dtype cannot hold was
+// clamped (not uniform); both are errors now.
+// RUN: not kiln-run %s --entry ids --random-inputs --random-range 0:0:5 --random-range 0:1:2 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: --random-range '0:1:2' names argument #0 again
+// RUN: not kiln-run %s --entry ids --random-inputs --random-range 2:0:2147483649 2>&1 | FileCheck %s --check-prefix=DTYPE
+// DTYPE: error: --random-range 2:0:2147483649: argument #2 of @ids is i32, which holds -2147483648 to 2147483647
+// The widest range an i32 holds is fine.
+// RUN: kiln-run %s --entry ids --random-inputs --random-range 2:-2147483648:2147483648 > /dev/null
 
 // Each argument is returned as it is (plus zero), so the printed results are
 // the drawn inputs.
