@@ -15,13 +15,18 @@ path also checks Kiln's output against PyTorch's in float64. Each time is
 the fastest of --repeat runs after one warm-up run; the ratio is Kiln's time
 over PyTorch's (below 1: Kiln is faster).
 
+With --backward it times a training step's attention instead: Kiln's
+kiln.attention then kiln.attention_grad on dO (O, dQ, dK, dV; the adjoint
+recomputes P), against PyTorch's forward and autograd backward of the same
+math; the AOT path checks all four results against float64 autograd.
+
 Threads: with --threads 1 (the default) both run on one thread. With
 --threads N > 1, Kiln is compiled with OpenMP (OMP_NUM_THREADS=N) and
 PyTorch uses torch.set_num_threads(N).
 
 Usage: bench/attention.py [--build-dir build] [--seq 512 1024 2048]
                           [--via aot|jit] [--threads N] [--repeat N]
-                          [--mcpu native|generic]
+                          [--mcpu native|generic] [--backward]
 
 Needs PyTorch (Debian's python3-torch: run it with /usr/bin/python3) and a
 built Kiln. While kiln.attention has no CPU lowering yet, it prints the
@@ -46,10 +51,27 @@ func.func @attention(%q: {t}, %k: {t}, %v: {t}) -> {t} {{
 }}
 """
 
+BACKWARD_MODULE = """\
+func.func @attention(%q: {t}, %k: {t}, %v: {t}, %do: {t}) -> ({t}, {t}, {t}, {t}) {{
+  %o = kiln.attention %q, %k, %v{attrs} : {t}, {t}, {t} -> {t}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do{attrs} : {t}, {t}, {t}, {t} -> {t}, {t}, {t}
+  return %o, %dq, %dk, %dv : {t}, {t}, {t}, {t}
+}}
+"""
 
-def module_text(b, h, s, d, causal):
+
+def module_text(b, h, s, d, causal, backward=False):
     t = f"tensor<{b}x{h}x{s}x{d}xf32>"
-    return MODULE.format(t=t, attrs=" {causal}" if causal else "")
+    return (BACKWARD_MODULE if backward else MODULE).format(
+        t=t, attrs=" {causal}" if causal else "")
+
+
+def torch_step(torch, q, k, v, do, causal):
+    """O and autograd's dQ, dK, dV of torch_attention for the cotangent dO."""
+    q, k, v = (x.detach().requires_grad_() for x in (q, k, v))
+    out = torch_attention(torch, q, k, v, causal)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), do)
+    return out.detach(), dq, dk, dv
 
 
 def torch_attention(torch, q, k, v, causal):
@@ -104,8 +126,8 @@ def kiln_aot(opts, workdir, name, text, inputs, output):
     function = lib.kiln_attention
     function.restype = ctypes.c_int
     function.argtypes = [ctypes.POINTER(ctypes.c_void_p)] * 2
-    ins = (ctypes.c_void_p * 3)(*[t.data_ptr() for t in inputs])
-    outs = (ctypes.c_void_p * 1)(output.data_ptr())
+    ins = (ctypes.c_void_p * len(inputs))(*[t.data_ptr() for t in inputs])
+    outs = (ctypes.c_void_p * len(output))(*[t.data_ptr() for t in output])
 
     def call():
         if function(ins, outs) != 0:
@@ -144,6 +166,8 @@ def main():
     parser.add_argument("--mcpu", default="native",
                         help="kiln-compile --mcpu (AOT only)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--backward", action="store_true",
+                        help="time attention and its adjoint (O, dQ, dK, dV)")
     opts = parser.parse_args()
     if opts.threads > 1:
         # libomp reads it when the first library that needs it loads.
@@ -157,7 +181,8 @@ def main():
     generator = torch.Generator().manual_seed(opts.seed)
 
     b, h, d = opts.batch, opts.heads, opts.dim
-    print(f"attention forward, B={b} H={h} D={d} f32, {opts.threads} thread(s), "
+    what = "forward + backward" if opts.backward else "forward"
+    print(f"attention {what}, B={b} H={h} D={d} f32, {opts.threads} thread(s), "
           f"Kiln via {opts.via}, best of {opts.repeat}")
     header = (f"{'S':>6} {'causal':>6} {'kiln compile':>13} {'kiln run':>10} "
               f"{'torch run':>10} {'kiln/torch':>10} {'max |err|':>10}")
@@ -168,22 +193,37 @@ def main():
         for s in opts.seq:
             for causal in (False, True):
                 shape = (b, h, s, d)
-                q, k, v = (torch.rand(shape, generator=generator,
-                                      dtype=torch.float32) * 2 - 1
-                           for _ in range(3))
-                torch_seconds = best_of(
-                    opts.repeat, lambda: torch_attention(torch, q, k, v, causal))
+                q, k, v, do = (torch.rand(shape, generator=generator,
+                                          dtype=torch.float32) * 2 - 1
+                               for _ in range(4))
+                if opts.backward:
+                    torch_seconds = best_of(
+                        opts.repeat,
+                        lambda: torch_step(torch, q, k, v, do, causal))
+                else:
+                    torch_seconds = best_of(
+                        opts.repeat,
+                        lambda: torch_attention(torch, q, k, v, causal))
                 name = f"attention_s{s}_{'causal' if causal else 'full'}"
-                text = module_text(b, h, s, d, causal)
+                text = module_text(b, h, s, d, causal, opts.backward)
                 row = f"{s:>6} {str(causal).lower():>6} "
                 try:
                     if opts.via == "aot":
-                        out = torch.empty(shape, dtype=torch.float32)
+                        outs = [torch.empty(shape, dtype=torch.float32)
+                                for _ in range(4 if opts.backward else 1)]
+                        ins = (q, k, v, do) if opts.backward else (q, k, v)
                         compile_s, run_s = kiln_aot(opts, workdir, name, text,
-                                                    (q, k, v), out)
-                        want = torch_attention(torch, q.double(), k.double(),
-                                               v.double(), causal)
-                        err = f"{(out.double() - want).abs().max().item():10.2e}"
+                                                    ins, outs)
+                        if opts.backward:
+                            wants = torch_step(torch, q.double(), k.double(),
+                                               v.double(), do.double(), causal)
+                        else:
+                            wants = [torch_attention(torch, q.double(),
+                                                     k.double(), v.double(),
+                                                     causal)]
+                        worst = max((o.double() - w).abs().max().item()
+                                    for o, w in zip(outs, wants))
+                        err = f"{worst:10.2e}"
                     else:
                         compile_s, run_s = kiln_jit(opts, workdir, name, text)
                         err = f"{'n/a':>10}"
