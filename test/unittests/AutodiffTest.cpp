@@ -251,6 +251,13 @@ std::vector<Case> tensorCases() {
       "tensor<2x3x3xf64>",
       "tensor<2x3x3xf64>", 3,
       {f64({4, 3}), i64({2, 3}, {1, 3, 1, 0, 1, 7}), f64({2, 3, 3})}, {0}));
+  // Negative indices are clamped to 0: their adjoint reaches row 0.
+  cases.push_back(
+      opCase("gather_negative_index", "%x: tensor<4x3xf64>, %i: tensor<3xi64>",
+             "  %y = kiln.gather %x, %i {axis = 0 : i64} : "
+             "(tensor<4x3xf64>, tensor<3xi64>) -> tensor<3x3xf64>",
+             "tensor<3x3xf64>", 2,
+             {f64({4, 3}), i64({3}, {-2, 2, -1}), f64({3, 3})}, {0}));
   cases.push_back(opCase("index_select",
                          "%x: tensor<2x4xf64>, %i: tensor<3xi64>",
                          "  %y = kiln.index_select %x, %i {axis = 1 : i64} : "
@@ -371,6 +378,8 @@ Case kinkCase(std::string name, std::string args, std::string body,
 }
 
 /// Ties and kinks follow PyTorch: maximum/minimum split a tie half-half,
+/// pow's gradients are 0 at a zero base with a non-negative exponent and
+/// at a zero exponent,
 /// amax spreads evenly over the maxima, relu'(0) = abs'(0) = 0, clamp
 /// passes the adjoint at its bounds, leaky_relu and elu take their
 /// negative-side slope at 0.
@@ -385,6 +394,11 @@ std::vector<Case> kinkCases() {
   cases.push_back(kinkCase("minimum_tie", two, "  %y = kiln.minimum" + binary,
                            {given({3}, {1, 2, 3}), given({3}, {1, 0, 5})},
                            {0, 1}, {{0.5, 0, 1}, {0.5, 1, 0}}));
+  // pow at a zero base and a zero exponent, where b * a^(b-1) and
+  // a^b * log(a) are 0 * inf: PyTorch gives 0 there (and log(2) for 2^0).
+  cases.push_back(kinkCase("pow_at_zero", two, "  %y = kiln.pow" + binary,
+                           {given({3}, {0, 0, 2}), given({3}, {0, 2, 0})},
+                           {0, 1}, {{0, 0, 0}, {0, 0, 0.6931471805599453}}));
   auto unary = [&](std::string name, std::string op,
                    std::vector<double> expected) {
     return kinkCase(std::move(name), "%a: tensor<3xf64>",
@@ -411,6 +425,20 @@ std::vector<Case> kinkCases() {
                        {given({2, 3}, {3, 1, 3, 0, 2, -1})},
                        {0},
                        {{0.5, 0, 0.5, 0, 1, 0}}});
+  // max_pool2d gives a window's adjoint to its first maximum in row-major
+  // order (PyTorch's CPU kernel): every window here has tied maxima.
+  cases.push_back(
+      Case{"max_pool2d_tie",
+           "func.func @f(%x: tensor<1x1x3x3xf64>) -> tensor<f64> {\n"
+           "  %y = kiln.max_pool2d %x {kernel_size = array<i64: 2, "
+           "2>, stride = array<i64: 1, 1>} : (tensor<1x1x3x3xf64>) "
+           "-> tensor<1x1x2x2xf64>\n"
+           "  %l = kiln.sum %y {axes = array<i64: 0, 1, 2, 3>} : "
+           "tensor<1x1x2x2xf64> -> tensor<f64>\n"
+           "  return %l : tensor<f64>\n}\n",
+           {given({1, 1, 3, 3}, {2, 2, 1, 2, 0, 2, 1, 2, 2})},
+           {0},
+           {{1, 1, 0, 1, 0, 1, 0, 0, 0}}});
   return cases;
 }
 

@@ -403,6 +403,41 @@ gradCaseName(const ::testing::TestParamInfo<test::AttentionCase> &info) {
 INSTANTIATE_TEST_SUITE_P(SecondOrder, AttentionGradRuleTest,
                          ::testing::ValuesIn(gradCases()), gradCaseName);
 
+/// One value passed as both query and key (self-attention on shared
+/// projections): the rule's adjoint of that value is the sum of the two
+/// operands' adjoints, counted once.
+TEST(AttentionGradRuleSameValueTest, QueryIsKey) {
+  constexpr const char *kSource = R"mlir(
+func.func @f(%x: tensor<1x1x3x2xf64>, %v: tensor<1x1x3x2xf64>, %do: tensor<1x1x3x2xf64>, %w0: tensor<1x1x3x2xf64>, %w1: tensor<1x1x3x2xf64>, %w2: tensor<1x1x3x2xf64>) -> tensor<f64> {
+  %dq, %dk, %dv = kiln.attention_grad %x, %x, %v, %do {causal} : tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64> -> tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>
+  %m0 = kiln.mul %dq, %w0 : (tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>) -> tensor<1x1x3x2xf64>
+  %m1 = kiln.mul %dk, %w1 : (tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>) -> tensor<1x1x3x2xf64>
+  %m2 = kiln.mul %dv, %w2 : (tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>) -> tensor<1x1x3x2xf64>
+  %a = kiln.add %m0, %m1 : (tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>) -> tensor<1x1x3x2xf64>
+  %b = kiln.add %a, %m2 : (tensor<1x1x3x2xf64>, tensor<1x1x3x2xf64>) -> tensor<1x1x3x2xf64>
+  %s = kiln.sum %b {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x3x2xf64> -> tensor<f64>
+  return %s : tensor<f64>
+}
+)mlir";
+  JitSession &session = test::getAutodiffSession();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kSource, &session.getContext());
+  ASSERT_TRUE(module);
+  auto f = module->lookupSymbol<func::FuncOp>("f");
+  SmallVector<int64_t> wrt = {0, 1, 2};
+  ASSERT_TRUE(succeeded(generateValueAndGrad(*module, f, wrt)));
+  auto compiled = session.compile(*module);
+  ASSERT_TRUE(succeeded(compiled)) << "compilation failed (see stderr)";
+  std::vector<test::InputSpec> specs(6, test::f64({1, 1, 3, 2}));
+  SmallVector<HostTensor> inputs = test::makeInputs(specs, 31);
+  auto valueAndGrad = (*compiled)->invoke("f_value_and_grad", inputs);
+  ASSERT_TRUE(succeeded(valueAndGrad));
+  test::CentralDifferenceStats stats =
+      test::expectGradientsMatchCentralDifferences(**compiled, "f", inputs, wrt,
+                                                   *valueAndGrad, "arg");
+  EXPECT_GT(stats.dependent, 0);
+}
+
 /// populateDecomposeAttentionPatterns under the greedy driver expands both
 /// ops, as the pass does.
 TEST(DecomposeAttentionPatternsTest, GreedyDriverExpandsBothOps) {

@@ -102,7 +102,8 @@ struct AttentionCase {
   /// "", "bool" or "add", and the mask's shape.
   std::string mask;
   SmallVector<int64_t> maskShape;
-  /// Rows of the (boolean) mask that see no key.
+  /// Rows of the mask that see no key: all false in a boolean mask, all
+  /// -inf in an additive one.
   SmallVector<int64_t> emptyRows;
   SmallVector<int64_t> keyLengths, queryLengths;
   double dropoutP = 0, scale = 0, softcap = 0;
@@ -144,6 +145,13 @@ std::vector<AttentionCase> getAttentionCases() {
     c.windowLeft = 150;
     c.windowRight = 0;
   }
+  {
+    // The band's left edge one key inside a tile: the last row of the
+    // 64-row block (p = 63) sees keys 1 .. 63, so the tensor-core kernels'
+    // key tile 0 .. 63 is cut (not whole) by exactly one key.
+    AttentionCase &c = add("window_tile_edge", 1, 1, 1, 64, 64, 16, 16);
+    c.windowLeft = 62;
+  }
   // Batch 1 sees no key: every row empty.
   add("key_lengths", 3, 1, 1, 20, 70, 16, 16).keyLengths = {45, 0, 1000};
   add("query_lengths", 3, 1, 1, 70, 30, 16, 16).queryLengths = {50, -3, 500};
@@ -170,9 +178,11 @@ std::vector<AttentionCase> getAttentionCases() {
     c.maskShape = {40, 70};
   }
   {
+    // Rows of only -inf biases are empty rows too (exactly 0, never NaN).
     AttentionCase &c = add("additive_mask", 2, 2, 2, 40, 70, 16, 16);
     c.mask = "add";
     c.maskShape = {2, 1, 40, 70};
+    c.emptyRows = {3, 39};
   }
   {
     AttentionCase &c = add("softcap", 1, 2, 2, 40, 70, 16, 16);
@@ -301,16 +311,16 @@ SmallVector<HostTensor> getAttentionInputs(const AttentionCase &c, DType dtype,
   inputs.push_back(randomTensor(dtype, {c.B, c.Hkv, c.Sk, c.Dv}, seed + 2));
   if (backward)
     inputs.push_back(randomTensor(dtype, {c.B, c.Hq, c.Sq, c.Dv}, seed + 3));
-  if (c.mask == "bool") {
-    HostTensor mask = randomTensor(DType::I1, c.maskShape, seed + 4);
+  if (!c.mask.empty()) {
+    bool boolean = c.mask == "bool";
+    HostTensor mask =
+        randomTensor(boolean ? DType::I1 : dtype, c.maskShape, seed + 4);
     // Every row of the last two dims listed in emptyRows sees no key.
     int64_t sk = c.maskShape.back(), sq = c.maskShape[c.maskShape.size() - 2];
     for (int64_t i = 0; i < mask.getNumElements(); ++i)
       if (llvm::is_contained(c.emptyRows, (i / sk) % sq))
-        mask.setElementFromDouble(i, 0);
+        mask.setElementFromDouble(i, boolean ? 0 : -INFINITY);
     inputs.push_back(std::move(mask));
-  } else if (c.mask == "add") {
-    inputs.push_back(randomTensor(dtype, c.maskShape, seed + 4));
   }
   auto lengths = [&](ArrayRef<int64_t> values, DType type) {
     SmallVector<double> doubles(values.begin(), values.end());

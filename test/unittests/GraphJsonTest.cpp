@@ -134,6 +134,19 @@ TEST_F(GraphJsonTest, DanglingReference) {
             "as \"x\" or \"n3:0\", got an integer\n");
 }
 
+TEST_F(GraphJsonTest, BadResultIndex) {
+  // After the last ':' comes a non-negative decimal result number.
+  for (const char *reference : {"a:-1", "a:x", "a:"}) {
+    std::string outputs =
+        std::string(R"([{"name": "o", "value": ")") + reference + "\"}]";
+    EXPECT_EQ(
+        importErrors(
+            graph(R"([{"id": "a", "op": "neg", "inputs": ["x"]}])", outputs)),
+        std::string("outputs[0].value: bad result index in reference \"") +
+            reference + "\"\n");
+  }
+}
+
 TEST_F(GraphJsonTest, CyclicReference) {
   EXPECT_EQ(
       importErrors(graph(R"([{"id": "a", "op": "add", "inputs": ["x", "c"]},

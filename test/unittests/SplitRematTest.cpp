@@ -371,4 +371,43 @@ func.func @h(%x: tensor<2x3xf64>, %w: tensor<3x3xf64>, %cy: tensor<2x3xf64>, %cs
     }
 }
 
+/// An output returned twice gets both cotangents: the gradient of
+/// y = tanh(x), returned as outputs 0 and 1, is (1 - tanh^2 x) (c0 + c1).
+TEST(SplitRematTest, OutputReturnedTwiceSumsItsCotangents) {
+  constexpr const char *kSource = R"mlir(
+func.func @g(%x: tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>) {
+  %y = kiln.tanh %x : tensor<4xf64>
+  return %y, %y : tensor<4xf64>, tensor<4xf64>
+}
+)mlir";
+  MLIRContext &context = session().getContext();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kSource, &context);
+  ASSERT_TRUE(module);
+  auto g = module->lookupSymbol<func::FuncOp>("g");
+  ASSERT_TRUE(succeeded(generateSplitForwardBackward(*module, g, {0})));
+  auto compiled = session().compile(*module);
+  ASSERT_TRUE(succeeded(compiled));
+  JitModule &jit = **compiled;
+  SmallVector<HostTensor> inputs =
+      test::makeInputs({f64({4}), f64({4}), f64({4})}, 5);
+  auto forward = jit.invoke("g_forward", {inputs[0]});
+  ASSERT_TRUE(succeeded(forward));
+  SmallVector<HostTensor> backwardInputs;
+  for (size_t i = 2; i < forward->size(); ++i)
+    backwardInputs.push_back(std::move((*forward)[i]));
+  backwardInputs.push_back(inputs[1]);
+  backwardInputs.push_back(inputs[2]);
+  auto gradients = jit.invoke("g_backward", backwardInputs);
+  ASSERT_TRUE(succeeded(gradients));
+  ASSERT_EQ(gradients->size(), 1u);
+  for (int64_t i = 0; i < 4; ++i) {
+    double t = std::tanh(inputs[0].getElementAsDouble(i));
+    double want = (1 - t * t) * (inputs[1].getElementAsDouble(i) +
+                                 inputs[2].getElementAsDouble(i));
+    EXPECT_NEAR((*gradients)[0].getElementAsDouble(i), want,
+                1e-12 * std::max(1.0, std::fabs(want)))
+        << "d / dx[" << i << "]";
+  }
+}
+
 } // namespace

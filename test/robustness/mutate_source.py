@@ -1,0 +1,629 @@
+#!/usr/bin/env python3
+"""Source mutation testing: does the test suite catch small bugs in Kiln?
+
+Each mutant is one small edit of the real source (a flipped comparison, a
+dropped term, a swapped operand, a removed verifier check), given as
+(file, exact original snippet, replacement, test commands). For each one the
+script applies the edit with a plain text replace (the snippet must occur
+exactly once), rebuilds only the targets its tests need, runs the tests with
+a timeout, and ALWAYS restores the file (checked with `git diff --quiet`). A
+mutant is "killed" when a test command fails (or times out), "survived" when
+every command passes, "broken" when it does not compile (a bad mutant, not a
+result). Survivors are re-run against the whole `ctest` before they are
+called survivors (`--no-full` skips that).
+
+Offline, not part of ctest: one mutant costs a rebuild of one .cpp plus the
+relinks and its tests (about 0.5 to 3 minutes on two cores).
+
+  test/robustness/mutate_source.py --build build            # every mutant
+  test/robustness/mutate_source.py --build build --only vis-left-ge,ad-fanout
+  test/robustness/mutate_source.py --list                   # ids and areas
+  test/robustness/mutate_source.py --check                  # snippets only
+
+The table (markdown) goes to stdout and to --out (default
+<build>/mutants/report.md), with a JSON copy next to it. Mutants marked
+`equivalent` in the list are run too; their note says why no test can tell
+them from the original.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LIT = "/usr/lib/llvm-22/bin/lit"
+
+
+@dataclass
+class Test:
+    """One test command: argv relative to the build dir, and the build
+    targets it needs."""
+    name: str
+    argv: List[str]
+    targets: List[str]
+
+
+def gtest(binary, gfilter):
+    return Test(f"{binary} {gfilter}",
+                [f"test/unittests/{binary}", f"--gtest_filter={gfilter}"], [binary])
+
+
+def lit(path, tools=("kiln-opt",)):
+    return Test(f"lit {path}", [LIT, "-q", f"test/{path}"], list(tools))
+
+
+def FIX(gfilter):
+    return gtest("KilnFixtureTests", "*MatchesPyTorch/" + gfilter)
+
+
+FIX_ATT = FIX("attention_*")            # attention.json and attention_grad.json
+FIX_ATT_FWD = FIX("attention_attention_*")
+FIX_ATT_GRAD = FIX("attention_grad_*")
+FIX_AD = FIX("autodiff_*")
+DEC = gtest("KilnDecomposeAttentionTests", "*")
+DEC_FIX = gtest("KilnDecomposeAttentionTests", "Fixtures/*")
+EMU_F32 = gtest("KilnGPUEmulationTests", "GPUEmulationAttention.*/f32_simt")
+EMU_F64 = gtest("KilnGPUEmulationTests", "GPUEmulationAttention.*/f64_simt")
+EMU_F16_MMA = gtest("KilnGPUEmulationTests", "GPUEmulationAttention.*/f16_mma")
+EMU_PAIRED_F32 = gtest("KilnGPUEmulationTests", "GPUEmulationPaired.*/f32_simt")
+PHILOX = gtest("KilnCPUBackendTests", "*Philox*:*Dropout*")
+AD = gtest("KilnAutodiffTests", "*")
+DIALECT_ATT = gtest("KilnDialectTests", "AttentionOpTest.*")
+GRAPH_JSON = gtest("KilnGraphJsonTests", "*")
+INVALID_ATT = lit("Dialect/Kiln/invalid-attention.mlir")
+
+
+def AD_CASE(pattern):
+    return gtest("KilnAutodiffTests", f"*{pattern}*")
+
+
+@dataclass
+class Mutant:
+    id: str
+    area: str
+    file: str
+    old: str
+    new: str
+    what: str
+    tests: List[Test]
+    # Why no test can tell this mutant from the original, if so.
+    equivalent: Optional[str] = None
+    line: int = 0
+    result: str = ""
+    killed_by: str = ""
+    seconds: float = 0.0
+    detail: str = field(default="", repr=False)
+
+
+A = "lib/Conversion/KilnToLinalg/Attention.cpp"
+AG = "lib/Conversion/KilnToLinalg/AttentionGrad.cpp"
+PH = "lib/Conversion/KilnToLinalg/Philox.cpp"
+DR = "lib/Conversion/KilnToLinalg/Dropout.cpp"
+DA = "lib/Dialect/Kiln/Transforms/DecomposeAttention.cpp"
+GF = "lib/Conversion/KilnToGPU/AttentionForward.cpp"
+GB = "lib/Conversion/KilnToGPU/AttentionBackward.cpp"
+GBM = "lib/Conversion/KilnToGPU/AttentionBackwardMma.cpp"
+GK = "lib/Conversion/KilnToGPU/AttentionKernels.h"
+VER = "lib/Dialect/Kiln/IR/AttentionOps.cpp"
+AU = "lib/Dialect/Kiln/Transforms/Autodiff.cpp"
+AUU = "lib/Dialect/Kiln/Transforms/AutodiffUtils.cpp"
+ER = "lib/Dialect/Kiln/Transforms/Rules/ElementwiseRules.cpp"
+RR = "lib/Dialect/Kiln/Transforms/Rules/ReductionRules.cpp"
+NR = "lib/Dialect/Kiln/Transforms/Rules/NNRules.cpp"
+TR = "lib/Dialect/Kiln/Transforms/Rules/TensorRules.cpp"
+CR = "lib/Dialect/Kiln/Transforms/Rules/ConvRules.cpp"
+AR = "lib/Dialect/Kiln/Transforms/Rules/AttentionRules.cpp"
+GJ = "lib/Support/GraphJson.cpp"
+K2L = "lib/Conversion/KilnToLinalg/KilnToLinalg.cpp"
+
+MUTANTS = [
+    # --- The visibility predicate and logits shared by the CPU lowerings and
+    # the GPU kernels (Attention.cpp): the PyTorch fixtures are the reference
+    # (the GPU emulation tests compare against the CPU, which shares it).
+    Mutant("vis-left-ge", "predicate (shared)", A,
+           "arith::CmpIPredicate::sge,\n                                    j, offset(-*visibility.windowLeft)",
+           "arith::CmpIPredicate::sgt,\n                                    j, offset(-*visibility.windowLeft)",
+           "left window edge j >= p(i) - L becomes j > p(i) - L", [FIX_ATT]),
+    Mutant("vis-right-le", "predicate (shared)", A,
+           "arith::CmpIPredicate::sle,\n                                    j, offset(*visibility.windowRight)",
+           "arith::CmpIPredicate::slt,\n                                    j, offset(*visibility.windowRight)",
+           "right edge / causal j <= p(i) + R becomes <", [FIX_ATT]),
+    Mutant("vis-align-offset", "predicate (shared)", A,
+           "constIndex(builder, loc, numKeys - numQueries));",
+           "constIndex(builder, loc, numQueries - numKeys));",
+           "bottom_right offset Sk - Sq negated", [FIX_ATT]),
+    Mutant("vis-edge-bound-sq", "predicate (shared)", A,
+           "return edge && *edge < numQueries + numKeys;\n  };\n  bool hasLeft",
+           "return edge && *edge < numQueries;\n  };\n  bool hasLeft",
+           "an edge >= Sq (not Sq + Sk) is taken as unbounded", [FIX_ATT]),
+    Mutant("vis-keylen-lt", "predicate (shared)", A,
+           "arith::CmpIPredicate::slt, j,\n                                  length",
+           "arith::CmpIPredicate::sle, j,\n                                  length",
+           "key length j < kl becomes j <= kl", [FIX_ATT]),
+    Mutant("vis-clamp-low", "predicate (shared)", A,
+           "  length = arith::MaxSIOp::create(\n      builder, loc, length,\n      arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(0)));\n",
+           "",
+           "lengths no longer clamped at 0", [FIX_ATT, EMU_F32],
+           equivalent="every use compares j < length or bounds a loop by "
+                      "min(Sk, length) with j >= 0: a negative length and 0 "
+                      "exclude the same keys, and a loop with an upper bound "
+                      "below its lower bound runs no iteration"),
+    Mutant("vis-clamp-high", "predicate (shared)", A,
+           "  length = arith::MinSIOp::create(\n      builder, loc, length,\n      arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(bound)));\n",
+           "",
+           "lengths no longer clamped at Sk / Sq", [FIX_ATT, EMU_F32],
+           equivalent="every use compares j < length or i < length with "
+                      "j < Sk, i < Sq, or takes min(Sk, length), or ands "
+                      "the test with j < Sk: a length beyond Sk (Sq) and Sk "
+                      "(Sq) itself select the same keys (rows)"),
+    Mutant("vis-bcast-align", "predicate (shared)", A,
+           ": indices[leading + dim]);", ": indices[dim]);",
+           "a rank < 4 mask aligned with the leading, not trailing, indices",
+           [FIX_ATT]),
+    Mutant("vis-bcast-size1", "predicate (shared)", A,
+           "reads.push_back(size == 1 ? constIndex(builder, loc, 0)",
+           "reads.push_back(size == 0 ? constIndex(builder, loc, 0)",
+           "a size-1 mask dim read at the index, not at 0 (no broadcast)",
+           [FIX_ATT]),
+    Mutant("logit-softcap-div", "predicate (shared)", A,
+           "arith::DivFOp::create(builder, loc, x, cap)",
+           "arith::MulFOp::create(builder, loc, x, cap)",
+           "softcap tanh(x / c) becomes tanh(x * c)", [FIX_ATT]),
+    Mutant("dropout-index-order", "dropout", A,
+           "Value coords[] = {h, i, j};", "Value coords[] = {i, h, j};",
+           "attention dropout's flat index with h and i swapped", [FIX_ATT]),
+    Mutant("guarded-exp-empty", "predicate (shared)", A,
+           "arith::CmpFPredicate::OEQ, m,\n      arith::ConstantOp::create(builder, loc,\n                                builder.getFloatAttr(type, emptyRow)));",
+           "arith::CmpFPredicate::OEQ, m,\n      arith::ConstantOp::create(builder, loc,\n                                builder.getFloatAttr(type, 0.0)));",
+           "the empty-row guard tests m == 0 instead of m == +-inf", [FIX_ATT]),
+
+    # --- Philox and kiln.dropout.
+    Mutant("philox-rounds", "dropout", PH,
+           "for (int round = 0; round < kPhiloxRounds; ++round)",
+           "for (int round = 0; round < kPhiloxRounds - 1; ++round)",
+           "Philox 4x32-9 instead of -10", [PHILOX]),
+    Mutant("dropout-keep-ge", "dropout", PH,
+           "builder, loc, arith::CmpIPredicate::sge, wide,",
+           "builder, loc, arith::CmpIPredicate::sgt, wide,",
+           "keep iff w > threshold (not >=): off by one at the threshold",
+           [PHILOX, FIX("*dropout*")]),
+    Mutant("dropout-scale", "dropout", DR,
+           "rewriter.getFloatAttr(elementType, 1.0 / (1.0 - p));",
+           "rewriter.getFloatAttr(elementType, 1.0 / p);",
+           "kiln.dropout scales kept values by 1/p", [PHILOX]),
+
+    # --- The CPU linalg lowerings (forward and adjoint).
+    Mutant("cpu-gqa-head", "CPU lowering", A,
+           "Value g = arith::DivUIOp::create(builder, loc, h,",
+           "Value g = arith::RemUIOp::create(builder, loc, h,",
+           "forward kv head g = h % R instead of h / R", [FIX_ATT_FWD]),
+    Mutant("cpu-fwd-empty-row", "CPU lowering", A,
+           "return arith::SelectOp::create(pb, pl, empty, zeroValue, p);\n              });\n\n          SmallVector<Value> yields;",
+           "return p;\n              });\n\n          SmallVector<Value> yields;",
+           "forward empty rows no longer zeroed (0 / 0)", [FIX_ATT_FWD]),
+    Mutant("cpu-grad-head", "CPU lowering", AG,
+           "constIndex(builder, loc, groupSize)),\n                    r);",
+           "constIndex(builder, loc, groupSize)),\n                    constIndex(builder, loc, 0));",
+           "adjoint's query head h = g * R (r dropped)", [FIX_ATT_GRAD]),
+    Mutant("cpu-grad-dp-dropout", "CPU lowering", AG,
+           "Value dprobs = dropped(", "Value dprobs = (",
+           "adjoint's dP not multiplied by Z / (1 - p)", [FIX_ATT_GRAD]),
+    Mutant("cpu-grad-softcap-deriv", "CPU lowering", AG,
+           "Value factor = arith::SubFOp::create(\n                            pb, pl, bb.constant(pb, pl, 1.0),",
+           "Value factor = arith::AddFOp::create(\n                            pb, pl, bb.constant(pb, pl, 1.0),",
+           "softcap derivative 1 + tanh^2", [FIX_ATT_GRAD]),
+    Mutant("cpu-grad-saved-lse-guard", "CPU lowering", AG,
+           "return buildGuardedExp(pb, pl, a[0], a[1], -negInf);",
+           "return buildGuardedExp(pb, pl, a[0], a[1], negInf);",
+           "saved-LSE guard tests -inf instead of +inf", [FIX_ATT_GRAD],
+           equivalent="an empty row has LSE = +inf and only t = -inf entries, "
+                      "so exp(t - LSE) = exp(-inf) = 0 without the guard; no "
+                      "finite t meets LSE = +inf"),
+    Mutant("cpu-grad-dmask-broadcast", "CPU lowering", AG,
+           "mask4Shape[1] == 1 ? OpFoldResult(builder.getIndexAttr(0))\n                                         : OpFoldResult(h),",
+           "mask4Shape[1] == 1 ? OpFoldResult(builder.getIndexAttr(0))\n                                         : OpFoldResult(b),",
+           "per-head d_mask accumulated at the batch index", [FIX_ATT_GRAD]),
+
+    # --- kiln-decompose-attention.
+    Mutant("dec-align-offset", "decomposition", DA,
+           "? numKeys - numQueries\n", "? numQueries - numKeys\n",
+           "bottom_right offset negated", [DEC_FIX]),
+    Mutant("dec-mask-heads", "decomposition", DA,
+           "return {shape4[0], numKVHeads, groupSize, shape4[2], shape4[3]};",
+           "return {shape4[0], groupSize, numKVHeads, shape4[2], shape4[3]};",
+           "a per-head mask split [R, Hkv] instead of [Hkv, R]", [DEC_FIX]),
+    Mutant("dec-empty-probs", "decomposition", DA,
+           "    probs = SelectOp::create(b, loc, empty, zero, probs);\n", "",
+           "empty rows keep the uniform softmax of 0", [DEC_FIX]),
+    Mutant("dec-lse-inf", "decomposition", DA,
+           "if (forward.emptyRows)\n    lse =", "if (false)\n    lse =",
+           "LSE of an empty row not set to +inf", [DEC_FIX]),
+    Mutant("dec-dv-sum-r", "decomposition", DA,
+           "dvalue = SumOp::create(b, loc, dvalue, ArrayRef<int64_t>{2},",
+           "dvalue = MaxOp::create(b, loc, dvalue, ArrayRef<int64_t>{2},",
+           "dV reduced over R with max instead of sum", [DEC_FIX]),
+    Mutant("dec-softcap-deriv", "decomposition", DA,
+           "ds = mul(b, loc, dt,\n             sub(b, loc, one,",
+           "ds = mul(b, loc, dt,\n             add(b, loc, one,",
+           "softcap derivative 1 + tanh^2", [DEC_FIX]),
+    Mutant("dec-rowdot-dropped", "decomposition", DA,
+           "mul(b, loc, dprobs, forward.probs)",
+           "mul(b, loc, dprobs, forward.droppedProbs)",
+           "rowsum(dP * P') instead of rowsum(dP * P) with dropout", [DEC_FIX]),
+    Mutant("dec-dmask-ds", "decomposition", DA,
+           "Value dt4 = reshapeTo(b, loc, dt,", "Value dt4 = reshapeTo(b, loc, ds,",
+           "d_mask takes dS (after the softcap factor), not dT", [DEC_FIX]),
+
+    # --- GPU kernels (KilnToGPU), run on the CPU by the emulator against the
+    # CPU lowering.
+    Mutant("gpu-band-left", "GPU kernels", GK,
+           "band.offset = visibility.numKeys - visibility.numQueries;",
+           "band.offset = visibility.numKeys - visibility.numQueries + 1;",
+           "the kernels' band (loop bounds, whole tiles) shifted by one key",
+           [EMU_F32, EMU_F16_MMA]),
+    Mutant("gpu-keyrange-right", "GPU kernels", GF,
+           "hi = kb.min(hi, kb.add(rowEnd, kb.index(band.offset + *band.right + 1)));",
+           "hi = kb.min(hi, kb.add(rowEnd, kb.index(band.offset + *band.right)));",
+           "forward key range stops one key before the band's right edge",
+           [EMU_F32]),
+    Mutant("gpu-fwd-gqa-pack", "GPU kernels", GF,
+           "return {kb.add(kb.mul(kvHead, group), member), at};",
+           "return {kb.add(kvHead, member), at};",
+           "packed GQA row maps to head g + r instead of g * R + r", [EMU_F32]),
+    Mutant("gpu-fwd-alpha", "GPU kernels", GF,
+           "kb.select(stillEmpty, kb.fconst(1.0), kb.exp(kb.subf(m, newMax)));",
+           "kb.select(stillEmpty, kb.fconst(1.0), kb.exp(kb.subf(newMax, m)));",
+           "SIMT online-softmax rescale exp(m' - m) instead of exp(m - m')",
+           [EMU_F32]),
+    Mutant("gpu-fwd-sum-dropped", "GPU kernels", GF,
+           "return {kb.addf(sum[0], p)};", "return {kb.addf(sum[0], w)};",
+           "SIMT row sum l adds the dropped-out weight", [EMU_F32]),
+    Mutant("gpu-fwd-lse-empty", "GPU kernels", GF,
+           "kb.select(empty, kb.fconst(std::numeric_limits<double>::infinity()),",
+           "kb.select(empty, kb.fconst(-std::numeric_limits<double>::infinity()),",
+           "SIMT LSE of an empty row -inf", [EMU_PAIRED_F32]),
+    Mutant("gpu-fwd-mma-whole-left", "GPU kernels", GF,
+           "kb.add(lastPosition, kb.index(band.offset - *band.left))));",
+           "kb.add(lastPosition, kb.index(band.offset - *band.left - 1))));",
+           "mma forward: a tile one key left of the band taken as whole",
+           [EMU_F16_MMA]),
+    Mutant("gpu-fwd-mma-whole-right", "GPU kernels", GF,
+           "kb.lt(last, kb.add(firstPosition,\n                             kb.index(band.offset + *band.right + 1))));",
+           "kb.lt(last, kb.add(firstPosition,\n                             kb.index(band.offset + *band.right + 2))));",
+           "mma forward: a tile one key right of the band taken as whole",
+           [EMU_F16_MMA]),
+    Mutant("gpu-fwd-mma-dropout", "GPU kernels", GF,
+           "kb.mulf(p, kb.fconst(1.0 / (1.0 - c.dropout))),\n                            f32Zero);",
+           "p,\n                            f32Zero);",
+           "mma forward: kept P not scaled by 1 / (1 - p)", [EMU_F16_MMA]),
+    Mutant("gpu-bwd-softcap", "GPU kernels", GB,
+           "result.capFactor = kb.subf(kb.f32(1.0), kb.mulf(tanh, tanh));",
+           "result.capFactor = kb.addf(kb.f32(1.0), kb.mulf(tanh, tanh));",
+           "backward softcap factor 1 + tanh^2", [EMU_F32]),
+    Mutant("gpu-bwd-mask-index", "GPU kernels", GB,
+           "    if (size != 1)\n      flat = kb.add(flat, coords[4 - shape.size() + d]);",
+           "    flat = kb.add(flat, coords[4 - shape.size() + d]);",
+           "d_mask index ignores broadcast (size-1) dims", [EMU_F32]),
+    Mutant("gpu-bwd-prep-left", "GPU kernels", GB,
+           "arith::SubIOp::create(kb.b, kb.loc, position,\n                                      kb.index(*band.left)));",
+           "arith::SubIOp::create(kb.b, kb.loc, position,\n                                      kb.index(*band.left - 1)));",
+           "preprocess (LSE, D) skips the band's first key", [EMU_F32]),
+    Mutant("gpu-bwd-prep-lse-empty", "GPU kernels", GB,
+           "kb.store(kb.select(empty, kb.f32(-negInf), logSum), lse, row);",
+           "kb.store(logSum, lse, row);",
+           "preprocess LSE of an empty row log(0) = -inf instead of +inf",
+           [EMU_F32]),
+    Mutant("gpu-bwd-qtile-first", "GPU kernels", GB,
+           "    firstTile = kb.div(row, kb.index(rows));",
+           "    firstTile = kb.add(kb.div(row, kb.index(rows)), one);",
+           "backward skips the first query tile of a key block's band",
+           [EMU_F32]),
+    Mutant("gpu-bwd-head", "GPU kernels", GB,
+           "          Value h = kb.add(kb.mul(g, kb.index(p.groupSize)), r);\n          Value rowBase",
+           "          Value h = kb.add(g, r);\n          Value rowBase",
+           "backward query head g + r instead of g * R + r", [EMU_F32]),
+    Mutant("gpu-bwdmma-whole-left", "GPU kernels", GBM,
+           "kb.add(lastRow, kb.index(band.offset - *band.left))));",
+           "kb.add(lastRow, kb.index(band.offset - *band.left - 1))));",
+           "mma backward: a block one key left of the band taken as whole",
+           [EMU_F16_MMA]),
+    Mutant("gpu-bwdmma-softcap", "GPU kernels", GBM,
+           "                    if (entry.logit.capFactor)\n                      ds = kb.mulf(ds, entry.logit.capFactor);\n",
+           "",
+           "mma backward drops the softcap factor", [EMU_F16_MMA]),
+
+    # --- The attention verifier's rejection list (attention.md, last
+    # section): one check removed at a time.
+    Mutant("ver-batch", "verifier", VER,
+           "if (k[0] != q[0])", "if (false)",
+           "key batch mismatch accepted", [INVALID_ATT]),
+    Mutant("ver-gqa", "verifier", VER,
+           "(numQueryHeads == 0 || numQueryHeads % numKVHeads != 0))",
+           "(numQueryHeads == 0))",
+           "Hq % Hkv != 0 accepted", [INVALID_ATT]),
+    Mutant("ver-mask-bcast", "verifier", VER,
+           "if (!isBroadcastableTo(maskType.getShape(), scoresShape))",
+           "if (false)",
+           "a non-broadcastable mask accepted", [INVALID_ATT]),
+    Mutant("ver-causal-right", "verifier", VER,
+           "if (op.getCausal() && right.getInt() > 0)", "if (false)",
+           "causal with window_right > 0 accepted", [INVALID_ATT]),
+    Mutant("ver-dropout-seed", "verifier", VER,
+           "if (dropout > 0.0 && !op.getSeed())", "if (false)",
+           "dropout_p > 0 without a seed accepted", [INVALID_ATT]),
+
+    # --- The autodiff pass and its rules.
+    Mutant("ad-fanout", "autodiff", AU,
+           "      slot =\n          slot ? AddOp::create(builder, op->getLoc(), slot, adjoint) : adjoint;",
+           "      slot = adjoint;",
+           "a value used twice keeps only the last adjoint", [AD_CASE("fan")]),
+    Mutant("ad-output-twice", "autodiff", AU,
+           "slot = slot ? AddOp::create(builder, output.getLoc(), slot, seed) : seed;",
+           "slot = seed;",
+           "split mode: an output returned twice keeps only one cotangent",
+           [gtest("KilnSplitRematTests", "*"), lit("Transforms/Autodiff")]),
+    Mutant("ad-pow-zero-exp", "autodiff", ER,
+           "    d = SelectOp::create(c.b, c.loc, isZero, zero, d);\n    c.setReduced(0, d, op.getLhs());",
+           "    c.setReduced(0, d, op.getLhs());",
+           "pow base gradient at exponent 0 not forced to 0", [AD_CASE("pow")]),
+    Mutant("ad-extremum-tie", "autodiff", ER,
+           "Value half = scale(c.b, c.loc, c.grad(), 0.5);",
+           "Value half = c.grad();",
+           "maximum/minimum tie gives each operand the full adjoint",
+           [AD_CASE("imum")]),
+    Mutant("ad-relu-zero", "autodiff", ER,
+           "Value positive = GtOp::create(c.b, c.loc, op.getResult(), zero);",
+           "Value positive = GeOp::create(c.b, c.loc, op.getResult(), zero);",
+           "relu'(0) = 1", [AD_CASE("relu"), FIX_AD]),
+    Mutant("ad-clamp-bound", "autodiff", ER,
+           "GeOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);",
+           "GtOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);",
+           "clamp passes no adjoint at x = min", [AD_CASE("clamp"), FIX_AD]),
+    Mutant("ad-amax-tie", "autodiff", RR,
+           "c.set(0, mul(c.b, c.loc, mask, div(c.b, c.loc, g, count)));",
+           "c.set(0, mul(c.b, c.loc, mask, g));",
+           "max/min reduction tie: each tied element gets the full adjoint",
+           [AD_CASE("max"), AD_CASE("min")]),
+    Mutant("ad-softmax", "autodiff", RR,
+           "c.set(0, mul(c.b, c.loc, y, sub(c.b, c.loc, c.grad(), dot)));",
+           "c.set(0, mul(c.b, c.loc, y, c.grad()));",
+           "softmax adjoint without the row-dot term", [AD_CASE("softmax")]),
+    Mutant("ad-layernorm", "autodiff", NR,
+           "Value inner = sub(c.b, c.loc, sub(c.b, c.loc, gh, meanG),",
+           "Value inner = sub(c.b, c.loc, gh,",
+           "layer_norm input adjoint without the mean term",
+           [AD_CASE("layer_norm")]),
+    Mutant("ad-xent-ignore", "autodiff", NR,
+           "NeOp::create(c.b, c.loc, labels,", "EqOp::create(c.b, c.loc, labels,",
+           "cross_entropy's ignore_index mask inverted", [AD_CASE("cross")]),
+    Mutant("ad-permute-inverse", "autodiff", TR,
+           "    inverse[p] = i;", "    inverse[i] = p;",
+           "permute's adjoint permutes by the permutation, not its inverse",
+           [AD_CASE("permute")]),
+    Mutant("ad-gather-clamp", "autodiff", TR,
+           "  idx = MaximumOp::create(c.b, c.loc, idx, c.intScalar(indexElement, 0));\n",
+           "",
+           "gather's adjoint does not clamp negative indices", [AD_CASE("gather")]),
+    Mutant("ad-conv-input-pad", "autodiff", CR,
+           "    low[2 + i] = reach - padding[i];", "    low[2 + i] = reach;",
+           "conv input adjoint ignores the padding on the low side",
+           [AD_CASE("conv")]),
+    Mutant("ad-maxpool-tie", "autodiff", CR,
+           "        wins = mul(c.b, c.loc, isMax, free);", "        wins = isMax;",
+           "max_pool2d tie: every tied tap gets the adjoint (not the first)",
+           [AD_CASE("pool"), FIX("conv_grad_*")]),
+    Mutant("ad-attention-rule-mask", "autodiff", AR,
+           "if (op.hasAdditiveMask() && c.needs(3))", "if (false)",
+           "attention's rule drops the additive mask's adjoint",
+           [AD_CASE("attention")]),
+    Mutant("ad-attgrad-same-value", "autodiff", AR,
+           "if (assigned.insert(operand).second)", "if (true)",
+           "attention_grad's rule: a value passed as q and k gets its adjoint twice",
+           [DEC, AD_CASE("attention")]),
+
+    # --- Error paths: the CPU pipeline and the JSON importer.
+    Mutant("cpu-no-lowering-diag", "error paths", K2L,
+           "    if (missing)\n      return signalPassFailure();", "",
+           "an op without a CPU lowering no longer fails the pass up front",
+           [gtest("KilnCPUBackendTests", "KilnToLinalgTest.*")]),
+    Mutant("json-data-count", "error paths", GJ,
+           "if (int64_t(it->size()) != numElements)", "if (int64_t(it->size()) > numElements)",
+           "a short constant data array accepted", [GRAPH_JSON, lit("Translate", ("kiln-opt", "kiln-translate"))]),
+    Mutant("json-bad-index", "error paths", GJ,
+           "(index.empty() || index.getAsInteger(10, result) || result < 0))",
+           "(index.getAsInteger(10, result) || result < 0))",
+           "a reference \"x:\" with an empty result index accepted",
+           [GRAPH_JSON, lit("Translate", ("kiln-opt", "kiln-translate"))],
+           equivalent="StringRef::getAsInteger fails on an empty string, so "
+                      "the index.empty() test is redundant"),
+    Mutant("json-negative-index", "error paths", GJ,
+           "index.getAsInteger(10, result) || result < 0))",
+           "index.getAsInteger(10, result)))",
+           "a negative result index (\"x:-1\") accepted",
+           [GRAPH_JSON, lit("Translate", ("kiln-opt", "kiln-translate"))]),
+]
+
+
+def git(*args, check=True):
+    return subprocess.run(["git", "-C", ROOT, *args], capture_output=True,
+                          text=True, check=check)
+
+
+def locate(m):
+    """The snippet's 1-based line; fails loudly unless it occurs once."""
+    path = os.path.join(ROOT, m.file)
+    text = open(path).read()
+    count = text.count(m.old)
+    if count != 1:
+        raise SystemExit(f"mutant {m.id}: the snippet occurs {count} times "
+                         f"in {m.file}, expected exactly once:\n{m.old}")
+    if m.old == m.new:
+        raise SystemExit(f"mutant {m.id}: the replacement equals the original")
+    return text, text[:text.index(m.old)].count("\n") + 1
+
+
+def build(build_dir, targets, log):
+    cmd = ["cmake", "--build", build_dir, "--target", *targets, "--", "-j2"]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    log.write(run.stdout + run.stderr)
+    return run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+
+
+def run_tests(build_dir, tests, timeout, log):
+    """Returns (name of the first failing test or None, output tail)."""
+    for t in tests:
+        try:
+            run = subprocess.run(t.argv, cwd=build_dir, capture_output=True,
+                                 text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return t.name + " (timeout)", ""
+        log.write(f"$ {' '.join(t.argv)}\n{run.stdout[-20000:]}{run.stderr[-5000:]}\n")
+        if "--gtest_filter" in t.argv[-1] and "[==========] 0 tests" in run.stdout:
+            raise SystemExit(f"{t.name}: the filter selects no test")
+        if run.returncode != 0:
+            return t.name, (run.stdout + run.stderr)[-2000:]
+    return None, ""
+
+
+def full_ctest(build_dir, timeout, jobs, log):
+    ok, out = build(build_dir, ["all"], log)
+    if not ok:
+        return "build of all targets", out
+    run = subprocess.run(["ctest", f"-j{jobs}", "--output-on-failure"], cwd=build_dir,
+                         capture_output=True, text=True, timeout=timeout)
+    log.write(run.stdout[-20000:] + run.stderr[-5000:])
+    if run.returncode != 0:
+        failed = [l.strip() for l in run.stdout.splitlines()
+                  if "***Failed" in l or "(Failed)" in l or "***Timeout" in l]
+        return "ctest: " + "; ".join(failed[:4]), run.stdout[-2000:]
+    return None, ""
+
+
+def run_mutant(m, args, log):
+    path = os.path.join(ROOT, m.file)
+    if git("diff", "--quiet", "--", m.file, check=False).returncode != 0:
+        raise SystemExit(f"{m.file} has uncommitted changes: refusing to mutate it")
+    original, m.line = locate(m)
+    start = time.time()
+    log.write(f"\n=== {m.id} ({m.file}:{m.line}) {m.what}\n")
+    targets = sorted({t for test in m.tests for t in test.targets})
+    try:
+        with open(path, "w") as f:
+            f.write(original.replace(m.old, m.new, 1))
+        ok, out = build(args.build, targets, log)
+        if not ok:
+            m.result, m.detail = "broken", out
+        else:
+            killer, out = run_tests(args.build, m.tests, args.timeout, log)
+            if killer is None and not args.no_full:
+                killer, out = full_ctest(args.build, args.ctest_timeout,
+                                         args.ctest_jobs, log)
+            m.result = "killed" if killer else "survived"
+            m.killed_by, m.detail = killer or "", out
+    finally:
+        with open(path, "w") as f:
+            f.write(original)
+        if git("diff", "--quiet", "--", m.file, check=False).returncode != 0:
+            raise SystemExit(f"FAILED TO RESTORE {m.file}: fix it by hand")
+    m.seconds = time.time() - start
+    if m.result == "survived" and m.equivalent:
+        m.result = "equivalent"
+    return targets
+
+
+def table(mutants):
+    rows = ["| id | area | file:line | what it changes | result | killed by | s |",
+            "|---|---|---|---|---|---|---|"]
+    for m in mutants:
+        rows.append(f"| {m.id} | {m.area} | {m.file.replace('lib/', '')}:{m.line} | "
+                    f"{m.what} | {m.result} | {m.killed_by or (m.equivalent or '')} | "
+                    f"{m.seconds:.0f} |")
+    counts = {}
+    for m in mutants:
+        counts.setdefault(m.area, {}).setdefault(m.result, 0)
+        counts[m.area][m.result] += 1
+    rows.append("")
+    rows.append("| area | killed | survived | equivalent | broken |")
+    rows.append("|---|---|---|---|---|")
+    total = {}
+    for area, c in counts.items():
+        rows.append(f"| {area} | {c.get('killed', 0)} | {c.get('survived', 0)} | "
+                    f"{c.get('equivalent', 0)} | {c.get('broken', 0)} |")
+        for k, v in c.items():
+            total[k] = total.get(k, 0) + v
+    rows.append(f"| all | {total.get('killed', 0)} | {total.get('survived', 0)} | "
+                f"{total.get('equivalent', 0)} | {total.get('broken', 0)} |")
+    return "\n".join(rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--only", help="comma-separated mutant ids")
+    parser.add_argument("--area", help="only the mutants of this area")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--check", action="store_true",
+                        help="only check that every snippet occurs exactly once")
+    parser.add_argument("--no-full", action="store_true",
+                        help="do not re-run survivors against the whole ctest")
+    parser.add_argument("--timeout", type=int, default=900)
+    parser.add_argument("--ctest-timeout", type=int, default=1800)
+    parser.add_argument("--ctest-jobs", type=int, default=2)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    args.build = os.path.abspath(args.build)
+
+    ids = [m.id for m in MUTANTS]
+    dupes = {i for i in ids if ids.count(i) > 1}
+    if dupes:
+        raise SystemExit(f"duplicate mutant ids: {sorted(dupes)}")
+    selected = MUTANTS
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = set(wanted) - set(ids)
+        if unknown:
+            raise SystemExit(f"unknown mutant ids: {sorted(unknown)}")
+        selected = [m for m in MUTANTS if m.id in wanted]
+    if args.area:
+        selected = [m for m in selected if m.area == args.area]
+    for m in selected:
+        _, m.line = locate(m)
+    if args.list or args.check:
+        for m in selected:
+            print(f"{m.id:28} {m.area:20} {m.file}:{m.line}  {m.what}")
+        print(f"{len(selected)} mutants, every snippet found exactly once")
+        return 0
+
+    out = args.out or os.path.join(args.build, "mutants", "report.md")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    touched = set()
+    with open(out + ".log", "w") as log:
+        try:
+            for n, m in enumerate(selected, 1):
+                touched.update(run_mutant(m, args, log))
+                log.flush()
+                print(f"[{n}/{len(selected)}] {m.id}: {m.result}"
+                      f"{' by ' + m.killed_by if m.killed_by else ''} ({m.seconds:.0f} s)",
+                      flush=True)
+        finally:
+            # Leave the build as the restored source would give it.
+            if touched:
+                build(args.build, sorted(touched), log)
+    report = table(selected)
+    with open(out, "w") as f:
+        f.write(report + "\n")
+    with open(os.path.splitext(out)[0] + ".json", "w") as f:
+        json.dump([{k: getattr(m, k) for k in ("id", "area", "file", "line", "what",
+                                               "result", "killed_by", "seconds",
+                                               "equivalent")}
+                   for m in selected], f, indent=1)
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
