@@ -427,7 +427,7 @@ MUTANTS = [
 
     # --- Error paths: the CPU pipeline and the JSON importer.
     Mutant("cpu-no-lowering-diag", "error paths", K2L,
-           "    if (missing)\n      return signalPassFailure();", "",
+           "    if (refused)\n      return signalPassFailure();", "",
            "an op without a CPU lowering no longer fails the pass up front",
            [gtest("KilnCPUBackendTests", "KilnToLinalgTest.*")]),
     Mutant("json-data-count", "error paths", GJ,

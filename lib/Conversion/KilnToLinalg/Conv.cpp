@@ -81,25 +81,32 @@ static LogicalResult replaceWithEmpty(Operation *op,
 /// sizes fail to match rather than build gigantic constants.
 static constexpr int64_t kMaxTableSize = int64_t(1) << 24;
 
-LogicalResult mlir::kiln::checkConvLoweringLimits(Operation *op) {
+/// The first spatial size of `op` (an avg_pool2d's result, an upsample2d's
+/// input or result) above kMaxTableSize, or std::nullopt. A result without
+/// elements lowers to tensor.empty whatever its sizes.
+static std::optional<int64_t> getOversizedTableDim(Operation *op) {
   if (!isa<AvgPool2dOp, Upsample2dOp>(op))
-    return success();
+    return std::nullopt;
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   auto inputType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  // A result without elements lowers to tensor.empty whatever its sizes.
   if (!resultType || !inputType || resultType.getRank() != 4 ||
       inputType.getRank() != 4 || hasNoElements(resultType))
-    return success();
+    return std::nullopt;
   SmallVector<RankedTensorType, 2> tabled = {resultType};
   if (isa<Upsample2dOp>(op))
     tabled.push_back(inputType);
   for (RankedTensorType type : tabled)
     for (int64_t i = 2; i < 4; ++i)
       if (type.getDimSize(i) > kMaxTableSize)
-        return op->emitOpError()
-               << "spatial size " << type.getDimSize(i) << " exceeds "
-               << kMaxTableSize
-               << ", the largest the linalg lowering builds index tables for";
+        return type.getDimSize(i);
+  return std::nullopt;
+}
+
+LogicalResult mlir::kiln::checkConvLoweringLimits(Operation *op) {
+  if (std::optional<int64_t> size = getOversizedTableDim(op))
+    return op->emitOpError()
+           << "spatial size " << *size << " exceeds " << kMaxTableSize
+           << ", the largest the linalg lowering builds index tables for";
   return success();
 }
 
@@ -526,8 +533,7 @@ struct AvgPool2dOpLowering : FloatConvLowering<AvgPool2dOp> {
                   RankedTensorType resultType, FloatType elementType,
                   ConversionPatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    if (resultType.getDimSize(2) > kMaxTableSize ||
-        resultType.getDimSize(3) > kMaxTableSize)
+    if (getOversizedTableDim(op))
       return rewriter.notifyMatchFailure(op, "spatial size too large");
     SmallVector<int64_t> noDilation = {1, 1};
     FailureOr<PoolGeometry> geometry =
@@ -609,10 +615,8 @@ struct Upsample2dOpLowering : FloatConvLowering<Upsample2dOp> {
     if (inputType.getRank() != 4 || resultType.getRank() != 4 ||
         inputType.getDimSize(2) < 1 || inputType.getDimSize(3) < 1)
       return rewriter.notifyMatchFailure(op, "unsupported shape");
-    for (int64_t i = 2; i < 4; ++i)
-      if (inputType.getDimSize(i) > kMaxTableSize ||
-          resultType.getDimSize(i) > kMaxTableSize)
-        return rewriter.notifyMatchFailure(op, "spatial size too large");
+    if (getOversizedTableDim(op))
+      return rewriter.notifyMatchFailure(op, "spatial size too large");
 
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();

@@ -74,17 +74,17 @@ struct ConvertKilnToLinalgPass
     // An op no family lowers yet, or one too large for its family's
     // patterns, gets a precise diagnostic rather than the generic "failed to
     // legalize operation".
-    bool missing = false;
+    bool refused = false;
     getOperation()->walk([&](Operation *op) {
       if (op->getDialect() && isa<KilnDialect>(op->getDialect()) &&
           !lowered.contains(op->getName())) {
         op->emitError() << "'" << op->getName() << "' has no CPU lowering yet";
-        missing = true;
+        refused = true;
       } else if (failed(checkConvLoweringLimits(op))) {
-        missing = true;
+        refused = true;
       }
     });
-    if (missing)
+    if (refused)
       return signalPassFailure();
 
     // Everything but kiln stays as it is: the conversion is partial.
