@@ -189,30 +189,51 @@ struct NpyLayout {
 };
 } // namespace
 
-/// Parses the magic string, version and header of `bytes`, which need not
-/// hold the data.
-static llvm::Expected<NpyLayout> parseLayout(StringRef bytes) {
+namespace {
+/// Where the header of a .npy file starts and how long it is.
+struct NpyPreamble {
+  size_t headerOffset;
+  size_t headerLength;
+};
+} // namespace
+
+/// The longest preamble: the magic string, the version and a 4-byte header
+/// length (versions 2 and 3; version 1 has 2 bytes).
+static constexpr size_t kMaxPreambleBytes = kMagic.size() + 2 + 4;
+
+/// Parses the magic string, the version and the header length of `bytes`,
+/// which need not hold the header.
+static llvm::Expected<NpyPreamble> parsePreamble(StringRef bytes) {
   if (!bytes.starts_with(kMagic))
     return npyError("not a .npy file (bad magic string)");
   if (bytes.size() < kMagic.size() + 2)
     return npyError("truncated .npy file: no version");
   unsigned major = uint8_t(bytes[kMagic.size()]);
   size_t offset = kMagic.size() + 2;
-  size_t headerLength;
   if (major == 1) {
     if (bytes.size() < offset + 2)
       return npyError("truncated .npy file: no header length");
-    headerLength = llvm::support::endian::read16le(bytes.data() + offset);
-    offset += 2;
-  } else if (major == 2 || major == 3) {
+    return NpyPreamble{offset + 2,
+                       llvm::support::endian::read16le(bytes.data() + offset)};
+  }
+  if (major == 2 || major == 3) {
     if (bytes.size() < offset + 4)
       return npyError("truncated .npy file: no header length");
-    headerLength = llvm::support::endian::read32le(bytes.data() + offset);
-    offset += 4;
-  } else {
-    return npyError("unsupported .npy format version " + Twine(major) + "." +
-                    Twine(unsigned(uint8_t(bytes[kMagic.size() + 1]))));
+    return NpyPreamble{offset + 4,
+                       llvm::support::endian::read32le(bytes.data() + offset)};
   }
+  return npyError("unsupported .npy format version " + Twine(major) + "." +
+                  Twine(unsigned(uint8_t(bytes[kMagic.size() + 1]))));
+}
+
+/// Parses the magic string, version and header of `bytes`, which need not
+/// hold the data.
+static llvm::Expected<NpyLayout> parseLayout(StringRef bytes) {
+  llvm::Expected<NpyPreamble> preamble = parsePreamble(bytes);
+  if (!preamble)
+    return preamble.takeError();
+  size_t offset = preamble->headerOffset;
+  size_t headerLength = preamble->headerLength;
   if (bytes.size() - offset < headerLength)
     return npyError("truncated .npy file: header of " + Twine(headerLength) +
                     " bytes, " + Twine(bytes.size() - offset) + " left");
@@ -287,24 +308,18 @@ static constexpr size_t kMaxStreamHeaderBytes = 1 << 20;
 /// there is more: reading to the end first would never end on /dev/zero.
 static llvm::Expected<HostTensor> readNpyStream(llvm::sys::fs::file_t file) {
   std::string bytes;
-  // The magic string, the version and the longest header length field.
-  if (llvm::Error error = readMore(file, bytes, kMagic.size() + 2 + 4))
+  if (llvm::Error error = readMore(file, bytes, kMaxPreambleBytes))
     return std::move(error);
-  if (!StringRef(bytes).starts_with(kMagic) ||
-      bytes.size() < kMagic.size() + 2 + 4)
-    return parseNpy(bytes);
-  unsigned major = uint8_t(bytes[kMagic.size()]);
-  size_t headerStart = kMagic.size() + 2 + (major == 1 ? 2 : 4);
-  size_t headerLength =
-      major == 1 ? llvm::support::endian::read16le(&bytes[kMagic.size() + 2])
-                 : llvm::support::endian::read32le(&bytes[kMagic.size() + 2]);
-  if ((major == 2 || major == 3) && headerLength > kMaxStreamHeaderBytes)
-    return npyError("header of " + Twine(headerLength) +
+  llvm::Expected<NpyPreamble> preamble = parsePreamble(bytes);
+  if (!preamble)
+    return preamble.takeError();
+  if (preamble->headerLength > kMaxStreamHeaderBytes)
+    return npyError("header of " + Twine(preamble->headerLength) +
                     " bytes is too long (more than " +
                     Twine(kMaxStreamHeaderBytes) + ")");
-  if (major >= 1 && major <= 3 && bytes.size() < headerStart + headerLength)
-    if (llvm::Error error = readMore(file, bytes, headerStart + headerLength -
-                                                      bytes.size()))
+  size_t headerEnd = preamble->headerOffset + preamble->headerLength;
+  if (bytes.size() < headerEnd)
+    if (llvm::Error error = readMore(file, bytes, headerEnd - bytes.size()))
       return std::move(error);
   llvm::Expected<NpyLayout> layout = parseLayout(bytes);
   if (!layout)
