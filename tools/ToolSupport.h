@@ -1,9 +1,10 @@
-//===- ToolSupport.h - What kiln-run and kiln-compile share -----*- C++ -*-===//
+//===- ToolSupport.h - What Kiln's command-line tools share -----*- C++ -*-===//
 //
-// How the command-line tools report an error and read their input module,
-// so that their messages stay alike. A header of inline functions rather
-// than a library: it is a few lines over MLIR's parser, which every tool
-// links already, and it is no part of Kiln's installed API.
+// How the command-line tools report an error, read their input module and
+// find options they would ignore, so that their messages stay alike. A header
+// of inline functions rather than a library: it is a few lines over MLIR's
+// parser, which every tool links already, and it is no part of Kiln's installed
+// API.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,11 +16,13 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -29,6 +32,17 @@ namespace mlir::kiln::tools {
 inline int reportError(llvm::StringRef tool, const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), tool) << message << "\n";
   return 1;
+}
+
+/// The first of `options` given on the command line, or null. The tools
+/// reject an option that the rest of the command line makes them ignore
+/// (say, a GPU option with a CPU target) rather than ignore it.
+inline llvm::cl::Option *
+findGivenOption(std::initializer_list<llvm::cl::Option *> options) {
+  for (llvm::cl::Option *option : options)
+    if (option->getNumOccurrences())
+      return option;
+  return nullptr;
 }
 
 /// The module of a tool's input file. It owns the source buffer and the

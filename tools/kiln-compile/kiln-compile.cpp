@@ -782,13 +782,11 @@ int main(int argc, char **argv) {
   std::string cudaRuntime;
   if (!cuda) {
     // The GPU options do nothing for the CPU: a typo for --target=cuda.
-    for (cl::Option *option :
-         std::initializer_list<cl::Option *>{
-             &gpuChip, &gpuFeatures, &gpuFormat, &gpuTensorCores,
-             &gpuSoftwarePipeline, &gpuPipeline})
-      if (option->getNumOccurrences())
-        return fail("--" + option->ArgStr +
-                    " is for --target=cuda and --target=cuda-emulator only");
+    if (cl::Option *option = tools::findGivenOption(
+            {&gpuChip, &gpuFeatures, &gpuFormat, &gpuTensorCores,
+             &gpuSoftwarePipeline, &gpuPipeline}))
+      return fail("--" + option->ArgStr +
+                  " is for --target=cuda and --target=cuda-emulator only");
   }
   if (cuda) {
     if (openMP)

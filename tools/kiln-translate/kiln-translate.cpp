@@ -61,13 +61,11 @@ static constexpr llvm::StringLiteral kToolName = "kiln-translate";
 static LogicalResult
 checkOptionsOf(StringRef translation,
                std::initializer_list<llvm::cl::Option *> options) {
-  for (llvm::cl::Option *option : options)
-    if (option->getNumOccurrences()) {
-      kiln::tools::reportError(kToolName, "--" + option->ArgStr +
-                                              " does nothing with " +
-                                              translation);
-      return failure();
-    }
+  if (llvm::cl::Option *option = kiln::tools::findGivenOption(options)) {
+    kiln::tools::reportError(
+        kToolName, "--" + option->ArgStr + " does nothing with " + translation);
+    return failure();
+  }
   return success();
 }
 
@@ -105,19 +103,21 @@ static void registerGraphJsonTranslations() {
         if (failed(checkOptionsOf("--export-graph-json",
                                   {&weightsDir, &liftParameters})))
           return failure();
-        if (exportMinFileElements < 0)
-          return kiln::tools::reportError(
-                     kToolName,
-                     "--graph-json-export-min-file-elements must not be "
-                     "negative, got " +
-                         Twine(static_cast<int64_t>(exportMinFileElements))),
-                 failure();
+        if (exportMinFileElements < 0) {
+          kiln::tools::reportError(
+              kToolName,
+              "--graph-json-export-min-file-elements must not be "
+              "negative, got " +
+                  Twine(static_cast<int64_t>(exportMinFileElements)));
+          return failure();
+        }
         if (exportMinFileElements.getNumOccurrences() &&
-            exportWeightsDir.empty())
-          return kiln::tools::reportError(
-                     kToolName, "--graph-json-export-min-file-elements needs "
-                                "--graph-json-export-weights-dir"),
-                 failure();
+            exportWeightsDir.empty()) {
+          kiln::tools::reportError(
+              kToolName, "--graph-json-export-min-file-elements needs "
+                         "--graph-json-export-weights-dir");
+          return failure();
+        }
         kiln::GraphJsonExportOptions options;
         options.weightsDir = exportWeightsDir;
         options.minFileElements = exportMinFileElements;
