@@ -386,10 +386,11 @@ Comparison compare(const HostTensor &cpu, const HostTensor &emulated, int64_t n,
     double tol = base + 2 * uh * std::abs(a);
     double ratio = error / std::max(tol, 1e-300);
     // An exact zero of the CPU (an empty row, a padded key: with random
-    // inputs nothing else is exactly 0) must be exact on the GPU too.
+    // inputs nothing else is exactly 0) must be exact on the GPU too; with
+    // `zeroRows`, only in a row of zeros.
+    int64_t rowStart = i - i % zeroRows;
     bool structuralZero = a == 0;
-    for (int64_t j = i - i % zeroRows;
-         structuralZero && j < i - i % zeroRows + zeroRows; ++j)
+    for (int64_t j = rowStart; structuralZero && j < rowStart + zeroRows; ++j)
       structuralZero = cpu.getElementAsDouble(j) == 0;
     if (std::isnan(a) || std::isnan(b) || (structuralZero && b != 0))
       ratio = INFINITY;
