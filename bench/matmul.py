@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Times kiln's CPU matmul (kiln-run, JIT) against torch.matmul on the same
-square f32 shapes and prints the throughput ratio.
+square shapes and prints the throughput ratio.
 
   apt-get install libopenblas0-pthread     # else torch uses the reference BLAS
   /usr/bin/python3 bench/matmul.py [--build build] [--sizes 256 512 1024 2048]
-                                   [--repeats 5] [--dtype f32|f64]
+                                   [--repeats 5] [--dtype f32|f64|f16|bf16]
+
+f16 and bf16 inputs are f32 normals rounded to the type; kiln accumulates in
+f32 and rounds the result once. torch 1.13 has a bf16 CPU matmul but no f16
+one, so for f16 the torch column is torch.matmul on the same (exactly
+representable) values in f32.
 
 Each kiln figure is the best of `--repeats` runs of `kiln-run --time` (the
 call only, without compilation); each torch figure the best of as many
@@ -33,12 +38,20 @@ def kiln_time(kiln_run, n, dtype, repeats, tmp):
         f.write(f"func.func @mm(%a: {ty}, %b: {ty}) -> {ty} {{\n"
                 f"  %0 = kiln.matmul %a, %b : ({ty}, {ty}) -> {ty}\n"
                 f"  return %0 : {ty}\n}}\n")
-    npdt = np.float32 if dtype == "f32" else np.float64
     rng = np.random.default_rng(n)
-    a = rng.standard_normal((n, n)).astype(npdt)
-    b = rng.standard_normal((n, n)).astype(npdt)
-    np.save(os.path.join(tmp, "a.npy"), a)
-    np.save(os.path.join(tmp, "b.npy"), b)
+    a = rng.standard_normal((n, n))
+    b = rng.standard_normal((n, n))
+    if dtype == "bf16":
+        # Rounded to bf16 by torch; kiln reads bf16 as .npy descr V2.
+        a, b = (torch.from_numpy(x).to(torch.bfloat16) for x in (a, b))
+        for name, x in (("a", a), ("b", b)):
+            np.save(os.path.join(tmp, f"{name}.npy"),
+                    x.view(torch.int16).numpy().view("V2"))
+    else:
+        npdt = {"f32": np.float32, "f64": np.float64, "f16": np.float16}[dtype]
+        a, b = a.astype(npdt), b.astype(npdt)
+        np.save(os.path.join(tmp, "a.npy"), a)
+        np.save(os.path.join(tmp, "b.npy"), b)
     best = float("inf")
     for i in range(repeats):
         out = subprocess.run(
@@ -47,16 +60,24 @@ def kiln_time(kiln_run, n, dtype, repeats, tmp):
              "--output-dir", tmp], check=True, capture_output=True, text=True)
         run_ms = float(re.search(r"run: ([0-9.]+) ms", out.stdout + out.stderr).group(1))
         best = min(best, run_ms / 1e3)
-    got = np.load(os.path.join(tmp, "result0.npy")).astype(np.float64)
+    got = np.load(os.path.join(tmp, "result0.npy"))
+    if dtype == "bf16":
+        got = (got.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+        a, b = a.float().numpy(), b.float().numpy()
+    got = got.astype(np.float64)
     want = a.astype(np.float64) @ b.astype(np.float64)
     err = np.abs(got - want).max() / np.abs(want).max()
     return best, a, b, err
 
 
-def torch_time(a, b, repeats, threads):
+def torch_time(a, b, dtype, repeats, threads):
     old = torch.get_num_threads()
     torch.set_num_threads(threads)
     ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    if dtype == "bf16":
+        ta, tb = ta.to(torch.bfloat16), tb.to(torch.bfloat16)
+    elif dtype == "f16":
+        ta, tb = ta.float(), tb.float()
     torch.matmul(ta, tb)
     best = float("inf")
     for _ in range(max(repeats, 3)):
@@ -72,7 +93,7 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--dtype", default="f32", choices=["f32", "f64"])
+    p.add_argument("--dtype", default="f32", choices=["f32", "f64", "f16", "bf16"])
     args = p.parse_args()
     kiln_run = os.path.join(args.build, "bin", "kiln-run")
     default_threads = torch.get_num_threads()
@@ -83,8 +104,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             k, a, b, err = kiln_time(kiln_run, n, args.dtype, args.repeats, tmp)
-            t = torch_time(a, b, args.repeats, default_threads)
-            t1 = torch_time(a, b, args.repeats, 1)
+            t = torch_time(a, b, args.dtype, args.repeats, default_threads)
+            t1 = torch_time(a, b, args.dtype, args.repeats, 1)
             flop = 2.0 * n ** 3
             print(f"{n:>5} {k * 1e3:>9.2f} {flop / k / 1e9:>8.1f} {t * 1e3:>9.2f} "
                   f"{flop / t / 1e9:>8.1f} {t / k:>6.2f} {t1 * 1e3:>9.2f} {t1 / k:>6.2f} "

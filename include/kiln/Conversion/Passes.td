@@ -126,10 +126,11 @@ def KilnMatmulKernelsPass
   let summary = "Lower f32/f64 matmuls on buffers to register-tiled vector "
                 "kernels";
   let description = [{
-    Replaces each f32 or f64 `linalg.matmul` and `linalg.batch_matmul` on
-    buffers (static shapes, contiguous rows of C and of an untransposed B;
-    the default indexing maps, or those of A and/or B transposed) by a
-    register-tiled kernel, C += A * B:
+    Replaces each `linalg.matmul` and `linalg.batch_matmul` on buffers with
+    an f32 or f64 C and float operands no wider than C (static shapes,
+    contiguous rows of C and of an untransposed B; the default indexing
+    maps, or those of A and/or B transposed) by a register-tiled kernel,
+    C += A * B:
 
     ```
     for each batch b:
@@ -148,7 +149,10 @@ def KilnMatmulKernelsPass
     row block and column tile are partial, with masked loads and stores. A
     transposed A (`[K, M]`) is read at `[k, i0 + r]`; a transposed B
     (`[N, K]`, as in attention's Q Kᵀ) is always packed, by a transposing
-    copy.
+    copy. f16 and bf16 operands of an f32 C (the half-type matmuls and
+    attention contractions, which accumulate in f32) are extended as they
+    are loaded, as the named ops' bodies extend them; f32 operands of an
+    f64 C likewise.
     Vectors are 512 bits (AVX-512); narrower targets split them in the LLVM
     backend. Other matmuls are left for `convert-linalg-to-loops`. Part of
     `kiln-lower-to-cpu` (docs/CPUBackend.md).

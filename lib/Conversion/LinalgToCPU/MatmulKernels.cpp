@@ -1,7 +1,7 @@
 //===- MatmulKernels.cpp - Register-tiled matmul kernels -----------------===//
 //
-// kiln-matmul-kernels: the CPU pipeline's f32/f64 matmuls on buffers become
-// register-tiled vector.fma kernels (see the pass description in
+// kiln-matmul-kernels: the CPU pipeline's f32/f64 matmuls on buffers (their
+// operands possibly narrower floats) become register-tiled vector.fma kernels (see the pass description in
 // include/kiln/Conversion/Passes.td and docs/CPUBackend.md).
 //
 //===----------------------------------------------------------------------===//
@@ -41,8 +41,8 @@ struct MatmulLayout {
   bool transposeB = false;
 };
 
-/// Emits the kernels of one f32/f64 `linalg.matmul` or `linalg.batch_matmul`
-/// on buffers, C += A * B:
+/// Emits the kernels of one `linalg.matmul` or `linalg.batch_matmul` on
+/// buffers with an f32 or f64 C, C += A * B:
 ///
 ///   for each batch b:
 ///     for j0 in 0..N step NR:        (NR = kTileVectors vectors)
@@ -59,6 +59,12 @@ struct MatmulLayout {
 /// with masked loads and stores. A transposed A is read at [b, k, i0+r] (the
 /// rows of a tile are then neighbours); a transposed B is always packed, by
 /// a transposing copy, so the tiles read it as they read any packed B.
+///
+/// A and B may have a narrower float type than C (f16 or bf16 operands of an
+/// f32 accumulator, as the attention lowerings build them): the named ops
+/// extend each operand to C's type before multiplying, and so do the
+/// kernels: each element or vector as it is loaded, so packed blocks of B
+/// hold C's type.
 class MatmulKernelEmitter {
 public:
   MatmulKernelEmitter(OpBuilder &b, Location loc, Value a, Value bMat, Value c,
@@ -72,7 +78,7 @@ public:
     m = aType.getDimSize(layout.transposeA ? rank - 1 : rank - 2);
     k = aType.getDimSize(layout.transposeA ? rank - 2 : rank - 1);
     n = bType.getDimSize(layout.transposeB ? rank - 2 : rank - 1);
-    elementType = aType.getElementType();
+    elementType = cast<MemRefType>(c.getType()).getElementType();
     lanes = kVectorBits / elementType.getIntOrFloatBitWidth();
     vectorType = VectorType::get({lanes}, elementType);
   }
@@ -99,6 +105,17 @@ public:
   }
 
 private:
+  /// Extends `value` (a scalar or vector of a narrower float type) to C's
+  /// element type, as the named ops' bodies do; returns it as is otherwise.
+  Value extend(OpBuilder &b, Value value) {
+    Type type = elementType;
+    if (auto vector = dyn_cast<VectorType>(value.getType()))
+      type = VectorType::get(vector.getShape(), elementType);
+    if (value.getType() == type)
+      return value;
+    return arith::ExtFOp::create(b, loc, type, value);
+  }
+
   Value index(OpBuilder &b, int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
   }
@@ -174,15 +191,18 @@ private:
     return masks;
   }
 
-  /// Loads a vector at `at`, masked (with zeros in the masked-off lanes)
-  /// when `mask` is set.
+  /// Loads a vector of `lanes` elements of `memref` at `at`, masked (with
+  /// zeros in the masked-off lanes) when `mask` is set, and extends it to
+  /// C's element type.
   Value load(OpBuilder &b, Value memref, ValueRange at, Value mask) {
+    Type memrefElement = cast<MemRefType>(memref.getType()).getElementType();
+    auto type = VectorType::get({lanes}, memrefElement);
     if (!mask)
-      return vector::LoadOp::create(b, loc, vectorType, memref, at);
+      return extend(b, vector::LoadOp::create(b, loc, type, memref, at));
     Value zero = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vectorType, b.getZeroAttr(elementType)));
-    return vector::MaskedLoadOp::create(b, loc, vectorType, memref, at, mask,
-                                        zero);
+        b, loc, DenseElementsAttr::get(type, b.getZeroAttr(memrefElement)));
+    return extend(
+        b, vector::MaskedLoadOp::create(b, loc, type, memref, at, mask, zero));
   }
 
   /// Copies B[k, j0 : j0 + width] for k in [kLo, kHi) to rows 0.. of the
@@ -228,10 +248,11 @@ private:
           Value row = arith::SubIOp::create(lb, loc, kk, kLo);
           for (int64_t col = 0; col < tileColumns; ++col) {
             Value element =
-                col < width
-                    ? Value(memref::LoadOp::create(
-                          lb, loc, bMat, indices(batchIndex, columns[col], kk)))
-                    : zero;
+                col < width ? extend(lb, memref::LoadOp::create(
+                                             lb, loc, bMat,
+                                             indices(batchIndex,
+                                                     columns[col], kk)))
+                            : zero;
             memref::StoreOp::create(lb, loc, element, packed,
                                     ValueRange{row, index(lb, col)});
           }
@@ -273,10 +294,12 @@ private:
                               masks[v]));
           SmallVector<Value> next;
           for (int64_t r = 0; r < rows; ++r) {
-            Value scalar = memref::LoadOp::create(
-                lb, loc, a,
-                layout.transposeA ? indices(batchIndex, kk, rowIndices[r])
-                                  : indices(batchIndex, rowIndices[r], kk));
+            Value scalar = extend(
+                lb, memref::LoadOp::create(
+                        lb, loc, a,
+                        layout.transposeA
+                            ? indices(batchIndex, kk, rowIndices[r])
+                            : indices(batchIndex, rowIndices[r], kk)));
             Value splat =
                 vector::BroadcastOp::create(lb, loc, vectorType, scalar);
             for (int64_t v = 0; v < vectors; ++v)
@@ -356,10 +379,24 @@ static std::optional<MatmulLayout> getMatmulLayout(linalg::LinalgOp op) {
   return layout;
 }
 
-/// Replaces f32/f64 `linalg.matmul` / `linalg.batch_matmul` ops on buffers
-/// (default indexing maps or A and/or B transposed, static shapes, contiguous
-/// rows of C and of an untransposed B) with register-tiled vector kernels;
-/// other matmuls stay for convert-linalg-to-loops.
+/// Whether the kernels take an operand of element type `operand` in a
+/// matmul whose C has element type `result`: C is f32 or f64, and the
+/// operand is f16, bf16, f32 or f64 and no wider than C (the named ops then
+/// extend it to C's type).
+static bool extendsTo(Type operand, Type result) {
+  if (!(result.isF32() || result.isF64()))
+    return false;
+  if (!(operand.isF16() || operand.isBF16() || operand.isF32() ||
+        operand.isF64()))
+    return false;
+  return operand.getIntOrFloatBitWidth() <= result.getIntOrFloatBitWidth();
+}
+
+/// Replaces `linalg.matmul` / `linalg.batch_matmul` ops on buffers with an
+/// f32/f64 C and float operands no wider than C (default indexing maps or A
+/// and/or B transposed, static shapes, contiguous rows of C and of an
+/// untransposed B) with register-tiled vector kernels; other matmuls stay
+/// for convert-linalg-to-loops.
 struct KilnMatmulKernelsPass
     : kiln::impl::KilnMatmulKernelsPassBase<KilnMatmulKernelsPass> {
   void runOnOperation() override {
@@ -384,10 +421,9 @@ struct KilnMatmulKernelsPass
           !bType.hasStaticShape() || !hasContiguousRows(cType) ||
           (!layout.transposeB && !hasContiguousRows(bType)))
         continue;
-      Type elementType = aType.getElementType();
-      if (!(elementType.isF32() || elementType.isF64()) ||
-          bType.getElementType() != elementType ||
-          cType.getElementType() != elementType)
+      Type elementType = cType.getElementType();
+      if (!extendsTo(aType.getElementType(), elementType) ||
+          !extendsTo(bType.getElementType(), elementType))
         continue;
       OpBuilder builder(op);
       MatmulKernelEmitter emitter(builder, op.getLoc(), a, b, c,

@@ -70,20 +70,25 @@ func.func @batch_matmul_f64(%a: memref<3x8x300xf64>, %b: memref<3x300x16xf64>, %
 
 // -----
 
-// Integer matmuls, matmuls on tensors, a transposed C and a broadcast
-// operand stay for the generic lowering.
+// Integer matmuls, matmuls on tensors, a transposed C, a broadcast
+// operand, an operand wider than C (which the named op truncates) and a C
+// of a half type stay for the generic lowering.
 // CHECK-LABEL: func.func @untouched
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xi32>, memref<4x4xi32>)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>)
 // CHECK: linalg.matmul indexing_maps
 // CHECK: linalg.batch_matmul indexing_maps
-func.func @untouched(%a: memref<4x4xi32>, %c: memref<4x4xi32>, %t: tensor<4x4xf32>, %f: memref<4x4xf32>, %g: memref<4x4xf32>, %ba: memref<2x4x4xf32>, %bc: memref<2x4x4xf32>) -> tensor<4x4xf32> {
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf64>, memref<4x4xf32>) outs(%{{.*}} : memref<4x4xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf16>, memref<4x4xf16>) outs(%{{.*}} : memref<4x4xf16>)
+func.func @untouched(%a: memref<4x4xi32>, %c: memref<4x4xi32>, %t: tensor<4x4xf32>, %f: memref<4x4xf32>, %g: memref<4x4xf32>, %ba: memref<2x4x4xf32>, %bc: memref<2x4x4xf32>, %w: memref<4x4xf64>, %h: memref<4x4xf16>, %hc: memref<4x4xf16>) -> tensor<4x4xf32> {
   linalg.matmul ins(%a, %a : memref<4x4xi32>, memref<4x4xi32>) outs(%c : memref<4x4xi32>)
   %0 = linalg.matmul ins(%t, %t : tensor<4x4xf32>, tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
   linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>]
     ins(%f, %f : memref<4x4xf32>, memref<4x4xf32>) outs(%g : memref<4x4xf32>)
   linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
     ins(%ba, %f : memref<2x4x4xf32>, memref<4x4xf32>) outs(%bc : memref<2x4x4xf32>)
+  linalg.matmul ins(%w, %f : memref<4x4xf64>, memref<4x4xf32>) outs(%g : memref<4x4xf32>)
+  linalg.matmul ins(%h, %h : memref<4x4xf16>, memref<4x4xf16>) outs(%hc : memref<4x4xf16>)
   return %0 : tensor<4x4xf32>
 }
 
@@ -141,5 +146,36 @@ func.func @batch_matmul_transpose_a(%a: memref<2x7x4xf32>, %b: memref<2x7x16xf32
 func.func @shared_buffer(%a: memref<16x16xf32>, %c: memref<16x16xf32>, %d: memref<16x16xf32>) {
   linalg.matmul ins(%a, %a : memref<16x16xf32>, memref<16x16xf32>) outs(%c : memref<16x16xf32>)
   linalg.matmul ins(%c, %a : memref<16x16xf32>, memref<16x16xf32>) outs(%d : memref<16x16xf32>)
+  return
+}
+
+// -----
+
+// Operands narrower than C (f16 and bf16 into f32, as attention's half-type
+// lowerings build them) are extended as they are loaded: A element by
+// element, B as it is packed (a transposed bf16 B here) or, with one row
+// block and an untransposed B, vector by vector in the tile. The tiles
+// compute in C's type.
+// CHECK-LABEL: func.func @matmul_mixed
+// CHECK-SAME: (%[[A:.*]]: memref<9x20xf16>, %[[B:.*]]: memref<35x20xbf16>, %[[C:.*]]: memref<9x35xf32>, %[[A2:.*]]: memref<4x20xf32>, %[[B2:.*]]: memref<20x16xf16>, %[[C2:.*]]: memref<4x16xf32>)
+// CHECK: %[[P:.*]] = memref.alloca() {alignment = 64 : i64} : memref<256x32xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[X:.*]] = memref.load %[[B]][%{{.*}}, %{{.*}}] : memref<35x20xbf16>
+// CHECK: %[[XE:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK: memref.store %[[XE]], %[[P]]
+// CHECK: vector.load %[[P]]{{.*}} : memref<256x32xf32>, vector<16xf32>
+// CHECK: %[[Y:.*]] = memref.load %[[A]][%{{.*}}, %{{.*}}] : memref<9x20xf16>
+// CHECK: %[[YE:.*]] = arith.extf %[[Y]] : f16 to f32
+// CHECK: vector.broadcast %[[YE]] : f32 to vector<16xf32>
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: %[[V:.*]] = vector.load %[[B2]][%{{.*}}, %{{.*}}] : memref<20x16xf16>, vector<16xf16>
+// CHECK: arith.extf %[[V]] : vector<16xf16> to vector<16xf32>
+// CHECK: memref.load %[[A2]]{{.*}} : memref<4x20xf32>
+// CHECK-NOT: arith.extf
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+func.func @matmul_mixed(%a: memref<9x20xf16>, %b: memref<35x20xbf16>, %c: memref<9x35xf32>, %a2: memref<4x20xf32>, %b2: memref<20x16xf16>, %c2: memref<4x16xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<9x20xf16>, memref<35x20xbf16>) outs(%c : memref<9x35xf32>)
+  linalg.matmul ins(%a2, %b2 : memref<4x20xf32>, memref<20x16xf16>) outs(%c2 : memref<4x16xf32>)
   return
 }
