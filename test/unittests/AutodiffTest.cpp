@@ -330,6 +330,17 @@ std::vector<Case> nnCases() {
       "tensor<3xi32>) -> tensor<3xf64>",
       "tensor<3xf64>", 1,
       {f64({3, 4}), test::given(DType::I32, {3}, {3, 0, 3}), f64({3})}, {0}));
+  // An ignore_index that i32 labels cannot hold matches no label, as in the
+  // forward (which compares in i64). The rule once truncated it to the
+  // label type (2^32 + 1 became 1) and dropped the samples labelled 1.
+  cases.push_back(Case{
+      "cross_entropy_wide_ignore_index",
+      "func.func @f(%x: tensor<3x4xf64>, %t: tensor<3xi32>) -> tensor<f64> {\n"
+      "  %l = kiln.cross_entropy %x, %t {ignore_index = 4294967297 : i64} : "
+      "(tensor<3x4xf64>, tensor<3xi32>) -> tensor<f64>\n"
+      "  return %l : tensor<f64>\n}\n",
+      {f64({3, 4}), test::given(DType::I32, {3}, {1, 0, 1})},
+      {0}});
   cases.push_back(opCase(
       "layer_norm",
       "%x: tensor<2x3x4xf64>, %g: tensor<3x4xf64>, %b: tensor<3x4xf64>",

@@ -1,7 +1,8 @@
 // RUN: kiln-opt %s --split-input-file --kiln-autodiff=function=f | FileCheck %s
 
 // max: the adjoint is split evenly between the elements equal to the
-// maximum (PyTorch's amax rule); mean scales by 1/N and broadcasts back.
+// maximum (PyTorch's amax rule), counted in i64; mean scales by 1/N and
+// broadcasts back.
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
 // CHECK: %[[MAX:.*]] = kiln.max %[[X]]
@@ -12,7 +13,9 @@
 // CHECK: %[[GK:.*]] = kiln.reshape %[[GB]] : tensor<2xf32> -> tensor<2x1xf32>
 // CHECK: %[[EQ:.*]] = kiln.eq %[[X]], %[[YK]]
 // CHECK: %[[MASK:.*]] = kiln.convert %[[EQ]] : tensor<2x3xi1> to tensor<2x3xf32>
-// CHECK: %[[COUNT:.*]] = kiln.sum %[[MASK]] {axes = array<i64: 1>, keep_dims = true}
+// CHECK: %[[ONES:.*]] = kiln.convert %[[EQ]] : tensor<2x3xi1> to tensor<2x3xi64>
+// CHECK: %[[N:.*]] = kiln.sum %[[ONES]] {axes = array<i64: 1>, keep_dims = true}
+// CHECK: %[[COUNT:.*]] = kiln.convert %[[N]] : tensor<2x1xi64> to tensor<2x1xf32>
 // CHECK: %[[SHARE:.*]] = kiln.div %[[GK]], %[[COUNT]]
 // CHECK: %[[D:.*]] = kiln.mul %[[MASK]], %[[SHARE]]
 // CHECK: return %{{.*}}, %[[D]]
@@ -68,15 +71,34 @@ func.func @f(%a: tensor<3xf32>, %b: tensor<2x3x4xf32>) -> tensor<f32> {
 
 // -----
 
-// variance: 2 (x - mean) g / (N - correction).
+// variance: (2 / (N - correction)) g (x - mean), the factor one constant.
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<2x5xf64>)
 // CHECK: %[[M:.*]] = kiln.mean %[[X]] {axes = array<i64: 1>, keep_dims = true}
+// CHECK: %[[G:.*]] = kiln.reshape %{{.*}} : tensor<2xf64> -> tensor<2x1xf64>
 // CHECK: %[[C:.*]] = kiln.sub %[[X]], %[[M]]
-// CHECK: %[[N:.*]] = kiln.constant dense<4.000000e+00> : tensor<f64>
-// CHECK: kiln.div %{{.*}}, %[[N]]
+// CHECK: %[[F:.*]] = kiln.constant dense<5.000000e-01> : tensor<f64>
+// CHECK: %[[GF:.*]] = kiln.mul %[[G]], %[[F]]
+// CHECK: %[[D:.*]] = kiln.mul %[[GF]], %[[C]]
+// CHECK: return %{{.*}}, %[[D]]
 func.func @f(%x: tensor<2x5xf64>) -> tensor<f64> {
   %0 = kiln.variance %x {axes = array<i64: 1>, correction = 1 : i64} : tensor<2x5xf64> -> tensor<2xf64>
   %1 = kiln.sum %0 {axes = array<i64: 0>} : tensor<2xf64> -> tensor<f64>
   return %1 : tensor<f64>
+}
+
+// -----
+
+// variance of f16 over 70000 elements: 2 / 69999 is below f16's normal
+// range, so the adjoint is scaled in f32 and rounded once (as an f16
+// constant, N - 1 itself was +inf and the gradient 0).
+// CHECK-LABEL: func.func @f_value_and_grad
+// CHECK: %[[G32:.*]] = kiln.convert %{{.*}} : tensor<1xf16> to tensor<1xf32>
+// CHECK: %[[F:.*]] = kiln.constant dense<2.85718361E-5> : tensor<f32>
+// CHECK: %[[S:.*]] = kiln.mul %[[G32]], %[[F]]
+// CHECK: %[[S16:.*]] = kiln.convert %[[S]] : tensor<1xf32> to tensor<1xf16>
+// CHECK: kiln.mul %[[S16]], %{{.*}} : (tensor<1xf16>, tensor<70000xf16>) -> tensor<70000xf16>
+func.func @f(%x: tensor<70000xf16>) -> tensor<f16> {
+  %0 = kiln.variance %x {axes = array<i64: 0>, correction = 1 : i64} : tensor<70000xf16> -> tensor<f16>
+  return %0 : tensor<f16>
 }

@@ -83,9 +83,45 @@ Value autodiff::div(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return DivOp::create(b, loc, lhs, rhs);
 }
 
+static bool isHalfType(Type type) { return type.isF16() || type.isBF16(); }
+
+/// Whether the float type `type` holds `value` exactly.
+static bool isExactIn(Type type, double value) {
+  APFloat converted(value);
+  bool losesInfo = false;
+  converted.convert(cast<FloatType>(type).getFloatSemantics(),
+                    APFloat::rmNearestTiesToEven, &losesInfo);
+  return !losesInfo;
+}
+
 Value autodiff::scale(OpBuilder &b, Location loc, Value value, double scalar) {
-  return mul(b, loc, value,
-             createScalar(b, loc, getElementType(value), scalar));
+  Type elementType = autodiff::getElementType(value);
+  if (isHalfType(elementType) && !isExactIn(elementType, scalar)) {
+    Type f32 = b.getF32Type();
+    Value wide = ConvertOp::create(b, loc, value, f32);
+    wide = mul(b, loc, wide, createScalar(b, loc, f32, scalar));
+    return ConvertOp::create(b, loc, wide, elementType);
+  }
+  return mul(b, loc, value, createScalar(b, loc, elementType, scalar));
+}
+
+/// `value` converted to element type `type` (itself if it has it).
+static Value convertTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (autodiff::getElementType(value) == type)
+    return value;
+  return ConvertOp::create(b, loc, value, type);
+}
+
+Value autodiff::divideByCount(OpBuilder &b, Location loc, Value value,
+                              Value mask, ArrayRef<int64_t> axes,
+                              bool keepDims) {
+  Type elementType = autodiff::getElementType(value);
+  Type computeType = isHalfType(elementType) ? b.getF32Type() : elementType;
+  Value ones = convertTo(b, loc, mask, b.getI64Type());
+  Value count = convertTo(b, loc, SumOp::create(b, loc, ones, axes, keepDims),
+                          computeType);
+  Value quotient = div(b, loc, convertTo(b, loc, value, computeType), count);
+  return convertTo(b, loc, quotient, elementType);
 }
 
 Value autodiff::addScalar(OpBuilder &b, Location loc, Value value,

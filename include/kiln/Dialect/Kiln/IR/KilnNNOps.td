@@ -81,8 +81,10 @@ def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy",
       `0 / 0 = NaN`.
 
     The result has the element type of `logits`. `ignore_index` defaults to
-    -100, as in PyTorch. A label outside `[0, C)` that is not `ignore_index`
-    is a run-time error of the values, not of the IR.
+    -100, as in PyTorch. Labels are compared with `ignore_index` as i64. A
+    label outside `[0, C)` that is not `ignore_index` is a run-time error of
+    the values, not of the IR: the lowerings give its sample a NaN loss, and
+    the backward rule a NaN gradient row.
 
     ```mlir
     %0 = kiln.cross_entropy %logits, %labels {reduction = #kiln.reduction<sum>}

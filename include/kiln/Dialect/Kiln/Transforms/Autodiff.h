@@ -120,7 +120,17 @@ Value sub(OpBuilder &b, Location loc, Value lhs, Value rhs);
 Value mul(OpBuilder &b, Location loc, Value lhs, Value rhs);
 Value div(OpBuilder &b, Location loc, Value lhs, Value rhs);
 /// `value * scalar`, with `scalar` a constant of `value`'s element type.
+/// For f16/bf16 values and a `scalar` those types cannot hold exactly (say
+/// 1 / N), the product is computed in f32 and rounded once: an f16 constant
+/// would round `scalar` first, or underflow or overflow.
 Value scale(OpBuilder &b, Location loc, Value value, double scalar);
+/// `value / count`, where `count` is the number of true entries of `mask`
+/// (i1) over `axes` (kept as size-1 dims when `keepDims`), which `value`
+/// broadcasts against. The count is taken in i64 and the division done in
+/// f32 for f16/bf16 values: a half-type count overflows past 65504 (and
+/// the quotient would then be 0).
+Value divideByCount(OpBuilder &b, Location loc, Value value, Value mask,
+                    ArrayRef<int64_t> axes, bool keepDims);
 /// `value + scalar`.
 Value addScalar(OpBuilder &b, Location loc, Value value, double scalar);
 /// `cond ? value : 0`, broadcast to their common shape.

@@ -4,6 +4,8 @@
 
 #include "mlir/IR/DialectRegistry.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::kiln;
 using namespace mlir::kiln::autodiff;
@@ -21,24 +23,36 @@ static LogicalResult crossEntropyRule(CrossEntropyOp op, RuleContext &c) {
   // (softmax(x) - onehot(label)) * valid * scale, where valid masks the
   // ignored samples and scale is the per-sample adjoint (none), the
   // adjoint (sum) or the adjoint over the number of valid samples (mean).
+  // Labels are compared as i64, as the forward lowering compares them: an
+  // ignore_index the label type cannot hold then matches no label, instead
+  // of matching the label it truncates to. A sample whose label is neither
+  // ignored nor in [0, C) has a NaN loss in the forward, and gets a NaN
+  // adjoint row here rather than a finite one that would hide it.
   Value logits = op.getLogits(), labels = op.getLabels();
   auto logitsType = cast<RankedTensorType>(logits.getType());
-  auto labelsType = cast<RankedTensorType>(labels.getType());
   Type et = logitsType.getElementType();
-  Type labelElement = labelsType.getElementType();
-  int64_t n = logitsType.getDimSize(0);
+  Type i64 = c.b.getI64Type();
+  int64_t n = logitsType.getDimSize(0), numClasses = logitsType.getDimSize(1);
+  if (!getElementType(labels).isInteger(64))
+    labels = ConvertOp::create(c.b, c.loc, labels, i64);
   Value p = SoftmaxOp::create(c.b, c.loc, logits, uint64_t(1));
   Value column = reshapeTo(c.b, c.loc, labels, {n, 1});
-  Value iota =
-      IotaOp::create(c.b, c.loc, logitsType.clone(labelElement), uint64_t(1));
+  Value iota = IotaOp::create(c.b, c.loc, logitsType.clone(i64), uint64_t(1));
   Value oneHot =
       boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, iota, column), et);
-  Value valid = boolToFloat(
-      c.b, c.loc,
-      NeOp::create(c.b, c.loc, labels,
-                   c.intScalar(labelElement, op.getIgnoreIndexAttr().getInt())),
-      et);
-  Value weight = reshapeTo(c.b, c.loc, valid, {n, 1});
+  Value isValid = NeOp::create(
+      c.b, c.loc, labels, c.intScalar(i64, op.getIgnoreIndexAttr().getInt()));
+  Value valid = boolToFloat(c.b, c.loc, isValid, et);
+  // i1 add and mul are a logical or and and.
+  Value outOfRange =
+      add(c.b, c.loc, LtOp::create(c.b, c.loc, labels, c.intScalar(i64, 0)),
+          GeOp::create(c.b, c.loc, labels, c.intScalar(i64, numClasses)));
+  Value poisoned =
+      SelectOp::create(c.b, c.loc, mul(c.b, c.loc, isValid, outOfRange),
+                       c.scalar(et, std::numeric_limits<double>::quiet_NaN()),
+                       c.scalar(et, 0.0));
+  Value weight =
+      reshapeTo(c.b, c.loc, add(c.b, c.loc, valid, poisoned), {n, 1});
   Value g = c.grad();
   switch (op.getReduction()) {
   case LossReduction::none:
@@ -47,11 +61,11 @@ static LogicalResult crossEntropyRule(CrossEntropyOp op, RuleContext &c) {
   case LossReduction::sum:
     weight = mul(c.b, c.loc, weight, g);
     break;
-  case LossReduction::mean: {
-    Value count = SumOp::create(c.b, c.loc, valid, ArrayRef<int64_t>{0});
-    weight = mul(c.b, c.loc, weight, div(c.b, c.loc, g, count));
+  case LossReduction::mean:
+    weight = mul(c.b, c.loc, weight,
+                 divideByCount(c.b, c.loc, g, isValid, ArrayRef<int64_t>{0},
+                               /*keepDims=*/false));
     break;
-  }
   }
   c.set(0, mul(c.b, c.loc, sub(c.b, c.loc, p, oneHot), weight));
   return success();

@@ -4,6 +4,8 @@
 
 #include "mlir/IR/DialectRegistry.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::kiln;
 using namespace mlir::kiln::autodiff;
@@ -50,10 +52,11 @@ static LogicalResult extremumReductionRule(OpT op, RuleContext &c) {
   Value y =
       reshapeToKeepDims(c.b, c.loc, op.getResult(), inputType, op.getAxes());
   Value g = reshapeToKeepDims(c.b, c.loc, c.grad(), inputType, op.getAxes());
-  Value mask = boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, x, y),
-                           inputType.getElementType());
-  Value count = SumOp::create(c.b, c.loc, mask, op.getAxes(), true);
-  c.set(0, mul(c.b, c.loc, mask, div(c.b, c.loc, g, count)));
+  Value isExtremum = EqOp::create(c.b, c.loc, x, y);
+  Value mask = boolToFloat(c.b, c.loc, isExtremum, inputType.getElementType());
+  Value share =
+      divideByCount(c.b, c.loc, g, isExtremum, op.getAxes(), /*keepDims=*/true);
+  c.set(0, mul(c.b, c.loc, mask, share));
   return success();
 }
 
@@ -65,16 +68,24 @@ static LogicalResult minRule(MinOp op, RuleContext &c) {
 }
 
 static LogicalResult varianceRule(VarianceOp op, RuleContext &c) {
-  // 2 (x - mean) / (N - correction), times the adjoint.
+  // 2 (x - mean) / max(0, N - correction), times the adjoint: the forward's
+  // divisor. With a positive divisor the factor 2 / divisor is applied to
+  // the adjoint as one constant (in f32 for half types, where the divisor
+  // itself may not be representable: 70000 is +inf in f16); with a zero
+  // divisor the division by 0 gives the forward's inf and NaN.
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   Value x = op.getInput();
   int64_t n = reducedCount(inputType, op.getAxes());
-  double denominator = double(n) - double(op.getCorrection());
+  double divisor = std::max(0.0, double(n) - double(op.getCorrection()));
   Value mean = MeanOp::create(c.b, c.loc, x, op.getAxes(), true);
   Value g = reshapeToKeepDims(c.b, c.loc, c.grad(), inputType, op.getAxes());
   Value centered = sub(c.b, c.loc, x, mean);
+  if (divisor > 0.0) {
+    c.set(0, mul(c.b, c.loc, scale(c.b, c.loc, g, 2.0 / divisor), centered));
+    return success();
+  }
   c.set(0, div(c.b, c.loc, scale(c.b, c.loc, mul(c.b, c.loc, g, centered), 2.0),
-               c.scalar(inputType.getElementType(), denominator)));
+               c.scalar(inputType.getElementType(), 0.0)));
   return success();
 }
 
