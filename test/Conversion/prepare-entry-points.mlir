@@ -26,3 +26,14 @@ func.func private @declaration(%a: tensor<2xf32>) -> tensor<2xf32>
 func.func @repeated(%a: tensor<2xf32>, %b: tensor<3xi32>) -> (tensor<2xf32>, tensor<3xi32>, tensor<2xf32>, tensor<2xf32>) {
   return %a, %b, %a, %a : tensor<2xf32>, tensor<3xi32>, tensor<2xf32>, tensor<2xf32>
 }
+
+// The kiln.* argument and result attributes of split mode are dropped;
+// others stay.
+// CHECK-LABEL: func.func @split_backward
+// CHECK-SAME: (%{{.*}}: tensor<2xf32> {bufferization.writable = false, foo.keep = 1 : i64}, %{{.*}}: tensor<2xf32> {bufferization.writable = false})
+// CHECK-SAME: -> (tensor<2xf32> {foo.keep = 2 : i64})
+// CHECK-NOT: {{kiln\.(residual|cotangent|gradient)}}
+func.func @split_backward(%r: tensor<2xf32> {kiln.residual = 0 : i64, foo.keep = 1 : i64}, %c: tensor<2xf32> {kiln.cotangent = 0 : i64}) -> (tensor<2xf32> {kiln.gradient = 0 : i64, foo.keep = 2 : i64}) {
+  %0 = kiln.mul %r, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

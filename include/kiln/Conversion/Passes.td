@@ -53,7 +53,10 @@ def KilnPrepareEntryPointsPass
     than once is returned as a `bufferization.alloc_tensor` copy from its
     second occurrence on, so that each result owns its buffer: upstream
     `buffer-results-to-out-params{hoist-static-allocs}` crashes on one
-    allocation returned twice.
+    allocation returned twice; and the `kiln.*` argument and result
+    attributes (split mode's `kiln.residual`, `kiln.cotangent`, ...) are
+    dropped: they mean nothing to the lowering, and the LLVM IR translation
+    would warn about each.
 
     Runs before bufferization (the attributes survive it).
 

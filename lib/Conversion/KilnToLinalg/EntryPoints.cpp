@@ -1,6 +1,7 @@
 //===- EntryPoints.cpp - The kiln-prepare-entry-points pass ---------------===//
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,6 +34,30 @@ static void copyRepeatedResults(func::ReturnOp returnOp) {
   }
 }
 
+/// Drops the `kiln.*` attributes of `func`'s arguments and results: those of
+/// split mode (`kiln.output`, `kiln.residual`, `kiln.cotangent`,
+/// `kiln.gradient`) describe the function to its callers and mean nothing
+/// below the kiln dialect, and the LLVM IR translation, which has no
+/// interface for kiln attributes, would warn about each on every compile.
+static void dropKilnArgAndResultAttrs(func::FuncOp func) {
+  auto kilnNames = [](DictionaryAttr attrs) {
+    SmallVector<StringAttr> names;
+    if (!attrs)
+      return names;
+    std::string prefix = (KilnDialect::getDialectNamespace() + ".").str();
+    for (NamedAttribute attr : attrs)
+      if (attr.getName().getValue().starts_with(prefix))
+        names.push_back(attr.getName());
+    return names;
+  };
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    for (StringAttr name : kilnNames(func.getArgAttrDict(i)))
+      func.removeArgAttr(i, name);
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    for (StringAttr name : kilnNames(func.getResultAttrDict(i)))
+      func.removeResultAttr(i, name);
+}
+
 namespace {
 
 struct KilnPrepareEntryPointsPass
@@ -46,6 +71,7 @@ struct KilnPrepareEntryPointsPass
       if (func.isExternal())
         continue;
       func.walk(copyRepeatedResults);
+      dropKilnArgAndResultAttrs(func);
       if (!func.isPublic())
         continue;
       func->setAttr(cInterface, UnitAttr::get(context));
