@@ -20,12 +20,6 @@ using namespace mlir::kiln;
 //===----------------------------------------------------------------------===//
 
 /// Returns true for a rank-0 tensor of a floating-point type.
-static bool isScalarFloatTensor(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.getRank() == 0 &&
-         isa<FloatType>(tensor.getElementType());
-}
-
 LogicalResult ValueAndGradOp::verify() {
   ArrayRef<int64_t> wrt = getWrt();
   if (wrt.empty())

@@ -92,3 +92,9 @@ mlir::kiln::verifyAxes(function_ref<InFlightDiagnostic()> emitError,
   }
   return success();
 }
+
+bool mlir::kiln::isScalarFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 &&
+         isa<FloatType>(tensor.getElementType());
+}

@@ -42,12 +42,6 @@ static bool isDifferentiableType(Type type) {
   return tensor && isa<FloatType>(tensor.getElementType());
 }
 
-static bool isScalarFloatTensor(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.getRank() == 0 &&
-         isa<FloatType>(tensor.getElementType());
-}
-
 static bool isNonDifferentiable(Operation *op) {
   auto rule = dyn_cast<AutodiffOpInterface>(op);
   return rule && rule.isNonDifferentiable();

@@ -32,6 +32,10 @@ bool isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to);
 /// Formats a shape as `[2, 3, 4]` for diagnostics.
 std::string formatShape(ArrayRef<int64_t> shape);
 
+/// Returns true for a rank-0 ranked tensor of a float type: a loss, as
+/// kiln.value_and_grad and kiln-autodiff require it.
+bool isScalarFloatTensor(Type type);
+
 /// Type inference of a broadcasting op over `operands`: the result has the
 /// broadcast shape of all operands and `resultElementType`, or the element
 /// type of the operands when that is null (then all operands must agree).
