@@ -215,6 +215,12 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   buildKilnEntryPointBufferizationPipeline(pm);
+  // Bufferization copies each thread's column of kiln.index_add onto itself
+  // (tensor.parallel_insert_slice of the slice it extracted): CSE makes the
+  // two subviews one, and the canonicalizer erases the self-copy. (The CPU
+  // pipeline's deallocation stage runs both.)
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   // Not upstream's ownership-based deallocation: it rejects the attention
   // kernels' gpu.launch bodies (see kiln-gpu-deallocate-temporaries).
   pm.addNestedPass<func::FuncOp>(createKilnGPUDeallocateTemporariesPass());

@@ -905,7 +905,8 @@ INSTANTIATE_TEST_SUITE_P(, GPUEmulationPaired,
 // products of values in [-1, 1), so sum|terms| <= n); softmax and
 // layer_norm, a sum of n terms then elementwise ops, the same with
 // scale 1 and the result's magnitude; elementwise ops and the gather a few
-// ulps of the result (the libdevice functions are the C library's).
+// ulps of the result (the libdevice functions are the C library's);
+// index_add exactly.
 constexpr const char *kGenericOps = R"mlir(
 func.func @matmul(%a: tensor<3x37x50xf32>, %b: tensor<50x29xf32>) -> tensor<3x37x29xf32> {
   %0 = kiln.matmul %a, %b : (tensor<3x37x50xf32>, tensor<50x29xf32>) -> tensor<3x37x29xf32>
@@ -934,6 +935,10 @@ func.func @elementwise(%x: tensor<33x65xf32>, %y: tensor<65xf32>) -> tensor<33x6
 func.func @gather(%table: tensor<16x12xf32>, %ids: tensor<3x5xi64>) -> tensor<3x5x12xf32> {
   %0 = kiln.gather %table, %ids {axis = 0 : i64} : (tensor<16x12xf32>, tensor<3x5xi64>) -> tensor<3x5x12xf32>
   return %0 : tensor<3x5x12xf32>
+}
+func.func @index_add(%x: tensor<3x16x5xf32>, %ids: tensor<40xi64>, %s: tensor<3x40x5xf32>) -> tensor<3x16x5xf32> {
+  %0 = kiln.index_add %x, %ids, %s {axis = 1 : i64} : (tensor<3x16x5xf32>, tensor<40xi64>, tensor<3x40x5xf32>) -> tensor<3x16x5xf32>
+  return %0 : tensor<3x16x5xf32>
 }
 )mlir";
 
@@ -967,6 +972,16 @@ TEST(GPUEmulation, GenericOps) {
   if (runBoth(cpu, emulated, "gather",
               {rand({16, 12}, 10), makeTensor(DType::I64, {3, 5}, ids)}, a, b))
     expectClose("gather", a[0], b[0], 0, 0);
+  // Repeated ids and both clamps; each thread adds its column in index
+  // order, as the CPU does: bit-identical.
+  SmallVector<double> addIds;
+  for (int64_t i = 0; i < 40; ++i)
+    addIds.push_back((i * 7) % 19 - 1);
+  if (runBoth(cpu, emulated, "index_add",
+              {rand({3, 16, 5}, 11), makeTensor(DType::I64, {40}, addIds),
+               rand({3, 40, 5}, 12)},
+              a, b))
+    expectClose("index_add", a[0], b[0], 0, 0);
 }
 
 /// examples/train_block.mlir's @loss_and_grads: the transformer block's loss

@@ -50,8 +50,9 @@ void buildKilnToCPUPipeline(OpPassManager &pm,
 /// Adds the passes that take kiln's lowered tensor program to buffers with
 /// the entry-point ABI both backends share (docs/CPUBackend.md):
 /// kiln-prepare-entry-points, one-shot-bufferize across function boundaries
-/// with identity layouts (every argument a contiguous row-major memref), and
-/// buffer-results-to-out-params (results become caller-allocated outputs).
+/// with identity layouts (every argument a contiguous row-major memref),
+/// scf-forall-to-parallel, and buffer-results-to-out-params (results become
+/// caller-allocated outputs).
 /// Deallocation is left to the caller's pipeline.
 void buildKilnEntryPointBufferizationPipeline(OpPassManager &pm);
 

@@ -8,6 +8,8 @@
 //
 // Gathers clamp their indices to [0, size) of the gathered axis, so an
 // out-of-range index reads the first or last slice, never out of bounds.
+// index_add, their adjoint, clamps the same way and is an `scf.forall`
+// with one thread per column, which adds its updates in index order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,10 +20,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/SmallVectorExtras.h"
 
@@ -701,6 +705,173 @@ struct IndexingOpLowering : OpConversionPattern<OpTy> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// index_add
+//===----------------------------------------------------------------------===//
+
+/// Returns a `linalg.generic` that converts every element of the float
+/// tensor `input` to `elementType` (extf or truncf).
+static Value convertFloats(OpBuilder &builder, Location loc, Value input,
+                           FloatType elementType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto inputElement = cast<FloatType>(inputType.getElementType());
+  AffineMap identity = builder.getMultiDimIdentityMap(inputType.getRank());
+  return buildIndexGeneric(
+      builder, loc, inputType.clone(elementType), input, {identity},
+      [&](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
+        if (inputElement.getWidth() < elementType.getWidth())
+          return arith::ExtFOp::create(b, bodyLoc, elementType, args[0]);
+        return arith::TruncFOp::create(b, bodyLoc, elementType, args[0]);
+      });
+}
+
+/// kiln.index_add -> an `scf.forall` over the positions of `dest`'s dims
+/// other than `axis`. The thread of a position owns that column of the
+/// result (`tensor.extract_slice` of the shared output), adds `source`'s
+/// entries to it in index order (an `scf.for` of `tensor.extract`/`insert`
+/// at the clamped index) and writes it back (`tensor.parallel_insert_slice`).
+/// The work is O(N x column positions), nothing larger than `dest` is
+/// built, and the result does not depend on how the threads are scheduled:
+/// no atomics, no race, the same bits sequentially, under OpenMP and on the
+/// GPU (after bufferization, kiln's pipelines turn the forall into an
+/// `scf.parallel`).
+///
+/// f16 and bf16 accumulate in f32 (one copy of `dest` widened, one rounding
+/// at the end); integers wrap; i1 adds with a logical or.
+struct IndexAddOpLowering : OpConversionPattern<IndexAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(IndexAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value dest = adaptor.getDest();
+    Value indices = adaptor.getIndices();
+    Value source = adaptor.getSource();
+    auto destType = cast<RankedTensorType>(dest.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    int64_t axis = op.getAxis();
+    int64_t rank = destType.getRank();
+    Type elementType = destType.getElementType();
+    if (axis < 0 || axis >= rank || indicesType.getRank() != 1 ||
+        sourceType.getRank() != rank ||
+        !isa<IntegerType>(indicesType.getElementType()) ||
+        !isa<FloatType, IntegerType>(elementType))
+      return rewriter.notifyMatchFailure(op, "unsupported operand types");
+    Location loc = op.getLoc();
+    int64_t axisSize = destType.getDimSize(axis);
+    int64_t numIndices = indicesType.getDimSize(0);
+
+    // Nothing to add (the verifier rejects indices into an empty axis).
+    if (sourceType.getNumElements() == 0) {
+      rewriter.replaceOp(op, dest);
+      return success();
+    }
+
+    // The accumulator: f16 and bf16 are widened to f32 once. A splat dest
+    // (the zeros of an adjoint) is filled, not copied from a constant of
+    // dest's size.
+    auto floatType = dyn_cast<FloatType>(elementType);
+    bool widen = floatType && floatType.getWidth() < 32;
+    Type accType = widen ? rewriter.getF32Type() : elementType;
+    auto accTensorType = destType.clone(accType);
+    Value init;
+    SplatElementsAttr splat;
+    if (matchPattern(dest, m_Constant(&splat))) {
+      TypedAttr value = splat.getSplatValue<TypedAttr>();
+      if (widen)
+        value = rewriter.getF32FloatAttr(
+            splat.getSplatValue<APFloat>().convertToDouble());
+      Value scalar = arith::ConstantOp::create(rewriter, loc, value);
+      init = linalg::FillOp::create(rewriter, loc, scalar,
+                                    createEmpty(rewriter, loc, accTensorType))
+                 .getResult(0);
+    } else if (widen) {
+      init = convertFloats(rewriter, loc, dest, rewriter.getF32Type());
+    } else {
+      init = dest;
+    }
+
+    // One thread per position of the other dims (one thread for a rank-1
+    // dest, whose only dim is the axis).
+    SmallVector<int64_t> outerDims;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        outerDims.push_back(d);
+    SmallVector<OpFoldResult> upperBounds;
+    for (int64_t d : outerDims)
+      upperBounds.push_back(rewriter.getIndexAttr(destType.getDimSize(d)));
+    if (upperBounds.empty())
+      upperBounds.push_back(rewriter.getIndexAttr(1));
+    auto forall = scf::ForallOp::create(rewriter, loc, upperBounds,
+                                        ValueRange{init}, std::nullopt);
+
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    SmallVector<Value> ivs = forall.getInductionVars();
+    Value shared = forall.getRegionIterArgs().front();
+    // The column [..., :, ...] of the position.
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (int64_t d = 0, outer = 0; d < rank; ++d) {
+      strides.push_back(rewriter.getIndexAttr(1));
+      if (d == axis) {
+        offsets.push_back(rewriter.getIndexAttr(0));
+        sizes.push_back(rewriter.getIndexAttr(axisSize));
+        continue;
+      }
+      offsets.push_back(ivs[outer++]);
+      sizes.push_back(rewriter.getIndexAttr(1));
+    }
+    auto columnType = RankedTensorType::get({axisSize}, accType);
+    Value column = tensor::ExtractSliceOp::create(
+        rewriter, loc, columnType, shared, offsets, sizes, strides);
+
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value last = arith::ConstantIndexOp::create(rewriter, loc, axisSize - 1);
+    Value count = arith::ConstantIndexOp::create(rewriter, loc, numIndices);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, count, one, ValueRange{column},
+        [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
+          Value index = tensor::ExtractOp::create(b, bodyLoc, indices, i);
+          index = arith::IndexCastOp::create(b, bodyLoc, b.getIndexType(),
+                                             index);
+          index = arith::MaxSIOp::create(b, bodyLoc, index, zero);
+          index = arith::MinSIOp::create(b, bodyLoc, index, last);
+          SmallVector<Value> position;
+          for (int64_t d = 0, outer = 0; d < rank; ++d)
+            position.push_back(d == axis ? i : Value(ivs[outer++]));
+          Value update =
+              tensor::ExtractOp::create(b, bodyLoc, source, position);
+          if (widen)
+            update = arith::ExtFOp::create(b, bodyLoc, accType, update);
+          Value current =
+              tensor::ExtractOp::create(b, bodyLoc, iterArgs[0], index);
+          Value sum;
+          if (isa<FloatType>(accType))
+            sum = arith::AddFOp::create(b, bodyLoc, current, update);
+          else if (accType.isInteger(1))
+            sum = arith::OrIOp::create(b, bodyLoc, current, update);
+          else
+            sum = arith::AddIOp::create(b, bodyLoc, current, update);
+          Value next =
+              tensor::InsertOp::create(b, bodyLoc, sum, iterArgs[0], index);
+          scf::YieldOp::create(b, bodyLoc, next);
+        });
+
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, loop.getResult(0),
+                                          shared, offsets, sizes, strides);
+
+    rewriter.setInsertionPointAfter(forall);
+    Value result = forall.getResult(0);
+    if (widen)
+      result = convertFloats(rewriter, loc, result, floatType);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::populateTensorPatterns(RewritePatternSet &patterns) {
@@ -712,5 +883,6 @@ void mlir::kiln::populateTensorPatterns(RewritePatternSet &patterns) {
       TriangularOpLowering<TrilOp, arith::CmpIPredicate::sle>,
       TriangularOpLowering<TriuOp, arith::CmpIPredicate::sge>,
       UnfoldOpLowering, IndexingOpLowering<GatherOp>,
-      IndexingOpLowering<IndexSelectOp>>(patterns.getContext());
+      IndexingOpLowering<IndexSelectOp>, IndexAddOpLowering>(
+      patterns.getContext());
 }

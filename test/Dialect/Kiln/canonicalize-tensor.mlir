@@ -394,3 +394,25 @@ func.func @triu_empty(%x: tensor<2x0x4xf32>) -> tensor<2x0x4xf32> {
   %0 = kiln.triu %x {diagonal = 1} : tensor<2x0x4xf32>
   return %0 : tensor<2x0x4xf32>
 }
+
+// -----
+
+// Adding nothing: with no indices index_add is its dest.
+// CHECK-LABEL: func.func @index_add_no_indices
+// CHECK-SAME: (%[[X:.*]]: tensor<5x4xf32>, %{{.*}}: tensor<0xi64>, %{{.*}}: tensor<0x4xf32>)
+// CHECK-NOT: kiln.index_add
+// CHECK: return %[[X]]
+func.func @index_add_no_indices(%x: tensor<5x4xf32>, %i: tensor<0xi64>, %s: tensor<0x4xf32>) -> tensor<5x4xf32> {
+  %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<5x4xf32>, tensor<0xi64>, tensor<0x4xf32>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_index_add
+// CHECK: %[[R:.*]] = kiln.index_add
+// CHECK: return %[[R]]
+func.func @negative_index_add(%x: tensor<5x4xf32>, %i: tensor<1xi64>, %s: tensor<1x4xf32>) -> tensor<5x4xf32> {
+  %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<5x4xf32>, tensor<1xi64>, tensor<1x4xf32>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}

@@ -557,3 +557,74 @@ func.func @index_select_empty_axis(%x: tensor<2x0xf32>, %i: tensor<1xi32>) -> te
   %0 = kiln.index_select %x, %i {axis = 1} : (tensor<2x0xf32>, tensor<1xi32>) -> tensor<2x1xf32>
   return %0 : tensor<2x1xf32>
 }
+
+// -----
+
+func.func @index_add_axis(%x: tensor<5x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf32>) {
+  // expected-error @+2 {{axis 2 is out of range [0, 2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.index_add %x, %i, %s {axis = 2} : (tensor<5x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_index_type(%x: tensor<5x4xf32>, %i: tensor<3xi8>, %s: tensor<3x4xf32>) {
+  // expected-error @+1 {{'kiln.index_add' op operand #1 must be statically shaped tensor of 32/64-bit signless integer values}}
+  %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<5x4xf32>, tensor<3xi8>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_rank(%x: tensor<5x4xf32>, %i: tensor<3x1xi64>, %s: tensor<3x4xf32>) {
+  // expected-error @+2 {{indices must have rank 1, got rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<5x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_element_type(%x: tensor<5x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf64>) {
+  // expected-error @+2 {{source element type 'f64' differs from dest element type 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<5x4xf32>, tensor<3xi64>, tensor<3x4xf64>) -> tensor<5x4xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_source_axis(%x: tensor<5x4xf32>, %i: tensor<3xi32>, %s: tensor<2x4xf32>) {
+  // expected-error @+2 {{source must have type 'tensor<3x4xf32>' (dest's shape with dim 0 replaced by the 3 indices), got 'tensor<2x4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<5x4xf32>, tensor<3xi32>, tensor<2x4xf32>) -> tensor<5x4xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_source_other_dim(%x: tensor<2x5x4xf32>, %i: tensor<3xi64>, %s: tensor<2x3x5xf32>) {
+  // expected-error @+2 {{source must have type 'tensor<2x3x4xf32>' (dest's shape with dim 1 replaced by the 3 indices), got 'tensor<2x3x5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.index_add %x, %i, %s {axis = 1} : (tensor<2x5x4xf32>, tensor<3xi64>, tensor<2x3x5xf32>) -> tensor<2x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_empty_axis(%x: tensor<0x4xf32>, %i: tensor<2xi64>, %s: tensor<2x4xf32>) {
+  // expected-error @+2 {{cannot index axis 0 of size 0 with 2 indices}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<0x4xf32>, tensor<2xi64>, tensor<2x4xf32>) -> tensor<0x4xf32>
+  return
+}
+
+// -----
+
+func.func @index_add_result_type(%x: tensor<5x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf32>) {
+  // expected-error @+2 {{'kiln.index_add' op inferred type(s) 'tensor<5x4xf32>' are incompatible with return type(s) of operation 'tensor<3x4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<5x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return
+}

@@ -169,6 +169,29 @@ func.func @index_select(%x: tensor<2x5xf32>, %idx: tensor<3xi32>) -> tensor<2x3x
   return %0 : tensor<2x3xf32>
 }
 
+// CHECK-LABEL: func.func @index_add
+// CHECK-SAME: (%[[X:.*]]: tensor<5x4xf32>, %[[IDX:.*]]: tensor<3xi64>, %[[S:.*]]: tensor<3x4xf32>)
+// CHECK: %[[R:.*]] = kiln.index_add %[[X]], %[[IDX]], %[[S]] {axis = 0 : i64} : (tensor<5x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
+// CHECK: return %[[R]]
+func.func @index_add(%x: tensor<5x4xf32>, %idx: tensor<3xi64>, %s: tensor<3x4xf32>) -> tensor<5x4xf32> {
+  %0 = kiln.index_add %x, %idx, %s {axis = 0} : (tensor<5x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
+
+// CHECK-LABEL: func.func @index_add_middle_axis_bf16
+// CHECK: kiln.index_add %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x5x3xbf16>, tensor<4xi32>, tensor<2x4x3xbf16>) -> tensor<2x5x3xbf16>
+func.func @index_add_middle_axis_bf16(%x: tensor<2x5x3xbf16>, %idx: tensor<4xi32>, %s: tensor<2x4x3xbf16>) -> tensor<2x5x3xbf16> {
+  %0 = kiln.index_add %x, %idx, %s {axis = 1} : (tensor<2x5x3xbf16>, tensor<4xi32>, tensor<2x4x3xbf16>) -> tensor<2x5x3xbf16>
+  return %0 : tensor<2x5x3xbf16>
+}
+
+// CHECK-LABEL: func.func @index_add_i1
+// CHECK: kiln.index_add %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<4xi1>, tensor<2xi64>, tensor<2xi1>) -> tensor<4xi1>
+func.func @index_add_i1(%x: tensor<4xi1>, %idx: tensor<2xi64>, %s: tensor<2xi1>) -> tensor<4xi1> {
+  %0 = kiln.index_add %x, %idx, %s {axis = 0} : (tensor<4xi1>, tensor<2xi64>, tensor<2xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
 // CHECK-LABEL: func.func @split
 // CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>)
 // CHECK: %[[R:.*]]:2 = kiln.split %[[X]] {axis = 0 : i64, split_sizes = array<i64: 1, 3>} : tensor<4x3xf32> -> tensor<1x3xf32>, tensor<3x3xf32>

@@ -25,3 +25,10 @@ func.func @reduce_all(%x: tensor<3x5xf16>) -> tensor<f16> {
   %0 = kiln.sum %x {axes = array<i64: 0, 1>} : tensor<3x5xf16> -> tensor<f16>
   return %0 : tensor<f16>
 }
+
+// kiln.index_add: one thread per column, a sequential loop over the indices
+// (bf16: widened to f32, accumulated, rounded once).
+func.func @index_add(%x: tensor<2x5x3xbf16>, %idx: tensor<4xi32>, %s: tensor<2x4x3xbf16>) -> tensor<2x5x3xbf16> {
+  %0 = kiln.index_add %x, %idx, %s {axis = 1 : i64} : (tensor<2x5x3xbf16>, tensor<4xi32>, tensor<2x4x3xbf16>) -> tensor<2x5x3xbf16>
+  return %0 : tensor<2x5x3xbf16>
+}

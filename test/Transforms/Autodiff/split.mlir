@@ -53,7 +53,7 @@ func.func @f(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<f32> {
 // CHECK: kiln.mul %{{.*}}, %[[REXP]]
 // CHECK: kiln.add %[[DY]], %{{.*}} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
 // CHECK: kiln.mul %{{.*}}, %[[C]]
-// CHECK: kiln.reshape %[[RI]] : tensor<3xi64> -> tensor<1x3xi64>
+// CHECK: kiln.index_add %{{.*}}, %[[RI]], %{{.*}} {axis = 0 : i64}
 func.func @f(%emb: tensor<5x4xf32>, %ids: tensor<3xi64>) -> (tensor<3x4xf32>, tensor<f32>) {
   %x = kiln.gather %emb, %ids {axis = 0 : i64} : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
   %c = kiln.constant dense<2.0> : tensor<f32>

@@ -1,20 +1,17 @@
 // RUN: kiln-opt %s --split-input-file --kiln-autodiff=function=f | FileCheck %s
 
-// gather: a one-hot matrix (clamped indices == iota) times the adjoint adds
-// up repeated indices; the integer indices get no adjoint.
+// gather: the adjoint's rows are added into zeros at the indices by one
+// kiln.index_add (which clamps them and adds up repeats): O(N x D), no
+// one-hot iota or matmul; the integer indices get no adjoint.
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2xi64>) -> (tensor<f32>, tensor<4x3xf32>)
-// CHECK: %[[G3:.*]] = kiln.reshape %{{.*}} : tensor<2x3xf32> -> tensor<1x2x3xf32>
-// CHECK: %[[IR:.*]] = kiln.reshape %[[I]] : tensor<2xi64> -> tensor<1x2xi64>
-// CHECK: %[[ZERO:.*]] = kiln.constant dense<0> : tensor<i64>
-// CHECK: %[[LO:.*]] = kiln.maximum %[[IR]], %[[ZERO]]
-// CHECK: %[[LAST:.*]] = kiln.constant dense<3> : tensor<i64>
-// CHECK: %[[IC:.*]] = kiln.minimum %[[LO]], %[[LAST]]
-// CHECK: %[[IOTA:.*]] = kiln.iota {axis = 0 : i64} : tensor<4x2xi64>
-// CHECK: %[[EQ:.*]] = kiln.eq %[[IOTA]], %[[IC]]
-// CHECK: %[[OH:.*]] = kiln.convert %[[EQ]] : tensor<4x2xi1> to tensor<4x2xf32>
-// CHECK: %[[MM:.*]] = kiln.matmul %[[OH]], %[[G3]] : (tensor<4x2xf32>, tensor<1x2x3xf32>) -> tensor<1x4x3xf32>
-// CHECK: %[[D:.*]] = kiln.reshape %[[MM]] : tensor<1x4x3xf32> -> tensor<4x3xf32>
+// CHECK-NOT: kiln.iota
+// CHECK-NOT: kiln.matmul
+// CHECK: %[[G:.*]] = kiln.broadcast_to %{{.*}} : tensor<1x1xf32> -> tensor<2x3xf32>
+// CHECK: %[[Z:.*]] = kiln.constant dense<0.000000e+00> : tensor<4x3xf32>
+// CHECK: %[[D:.*]] = kiln.index_add %[[Z]], %[[I]], %[[G]] {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK-NOT: kiln.iota
+// CHECK-NOT: kiln.matmul
 // CHECK: return %{{.*}}, %[[D]]
 func.func @f(%x: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<f32> {
   %0 = kiln.gather %x, %i {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>

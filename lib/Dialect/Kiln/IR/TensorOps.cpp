@@ -716,3 +716,58 @@ LogicalResult IndexSelectOp::inferReturnTypes(
   return inferIndexingType(loc, adaptor, /*rankOneIndices=*/true,
                            inferredReturnTypes);
 }
+
+//===----------------------------------------------------------------------===//
+// IndexAddOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+IndexAddOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                             Adaptor adaptor,
+                             SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto emitError = errorEmitterAt(loc);
+  FailureOr<RankedTensorType> destType =
+      getStaticTensorType(emitError, adaptor.getDest(), "dest");
+  if (failed(destType))
+    return failure();
+  FailureOr<RankedTensorType> indicesType =
+      getStaticTensorType(emitError, adaptor.getIndices(), "indices");
+  if (failed(indicesType))
+    return failure();
+  FailureOr<RankedTensorType> sourceType =
+      getStaticTensorType(emitError, adaptor.getSource(), "source");
+  if (failed(sourceType))
+    return failure();
+  int64_t axis = adaptor.getAxisAttr().getInt();
+  if (failed(verifyAxes(emitError, axis, destType->getRank())))
+    return failure();
+  if (indicesType->getRank() != 1)
+    return emitError() << "indices must have rank 1, got rank "
+                       << indicesType->getRank();
+  if (sourceType->getElementType() != destType->getElementType())
+    return emitError() << "source element type "
+                       << sourceType->getElementType()
+                       << " differs from dest element type "
+                       << destType->getElementType();
+  int64_t numIndices = indicesType->getDimSize(0);
+  SmallVector<int64_t> expected(destType->getShape());
+  expected[axis] = numIndices;
+  if (sourceType->getShape() != ArrayRef<int64_t>(expected))
+    return emitError() << "source must have type "
+                       << destType->clone(expected) << " (dest's shape with dim "
+                       << axis << " replaced by the " << numIndices
+                       << " indices), got " << *sourceType;
+  // As for the gathers: no index value is valid on an empty axis.
+  if (destType->getDimSize(axis) == 0 && numIndices > 0)
+    return emitError() << "cannot index axis " << axis << " of size 0 with "
+                       << numIndices << " indices";
+  inferredReturnTypes.push_back(*destType);
+  return success();
+}
+
+/// Adding nothing: with no indices the result is `dest`.
+OpFoldResult IndexAddOp::fold(FoldAdaptor adaptor) {
+  if (getIndices().getType().getNumElements() == 0)
+    return getDest();
+  return {};
+}

@@ -2,7 +2,8 @@
 //
 // Ops that create tensors or move their elements around without arithmetic:
 // iota, broadcasts, reshapes, transposes, concatenation and splitting,
-// slicing and padding, triangular masks, sliding windows and gathers.
+// slicing and padding, triangular masks, sliding windows and gathers; and
+// index_add, the gathers' adjoint, which adds the slices it moves.
 //
 // Ops whose result type follows from their operands and attributes infer it
 // (InferTypeOpAdaptor); their inferReturnTypes implementations check the
@@ -379,6 +380,36 @@ def Kiln_IndexSelectOp : Kiln_IndexingOp<"index_select"> {
     %0 = kiln.index_select %x, %idx {axis = 1} : (tensor<2x5xf32>, tensor<3xi32>) -> tensor<2x3xf32>
     ```
   }];
+}
+
+def Kiln_IndexAddOp : Kiln_Op<"index_add", [Pure, InferTypeOpAdaptor]> {
+  let summary = "adds slices into a tensor at the given indices";
+  let description = [{
+    `torch.index_add(dest, axis, indices, source)`: the result is `dest`,
+    then for each `i` in order, `result[..., indices[i], ...] +=
+    source[..., i, ...]`. `indices` has rank 1; `source` has `dest`'s shape
+    with dim `axis` replaced by the number of indices, and the same element
+    type; the result has `dest`'s type. Repeated indices accumulate. Index
+    values out of `[0, dest.shape[axis])` are clamped to that range, exactly
+    as `kiln.gather` and `kiln.index_select` clamp them, so that `index_add`
+    is their adjoint: `<index_select(x, axis, indices), s> = <x,
+    index_add(0, indices, s)>`.
+
+    Integers wrap around on overflow; on `i1` the addition is a logical or,
+    as PyTorch's `index_add` of bools. Lowerings accumulate f16 and bf16 in
+    f32 and round once (PyTorch rounds after every addition).
+
+    ```mlir
+    %0 = kiln.index_add %x, %idx, %s {axis = 0} : (tensor<5x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<5x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$dest, Kiln_IndexTensor:$indices,
+                       Kiln_Tensor:$source, I64Attr:$axis);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $dest `,` $indices `,` $source attr-dict `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
 }
 
 #endif // KILN_DIALECT_KILN_IR_KILNTENSOROPS_TD

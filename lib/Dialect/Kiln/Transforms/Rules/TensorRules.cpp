@@ -9,13 +9,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 using namespace mlir::kiln::autodiff;
 
-static int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
-
 static LogicalResult broadcastToRule(BroadcastToOp op, RuleContext &c) {
   c.setReduced(0, c.grad(), op.getInput());
   return success();
@@ -137,32 +130,21 @@ static LogicalResult triuRule(TriuOp op, RuleContext &c) {
   return success();
 }
 
-/// The adjoint of `data` in a gather along `axis`: the sum of the adjoint's
-/// slices over every position that read each entry (repeated indices add
-/// up). Built as a one-hot matrix product, [V, N] x [A, N, B] -> [A, V, B],
-/// from ops that have rules themselves; indices are clamped the way the
-/// forward lowering clamps them.
+/// The adjoint of `data` in a gather along `axis`: the adjoint's slices
+/// added into zeros at the indices that read them, repeated indices adding
+/// up. The indices are flattened to one dim and the adjoint's index dims
+/// with them, so one `kiln.index_add` does it: O(N x slice) work, and it
+/// clamps the indices the way the gather's lowering clamps them.
 static Value gatherAdjoint(RuleContext &c, Value data, Value indices,
                            int64_t axis, Value grad) {
   auto dataType = cast<RankedTensorType>(data.getType());
-  auto indexType = cast<RankedTensorType>(indices.getType());
-  int64_t v = dataType.getDimSize(axis);
-  if (v == 0)
-    return createSplat(c.b, c.loc, dataType, 0.0);
-  int64_t a = product(dataType.getShape().take_front(axis));
-  int64_t bDims = product(dataType.getShape().drop_front(axis + 1));
-  int64_t n = indexType.getNumElements();
-  Type indexElement = indexType.getElementType();
-  Value g3 = reshapeTo(c.b, c.loc, grad, {a, n, bDims});
-  Value idx = reshapeTo(c.b, c.loc, indices, {1, n});
-  idx = MaximumOp::create(c.b, c.loc, idx, c.intScalar(indexElement, 0));
-  idx = MinimumOp::create(c.b, c.loc, idx, c.intScalar(indexElement, v - 1));
-  Value iota = IotaOp::create(
-      c.b, c.loc, RankedTensorType::get({v, n}, indexElement), uint64_t(0));
-  Value oneHot = boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, iota, idx),
-                             dataType.getElementType());
-  Value product = MatmulOp::create(c.b, c.loc, oneHot, g3);
-  return reshapeTo(c.b, c.loc, product, dataType.getShape());
+  int64_t n = cast<RankedTensorType>(indices.getType()).getNumElements();
+  SmallVector<int64_t> sourceShape(dataType.getShape());
+  sourceShape[axis] = n;
+  Value source = reshapeTo(c.b, c.loc, grad, sourceShape);
+  Value flatIndices = reshapeTo(c.b, c.loc, indices, {n});
+  Value zeros = createSplat(c.b, c.loc, dataType, 0.0);
+  return IndexAddOp::create(c.b, c.loc, zeros, flatIndices, source, axis);
 }
 
 static LogicalResult gatherRule(GatherOp op, RuleContext &c) {
@@ -174,6 +156,17 @@ static LogicalResult gatherRule(GatherOp op, RuleContext &c) {
 static LogicalResult indexSelectRule(IndexSelectOp op, RuleContext &c) {
   c.set(0, gatherAdjoint(c, op.getData(), op.getIndices(),
                          op.getAxisAttr().getInt(), c.grad()));
+  return success();
+}
+
+/// d dest = g; d source = the slices of g that each source slice was added
+/// to: index_select with the same (clamped) indices.
+static LogicalResult indexAddRule(IndexAddOp op, RuleContext &c) {
+  if (c.needs(0))
+    c.set(0, c.grad());
+  if (c.needs(2))
+    c.set(2, IndexSelectOp::create(c.b, c.loc, c.grad(), op.getIndices(),
+                                   op.getAxisAttr()));
   return success();
 }
 
@@ -201,6 +194,7 @@ void mlir::kiln::autodiff::registerTensorRules(DialectRegistry &registry) {
     GatherOp::attachInterface<RuleModel<GatherOp, gatherRule>>(*context);
     IndexSelectOp::attachInterface<RuleModel<IndexSelectOp, indexSelectRule>>(
         *context);
+    IndexAddOp::attachInterface<RuleModel<IndexAddOp, indexAddRule>>(*context);
     attachNonDifferentiable<IotaOp, ConstantOp>(context);
   });
 }
