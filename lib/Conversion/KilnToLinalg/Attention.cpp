@@ -1,12 +1,14 @@
 //===- Attention.cpp - Lower kiln scaled dot-product attention ------------===//
 //
 // kiln.attention becomes an scf.for over the B * Hq (batch, query head)
-// pairs. Each iteration slices Q[b, h], K[b, g] and V[b, g] (g = h / R: the
-// kv head is indexed, never repeated), computes the [Sq, Sk] score block with
-// linalg, masks it with the visibility predicate, takes a safe softmax
-// (empty rows give exactly 0), applies dropout and contracts with V, then
-// inserts the [Sq, Dv] result. Only one (b, h) block is ever live; nothing
-// of size [B, Hq, Sq, Sk] is materialized.
+// pairs. Each iteration slices K[b, g] (transposed once) and V[b, g]
+// (g = h / R: the kv head is indexed, never repeated), then runs over the
+// query blocks of kAttentionQueryBlock rows: for each, it computes the
+// scores on the key tiles that the band lets the block see, masks them with
+// the visibility predicate, takes a safe softmax on those columns (empty
+// rows give exactly 0), applies dropout, contracts with the same tiles of V
+// and inserts the block's rows of O. Only one [rows, Sk] block is ever live;
+// nothing of size [B, Hq, Sq, Sk] is materialized.
 //
 // The predicate and the dropout draw are the builders declared in
 // Attention.h, the one definition the adjoint will reuse. kiln.dropout's
@@ -629,6 +631,13 @@ Value AttentionBlockBuilder::filled(ArrayRef<int64_t> shape, Type type,
   return linalg::FillOp::create(builder, loc, scalar, empty).getResult(0);
 }
 
+Value AttentionBlockBuilder::filledInPlace(Value dest, double value) {
+  Type type = cast<RankedTensorType>(dest.getType()).getElementType();
+  Value scalar = arith::ConstantOp::create(builder, loc,
+                                           builder.getFloatAttr(type, value));
+  return linalg::FillOp::create(builder, loc, scalar, dest).getResult(0);
+}
+
 Value AttentionBlockBuilder::slice(Value source, ArrayRef<OpFoldResult> offsets,
                                    ArrayRef<OpFoldResult> sizes) {
   auto type = cast<RankedTensorType>(source.getType());
@@ -893,7 +902,11 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
                 [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
                     int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
                   BlockBuilder tb{{builder, loc}};
-                  Value tile = tb.filled({rows, keys}, computeType, 0.0);
+                  // The tile is computed in the block's own columns.
+                  Value tile =
+                      tb.filledInPlace(tb.columns(tileArgs[0], firstKey,
+                                                  builder.getIndexAttr(keys)),
+                                       0.0);
                   Value keyTile =
                       tb.columns(kt, firstKey, builder.getIndexAttr(keys));
                   tile = linalg::MatmulOp::create(

@@ -273,6 +273,11 @@ struct AttentionBlockBuilder {
   /// A fresh tensor of `shape` and the float `type` filled with `value`.
   Value filled(ArrayRef<int64_t> shape, Type type, double value);
 
+  /// `dest` (a float tensor) filled with `value`: a linalg.fill into `dest`
+  /// itself, so that a slice of a block bufferizes to a fill in place (a
+  /// fresh tile would be allocated and copied into the block).
+  Value filledInPlace(Value dest, double value);
+
   /// The slice of `source` at `offsets` of `sizes` (unit strides); a fresh
   /// tensor.empty when it has no element for certain (a static size 0, or
   /// a dim of `source` of size 0), since upstream rejects a static offset

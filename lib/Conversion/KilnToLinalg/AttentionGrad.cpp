@@ -3,9 +3,10 @@
 // kiln.attention_grad becomes an scf.for over the B * Hkv (batch, kv head)
 // pairs around an scf.for over the R query heads of the group: the rank-5
 // [B, Hkv, R, Sq, .] view of the adjoint (shared/design/attention.md,
-// "Adjoint"). Each inner iteration recomputes the [Sq, Sk] probabilities P
-// of one (b, h) from Q, K, the masks and softcap exactly as the forward
-// lowering does (the visibility predicate and the dropout draw are the
+// "Adjoint"), and over the query blocks of each head, as in the forward.
+// Each block recomputes its probabilities P on the key tiles it can see
+// from Q, K, the masks and softcap exactly as the forward lowering does (the
+// visibility predicate, the tile range and the dropout draw are the
 // builders of Attention.h; nothing is saved by the forward), then
 //
 //   dV_g += P'^T dO               dP  = (dO V^T) * Z / (1 - p)
@@ -19,8 +20,9 @@
 // or sum is recomputed. rowsum(dP * P) stays (not rowsum(dO * O), which the
 // op allows): see the comment at its computation.
 //
-// dK and dV of kv head g accumulate over its R query heads in the inner
-// loop's iter_args and are inserted once: K and V are never repeated.
+// dK and dV of kv head g accumulate over its R query heads and their query
+// blocks in the loops' iter_args, each key tile only from the blocks that
+// see it, and are inserted once: K and V are never repeated.
 // Masked entries and empty rows have P = 0, hence dS = 0 and P' = 0: they
 // contribute exactly 0 to every result. f16 and bf16 compute in f32 and
 // round each result once.
@@ -273,7 +275,11 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                     GradBlockBuilder tb{{builder, loc}, computeType};
                     Value rhsTile =
                         tb.columns(rhs, firstKey, builder.getIndexAttr(keys));
-                    Value init = tb.filled({rows, keys}, computeType, 0.0);
+                    // The tile is computed in the block's own columns.
+                    Value init =
+                        tb.filledInPlace(tb.columns(tileArgs[0], firstKey,
+                                                    builder.getIndexAttr(keys)),
+                                         0.0);
                     Value tile = tb.contract(lhs, tb.map(3, {0, 2}), rhsTile,
                                              tb.map(3, {2, 1}), init);
                     return {tb.insertColumns(tile, tileArgs[0], firstKey)};
