@@ -1,12 +1,14 @@
 //===- Attention.cpp - Lower kiln scaled dot-product attention ------------===//
 //
 // kiln.attention becomes an scf.for over the B * Hq (batch, query head)
-// pairs. Each iteration slices Q[b, h], K[b, g] and V[b, g] (g = h / R: the
-// kv head is indexed, never repeated), computes the [Sq, Sk] score block with
-// linalg, masks it with the visibility predicate, takes a safe softmax
-// (empty rows give exactly 0), applies dropout and contracts with V, then
-// inserts the [Sq, Dv] result. Only one (b, h) block is ever live; nothing
-// of size [B, Hq, Sq, Sk] is materialized.
+// pairs. Each iteration slices K[b, g] (transposed once) and V[b, g]
+// (g = h / R: the kv head is indexed, never repeated), then runs over the
+// query blocks of kAttentionQueryBlock rows: for each, it computes the
+// scores on the key tiles that the band lets the block see, masks them with
+// the visibility predicate, takes a safe softmax on those columns (empty
+// rows give exactly 0), applies dropout, contracts with the same tiles of V
+// and inserts the block's rows of O. Only one [rows, Sk] block is ever live;
+// nothing of size [B, Hq, Sq, Sk] is materialized.
 //
 // The predicate and the dropout draw are the builders declared in
 // Attention.h, the one definition the adjoint will reuse. kiln.dropout's
@@ -113,6 +115,23 @@ Value mlir::kiln::buildClampedLength(OpBuilder &builder, Location loc,
                                     length);
 }
 
+/// Whether the band edge `edge` (std::nullopt: unbounded) can exclude a
+/// key. p(i) lies in [min(0, Sk - Sq), max(Sq, Sk) - 1], so an edge of
+/// Sq + Sk or more excludes no key 0 <= j < Sk; leaving it out also keeps
+/// the index arithmetic of the predicate and of the key-tile range from
+/// overflowing on a huge window.
+static bool boundsKeys(const AttentionVisibility &visibility,
+                       std::optional<int64_t> edge) {
+  return edge && *edge < visibility.numQueries + visibility.numKeys;
+}
+
+/// p(i) - i: Sk - Sq for bottom_right, 0 for top_left.
+static int64_t getPositionOffset(const AttentionVisibility &visibility) {
+  if (visibility.alignment == AttentionAlignment::bottom_right)
+    return visibility.numKeys - visibility.numQueries;
+  return 0;
+}
+
 Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
                                         const AttentionVisibility &visibility,
                                         Value b, Value h, Value i, Value j) {
@@ -124,20 +143,14 @@ Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
                       : term;
   };
 
-  // The band. p(i) lies in [min(0, Sk - Sq), max(Sq, Sk) - 1], so an edge
-  // of Sq + Sk or more excludes no key 0 <= j < Sk; skipping it also keeps
-  // the index arithmetic below from overflowing on a huge window.
-  auto bounds = [&](std::optional<int64_t> edge) {
-    return edge && *edge < numQueries + numKeys;
-  };
-  bool hasLeft = bounds(visibility.windowLeft);
-  bool hasRight = bounds(visibility.windowRight);
+  // The band.
+  bool hasLeft = boundsKeys(visibility, visibility.windowLeft);
+  bool hasRight = boundsKeys(visibility, visibility.windowRight);
   if (hasLeft || hasRight) {
     Value position = i;
-    if (visibility.alignment == AttentionAlignment::bottom_right &&
-        numKeys != numQueries)
+    if (int64_t positionOffset = getPositionOffset(visibility))
       position = arith::AddIOp::create(
-          builder, loc, i, constIndex(builder, loc, numKeys - numQueries));
+          builder, loc, i, constIndex(builder, loc, positionOffset));
     auto offset = [&](int64_t delta) -> Value {
       if (delta == 0)
         return position;
@@ -313,14 +326,16 @@ Value mlir::kiln::buildGuardedExp(OpBuilder &builder, Location loc, Value x,
 
 Value mlir::kiln::extractHeadBlock(OpBuilder &builder, Location loc,
                                    Value source, Value b, Value head,
-                                   int64_t rows, int64_t cols) {
+                                   int64_t rows, int64_t cols,
+                                   OpFoldResult firstRow) {
   auto type = RankedTensorType::get(
       {rows, cols}, cast<RankedTensorType>(source.getType()).getElementType());
   if (rows == 0 || cols == 0)
     return tensor::EmptyOp::create(builder, loc, type.getShape(),
                                    type.getElementType());
-  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
-                                       builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> offsets = {
+      b, head, firstRow ? firstRow : OpFoldResult(builder.getIndexAttr(0)),
+      builder.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes = {
       builder.getIndexAttr(1), builder.getIndexAttr(1),
       builder.getIndexAttr(rows), builder.getIndexAttr(cols)};
@@ -330,12 +345,14 @@ Value mlir::kiln::extractHeadBlock(OpBuilder &builder, Location loc,
 }
 
 Value mlir::kiln::insertHeadBlock(OpBuilder &builder, Location loc, Value block,
-                                  Value dest, Value b, Value head) {
+                                  Value dest, Value b, Value head,
+                                  OpFoldResult firstRow) {
   auto type = cast<RankedTensorType>(block.getType());
   if (type.getNumElements() == 0)
     return dest;
-  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0),
-                                       builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> offsets = {
+      b, head, firstRow ? firstRow : OpFoldResult(builder.getIndexAttr(0)),
+      builder.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
                                      builder.getIndexAttr(1),
                                      builder.getIndexAttr(type.getDimSize(0)),
@@ -343,6 +360,216 @@ Value mlir::kiln::insertHeadBlock(OpBuilder &builder, Location loc, Value block,
   SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
   return tensor::InsertSliceOp::create(builder, loc, block, dest, offsets,
                                        sizes, strides);
+}
+
+//===----------------------------------------------------------------------===//
+// Query blocks and key tiles
+//===----------------------------------------------------------------------===//
+
+Value mlir::kiln::getIndexValue(OpBuilder &builder, Location loc,
+                                OpFoldResult x) {
+  if (auto value = dyn_cast<Value>(x))
+    return value;
+  return constIndex(builder, loc, *getConstantIntValue(x));
+}
+
+/// `f(x, y)` on index values: a constant when both are constants (`eval`),
+/// an op otherwise (`build`).
+static OpFoldResult foldIndexOp(OpBuilder &builder, Location loc,
+                                OpFoldResult x, OpFoldResult y,
+                                function_ref<int64_t(int64_t, int64_t)> eval,
+                                function_ref<Value(Value, Value)> build) {
+  std::optional<int64_t> cx = getConstantIntValue(x);
+  std::optional<int64_t> cy = getConstantIntValue(y);
+  if (cx && cy)
+    return builder.getIndexAttr(eval(*cx, *cy));
+  return build(getIndexValue(builder, loc, x), getIndexValue(builder, loc, y));
+}
+
+OpFoldResult mlir::kiln::addIndex(OpBuilder &builder, Location loc,
+                                  OpFoldResult x, OpFoldResult y) {
+  if (isConstantIntValue(y, 0))
+    return x;
+  return foldIndexOp(
+      builder, loc, x, y, [](int64_t a, int64_t b) { return a + b; },
+      [&](Value a, Value b) -> Value {
+        return arith::AddIOp::create(builder, loc, a, b);
+      });
+}
+
+Value mlir::kiln::addOffset(OpBuilder &builder, Location loc, Value x,
+                            OpFoldResult offset) {
+  return getIndexValue(builder, loc, addIndex(builder, loc, x, offset));
+}
+
+OpFoldResult mlir::kiln::subIndex(OpBuilder &builder, Location loc,
+                                  OpFoldResult x, OpFoldResult y) {
+  if (isConstantIntValue(y, 0))
+    return x;
+  return foldIndexOp(
+      builder, loc, x, y, [](int64_t a, int64_t b) { return a - b; },
+      [&](Value a, Value b) -> Value {
+        return arith::SubIOp::create(builder, loc, a, b);
+      });
+}
+
+AttentionKeyTiles
+mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
+                                 const AttentionVisibility &visibility,
+                                 OpFoldResult firstRow, int64_t rows) {
+  assert(rows > 0 && "expected a block with rows");
+  int64_t numKeys = visibility.numKeys;
+  int64_t numTiles = llvm::divideCeil(numKeys, kAttentionKeyTile);
+  auto index = [&](int64_t value) -> OpFoldResult {
+    return builder.getIndexAttr(value);
+  };
+  auto floorDiv = [&](OpFoldResult x, int64_t y) {
+    return foldIndexOp(
+        builder, loc, x, index(y),
+        [](int64_t a, int64_t b) { return llvm::divideFloorSigned(a, b); },
+        [&](Value a, Value b) -> Value {
+          return arith::FloorDivSIOp::create(builder, loc, a, b);
+        });
+  };
+  auto mul = [&](OpFoldResult x, int64_t y) {
+    return foldIndexOp(
+        builder, loc, x, index(y), [](int64_t a, int64_t b) { return a * b; },
+        [&](Value a, Value b) -> Value {
+          return arith::MulIOp::create(builder, loc, a, b);
+        });
+  };
+  auto min = [&](OpFoldResult x, OpFoldResult y) {
+    return foldIndexOp(
+        builder, loc, x, y, [](int64_t a, int64_t b) { return std::min(a, b); },
+        [&](Value a, Value b) -> Value {
+          return arith::MinSIOp::create(builder, loc, a, b);
+        });
+  };
+  auto max = [&](OpFoldResult x, OpFoldResult y) {
+    return foldIndexOp(
+        builder, loc, x, y, [](int64_t a, int64_t b) { return std::max(a, b); },
+        [&](Value a, Value b) -> Value {
+          return arith::MaxSIOp::create(builder, loc, a, b);
+        });
+  };
+  int64_t positionOffset = getPositionOffset(visibility);
+
+  // Row i sees keys [p(i) - L, p(i) + R] with p(i) = i + offset, so the
+  // block sees [p(first) - L, p(last) + R]: the tiles from
+  // floor((p(first) - L) / T) to floor((p(last) + R) / T), clamped to the
+  // tiles that exist, and the first no later than the end.
+  AttentionKeyTiles tiles;
+  tiles.endTile = index(numTiles);
+  if (boundsKeys(visibility, visibility.windowRight)) {
+    OpFoldResult lastKey =
+        addIndex(builder, loc, firstRow,
+                 index(rows - 1 + positionOffset + *visibility.windowRight));
+    OpFoldResult endTile =
+        addIndex(builder, loc, floorDiv(lastKey, kAttentionKeyTile), index(1));
+    tiles.endTile = min(max(endTile, index(0)), tiles.endTile);
+  }
+  tiles.firstTile = index(0);
+  if (boundsKeys(visibility, visibility.windowLeft)) {
+    OpFoldResult firstKey = addIndex(
+        builder, loc, firstRow, index(positionOffset - *visibility.windowLeft));
+    OpFoldResult firstTile = floorDiv(firstKey, kAttentionKeyTile);
+    tiles.firstTile = min(max(firstTile, index(0)), tiles.endTile);
+  }
+  tiles.firstKey = min(mul(tiles.firstTile, kAttentionKeyTile), index(numKeys));
+  tiles.endKey = min(mul(tiles.endTile, kAttentionKeyTile), index(numKeys));
+  return tiles;
+}
+
+SmallVector<Value> mlir::kiln::buildQueryBlockLoop(OpBuilder &builder,
+                                                   Location loc,
+                                                   int64_t numQueries,
+                                                   ValueRange inits,
+                                                   QueryBlockBodyFn body) {
+  int64_t numFull = numQueries / kAttentionQueryBlock;
+  int64_t remainder = numQueries % kAttentionQueryBlock;
+  SmallVector<Value> values(inits);
+  if (numFull == 1) {
+    values = body(builder, loc, builder.getIndexAttr(0), kAttentionQueryBlock,
+                  values);
+  } else if (numFull > 1) {
+    auto loop = scf::ForOp::create(
+        builder, loc, constIndex(builder, loc, 0),
+        constIndex(builder, loc, numFull * kAttentionQueryBlock),
+        constIndex(builder, loc, kAttentionQueryBlock), values,
+        [&](OpBuilder &b, Location l, Value firstRow, ValueRange args) {
+          scf::YieldOp::create(
+              b, l, body(b, l, firstRow, kAttentionQueryBlock, args));
+        });
+    values.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (remainder > 0)
+    values =
+        body(builder, loc, builder.getIndexAttr(numFull * kAttentionQueryBlock),
+             remainder, values);
+  return values;
+}
+
+SmallVector<Value> mlir::kiln::buildKeyTileLoop(OpBuilder &builder,
+                                                Location loc, int64_t numKeys,
+                                                const AttentionKeyTiles &tiles,
+                                                ValueRange inits,
+                                                KeyTileBodyFn body) {
+  int64_t numFull = numKeys / kAttentionKeyTile;
+  int64_t remainder = numKeys % kAttentionKeyTile;
+  std::optional<int64_t> firstTile = getConstantIntValue(tiles.firstTile);
+  std::optional<int64_t> endTile = getConstantIntValue(tiles.endTile);
+  SmallVector<Value> values(inits);
+  if (numFull > 0) {
+    // The full tiles [firstTile, min(endTile, numFull)), over first keys.
+    if (firstTile && endTile && std::min(*endTile, numFull) <= *firstTile + 1) {
+      if (*firstTile < std::min(*endTile, numFull))
+        values = body(builder, loc,
+                      builder.getIndexAttr(*firstTile * kAttentionKeyTile),
+                      kAttentionKeyTile, values);
+    } else {
+      Value tileSize = constIndex(builder, loc, kAttentionKeyTile);
+      Value end = arith::MulIOp::create(
+          builder, loc,
+          arith::MinSIOp::create(builder, loc,
+                                 getIndexValue(builder, loc, tiles.endTile),
+                                 constIndex(builder, loc, numFull)),
+          tileSize);
+      auto loop = scf::ForOp::create(
+          builder, loc, getIndexValue(builder, loc, tiles.firstKey), end,
+          tileSize, values,
+          [&](OpBuilder &b, Location l, Value firstKey, ValueRange args) {
+            scf::YieldOp::create(b, l,
+                                 body(b, l, firstKey, kAttentionKeyTile, args));
+          });
+      values.assign(loop.getResults().begin(), loop.getResults().end());
+    }
+  }
+  if (remainder > 0) {
+    // The partial last tile, numFull, when firstTile <= numFull < endTile.
+    OpFoldResult firstKey = builder.getIndexAttr(numFull * kAttentionKeyTile);
+    if (firstTile && endTile) {
+      if (*firstTile <= numFull && numFull < *endTile)
+        values = body(builder, loc, firstKey, remainder, values);
+      return values;
+    }
+    Value numFullValue = constIndex(builder, loc, numFull);
+    Value inRange = arith::AndIOp::create(
+        builder, loc,
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sle,
+                              getIndexValue(builder, loc, tiles.firstTile),
+                              numFullValue),
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sgt,
+                              getIndexValue(builder, loc, tiles.endTile),
+                              numFullValue));
+    auto ifOp = scf::IfOp::create(
+        builder, loc, inRange,
+        [&](OpBuilder &b, Location l) {
+          scf::YieldOp::create(b, l, body(b, l, firstKey, remainder, values));
+        },
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, values); });
+    values.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+  }
+  return values;
 }
 
 //===----------------------------------------------------------------------===//
@@ -402,6 +629,90 @@ Value AttentionBlockBuilder::filled(ArrayRef<int64_t> shape, Type type,
   Value scalar = arith::ConstantOp::create(builder, loc,
                                            builder.getFloatAttr(type, value));
   return linalg::FillOp::create(builder, loc, scalar, empty).getResult(0);
+}
+
+Value AttentionBlockBuilder::filledInPlace(Value dest, double value) {
+  Type type = cast<RankedTensorType>(dest.getType()).getElementType();
+  Value scalar = arith::ConstantOp::create(builder, loc,
+                                           builder.getFloatAttr(type, value));
+  return linalg::FillOp::create(builder, loc, scalar, dest).getResult(0);
+}
+
+Value AttentionBlockBuilder::slice(Value source, ArrayRef<OpFoldResult> offsets,
+                                   ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamicSizes;
+  bool empty = false;
+  for (auto [dim, size] : llvm::enumerate(sizes)) {
+    std::optional<int64_t> staticSize = getConstantIntValue(size);
+    shape.push_back(staticSize ? *staticSize : ShapedType::kDynamic);
+    if (!staticSize)
+      dynamicSizes.push_back(cast<Value>(size));
+    empty |= staticSize == 0 || type.getDimSize(dim) == 0;
+  }
+  auto sliceType = RankedTensorType::get(shape, type.getElementType());
+  if (empty)
+    return tensor::EmptyOp::create(builder, loc, Type(sliceType), dynamicSizes);
+  // The whole of `source` (a single block or tile): no slice.
+  if (sliceType == type && llvm::all_of(offsets, [](OpFoldResult offset) {
+        return isConstantIntValue(offset, 0);
+      }))
+    return source;
+  SmallVector<OpFoldResult> strides(sizes.size(), builder.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(builder, loc, sliceType, source,
+                                        offsets, sizes, strides);
+}
+
+Value AttentionBlockBuilder::insert(Value tile, Value dest,
+                                    ArrayRef<OpFoldResult> offsets) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  if (llvm::is_contained(type.getShape(), 0))
+    return dest;
+  // All of `dest`: the tile replaces it.
+  if (type == dest.getType() && llvm::all_of(offsets, [](OpFoldResult offset) {
+        return isConstantIntValue(offset, 0);
+      }))
+    return tile;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, tile);
+  SmallVector<OpFoldResult> strides(sizes.size(), builder.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(builder, loc, tile, dest, offsets, sizes,
+                                       strides);
+}
+
+Value AttentionBlockBuilder::columns(Value block, OpFoldResult first,
+                                     OpFoldResult count) {
+  int64_t rows = cast<RankedTensorType>(block.getType()).getDimSize(0);
+  return slice(block, {builder.getIndexAttr(0), first},
+               {builder.getIndexAttr(rows), count});
+}
+
+Value AttentionBlockBuilder::rows(Value block, OpFoldResult first,
+                                  int64_t count) {
+  int64_t cols = cast<RankedTensorType>(block.getType()).getDimSize(1);
+  return slice(block, {first, builder.getIndexAttr(0)},
+               {builder.getIndexAttr(count), builder.getIndexAttr(cols)});
+}
+
+Value AttentionBlockBuilder::insertColumns(Value tile, Value block,
+                                           OpFoldResult first) {
+  return insert(tile, block, {builder.getIndexAttr(0), first});
+}
+
+Value AttentionBlockBuilder::insertRows(Value tile, Value block,
+                                        OpFoldResult first) {
+  return insert(tile, block, {first, builder.getIndexAttr(0)});
+}
+
+Value AttentionBlockBuilder::transpose(Value matrix) {
+  auto type = cast<RankedTensorType>(matrix.getType());
+  Value init = tensor::EmptyOp::create(builder, loc,
+                                       {type.getDimSize(1), type.getDimSize(0)},
+                                       type.getElementType());
+  return linalg::TransposeOp::create(builder, loc, matrix, init,
+                                     ArrayRef<int64_t>{1, 0})
+      .getResult()
+      .front();
 }
 
 Value AttentionBlockBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs,
@@ -553,129 +864,192 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
         rewriter, loc, zero, constIndex(rewriter, loc, batch * numHeads), one,
         inits,
         [&](OpBuilder &builder, Location loc, Value bh, ValueRange iterArgs) {
-          BlockBuilder bb{{builder, loc}};
+          BlockBuilder hb{{builder, loc}};
           Value numHeadsValue = constIndex(builder, loc, numHeads);
           Value b = arith::DivUIOp::create(builder, loc, bh, numHeadsValue);
           Value h = arith::RemUIOp::create(builder, loc, bh, numHeadsValue);
           Value g = arith::DivUIOp::create(builder, loc, h,
                                            constIndex(builder, loc, groupSize));
 
-          // Q[b, h], K[b, g], V[b, g] as rank-2 slices.
-          Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h,
-                                     numQueries, keyDim);
-          Value k = extractHeadBlock(builder, loc, adaptor.getKey(), b, g,
-                                     numKeys, keyDim);
+          // K[b, g] transposed once per (b, h), so that each score tile
+          // reads its [Dk, Tk] block of Kᵀ with contiguous rows (a
+          // transposed operand would be repacked by every query block), and
+          // V[b, g]; the kv head is indexed, never repeated.
+          Value kt = hb.transpose(extractHeadBlock(
+              builder, loc, adaptor.getKey(), b, g, numKeys, keyDim));
           Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
                                      numKeys, valueDim);
 
-          // s[i, j] = sum_d Q[i, d] * K[j, d]
-          Value scores = bb.filled({numQueries, numKeys}, computeType, 0.0);
-          scores = bb.contract(q, bb.map(3, {0, 2}), k, bb.map(3, {1, 2}),
-                               scores);
+          auto queryBlock = [&](OpBuilder &builder, Location loc,
+                                OpFoldResult firstRow, int64_t rows,
+                                ValueRange args) -> SmallVector<Value> {
+            BlockBuilder bb{{builder, loc}};
+            Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h,
+                                       rows, keyDim, firstRow);
+            // The key tiles some row of the block may see; every other key
+            // has P = 0 in every row, so it is neither scored nor summed.
+            AttentionKeyTiles tiles = buildVisibleKeyTiles(
+                builder, loc, logitParams.visibility, firstRow, rows);
+            OpFoldResult width =
+                subIndex(builder, loc, tiles.endKey, tiles.firstKey);
 
-          // t[i, j] = visible ? cap(scale * s) + mask_add : -inf
-          double negInf = -std::numeric_limits<double>::infinity();
-          AffineMap id2 = bb.map(2, {0, 1});
-          Value logits = bb.updateBlock(
-              scores, ValueRange{}, {},
-              [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
-                  Value j) -> Value {
-                return logitParams.build(pb, pl, args[0], b, h, i, j);
-              });
+            // s[i, j] = sum_d Q[i, d] * K[j, d], tile by tile into the
+            // block's [rows, Sk] scores (only the visible tiles are written).
+            Value scores = tensor::EmptyOp::create(
+                builder, loc, ArrayRef<int64_t>{rows, numKeys}, computeType);
+            scores = buildKeyTileLoop(
+                builder, loc, numKeys, tiles, scores,
+                [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
+                    int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
+                  BlockBuilder tb{{builder, loc}};
+                  // The tile is computed in the block's own columns.
+                  Value tile =
+                      tb.filledInPlace(tb.columns(tileArgs[0], firstKey,
+                                                  builder.getIndexAttr(keys)),
+                                       0.0);
+                  Value keyTile =
+                      tb.columns(kt, firstKey, builder.getIndexAttr(keys));
+                  tile = linalg::MatmulOp::create(
+                             builder, loc, TypeRange{tile.getType()},
+                             ValueRange{q, keyTile}, ValueRange{tile})
+                             .getResult(0);
+                  return {tb.insertColumns(tile, tileArgs[0], firstKey)};
+                })[0];
 
-          // m[i] = max_j t[i, j]; -inf marks an empty row.
-          Value rowMax = bb.rowMax(logits);
+            // The softmax runs on the visible columns [firstKey, endKey)
+            // alone, in place: an invisible key would add exp(-inf) = 0 to
+            // the row sum and nothing to the row max, so the rows' m, l and
+            // P are those of the whole row.
+            Value visibleScores = bb.columns(scores, tiles.firstKey, width);
 
-          // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf)
-          // is never evaluated into the result.
-          Value exps = bb.updateBlock(
-              logits, rowMax, bb.map(2, {0}),
-              [&](OpBuilder &pb, Location pl, ValueRange args, Value,
-                  Value) -> Value {
-                return buildGuardedExp(pb, pl, args[0], args[1], negInf);
-              });
+            // t[i, j] = visible ? cap(scale * s) + mask_add : -inf
+            double negInf = -std::numeric_limits<double>::infinity();
+            AffineMap id2 = bb.map(2, {0, 1});
+            Value logits = bb.updateBlock(
+                visibleScores, ValueRange{}, {},
+                [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
+                    Value j) -> Value {
+                  i = addOffset(pb, pl, i, firstRow);
+                  j = addOffset(pb, pl, j, tiles.firstKey);
+                  return logitParams.build(pb, pl, args[0], b, h, i, j);
+                });
 
-          // l[i] = sum_j e[i, j]: 0 exactly for an empty row, >= 1 otherwise.
-          Value rowSum = bb.rowSum(exps);
+            // m[i] = max_j t[i, j]; -inf marks an empty row (also a block
+            // that sees no key).
+            Value rowMax = bb.rowMax(logits);
 
-          // P'[i, j] = e / l * Z / (1 - p), and 0 for an empty row.
-          Value probs = bb.updateBlock(
-              exps, rowSum, bb.map(2, {0}),
-              [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
-                  Value j) -> Value {
-                Value zeroValue =
-                    arith::ConstantOp::create(pb, pl, computeAttr(0.0));
-                Value empty = arith::CmpFOp::create(
-                    pb, pl, arith::CmpFPredicate::OEQ, args[1], zeroValue);
-                Value p = arith::DivFOp::create(pb, pl, args[0], args[1]);
-                if (dropout > 0.0) {
-                  Value keep = buildAttentionDropoutKeep(
-                      pb, pl, seed, dropout, scoresShape, b, h, i, j);
-                  Value scaled = arith::MulFOp::create(
-                      pb, pl, p,
-                      arith::ConstantOp::create(
-                          pb, pl, computeAttr(1.0 / (1.0 - dropout))));
-                  p = arith::SelectOp::create(pb, pl, keep, scaled, zeroValue);
-                }
-                return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
-              });
+            // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf)
+            // is never evaluated into the result.
+            Value exps = bb.updateBlock(
+                logits, rowMax, bb.map(2, {0}),
+                [&](OpBuilder &pb, Location pl, ValueRange args, Value,
+                    Value) -> Value {
+                  return buildGuardedExp(pb, pl, args[0], args[1], negInf);
+                });
 
-          SmallVector<Value> yields;
-          // O[i, d] = sum_j P'[i, j] * V[j, d], as a named linalg.matmul
-          // (V extended to the compute type by its cast). It must not be a
-          // linalg.generic: linalg-fuse-elementwise-ops would fuse `probs`
-          // into it, and since `probs` reads its own init (the in-place
-          // block), the fused op would re-normalize P'[i, j] once per d.
-          // The other in-place updates each have two users (a reduction and
-          // the next update), so they are never fused.
-          if (valueDim == 0) {
-            yields.push_back(iterArgs[0]);
-          } else {
-            Value out = bb.filled({numQueries, valueDim}, computeType, 0.0);
-            out =
-                linalg::MatmulOp::create(builder, loc, TypeRange{out.getType()},
-                                         ValueRange{probs, v}, ValueRange{out})
-                    .getResult(0);
-            if (computeType != elementType) {
-              Value rounded = tensor::EmptyOp::create(
-                  builder, loc, {numQueries, valueDim}, elementType);
-              out = bb.updateBlock(rounded, out, id2,
+            // l[i] = sum_j e[i, j]: 0 exactly for an empty row, >= 1
+            // otherwise.
+            Value rowSum = bb.rowSum(exps);
+
+            // P'[i, j] = e / l * Z / (1 - p), and 0 for an empty row.
+            Value probs = bb.updateBlock(
+                exps, rowSum, bb.map(2, {0}),
+                [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
+                    Value j) -> Value {
+                  Value zeroValue =
+                      arith::ConstantOp::create(pb, pl, computeAttr(0.0));
+                  Value empty = arith::CmpFOp::create(
+                      pb, pl, arith::CmpFPredicate::OEQ, args[1], zeroValue);
+                  Value p = arith::DivFOp::create(pb, pl, args[0], args[1]);
+                  if (dropout > 0.0) {
+                    i = addOffset(pb, pl, i, firstRow);
+                    j = addOffset(pb, pl, j, tiles.firstKey);
+                    Value keep = buildAttentionDropoutKeep(
+                        pb, pl, seed, dropout, scoresShape, b, h, i, j);
+                    Value scaled = arith::MulFOp::create(
+                        pb, pl, p,
+                        arith::ConstantOp::create(
+                            pb, pl, computeAttr(1.0 / (1.0 - dropout))));
+                    p = arith::SelectOp::create(pb, pl, keep, scaled,
+                                                zeroValue);
+                  }
+                  return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+                });
+
+            SmallVector<Value> yields;
+            // O[i, d] = sum_j P'[i, j] * V[j, d] over the visible tiles, as
+            // named linalg.matmuls (V extended to the compute type by their
+            // cast). They must not be linalg.generics:
+            // linalg-fuse-elementwise-ops would fuse `probs` into them, and
+            // since `probs` reads its own init (the in-place block), the
+            // fused op would re-normalize P'[i, j] once per d. The other
+            // in-place updates each have two users (a reduction and the
+            // next update), so they are never fused.
+            if (valueDim == 0) {
+              yields.push_back(args[0]);
+            } else {
+              Value out = bb.filled({rows, valueDim}, computeType, 0.0);
+              out = buildKeyTileLoop(
+                  builder, loc, numKeys, tiles, out,
+                  [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
+                      int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
+                    BlockBuilder tb{{builder, loc}};
+                    OpFoldResult column =
+                        subIndex(builder, loc, firstKey, tiles.firstKey);
+                    Value p =
+                        tb.columns(probs, column, builder.getIndexAttr(keys));
+                    Value vTile = tb.rows(v, firstKey, keys);
+                    return {linalg::MatmulOp::create(
+                                builder, loc, TypeRange{tileArgs[0].getType()},
+                                ValueRange{p, vTile}, ValueRange{tileArgs[0]})
+                                .getResult(0)};
+                  })[0];
+              if (computeType != elementType) {
+                Value rounded = tensor::EmptyOp::create(
+                    builder, loc, ArrayRef<int64_t>{rows, valueDim},
+                    elementType);
+                out =
+                    bb.updateBlock(rounded, out, id2,
                                    [&](OpBuilder &pb, Location pl,
                                        ValueRange args, Value, Value) -> Value {
                                      return arith::TruncFOp::create(
                                          pb, pl, elementType, args[1]);
                                    });
+              }
+              yields.push_back(
+                  insertHeadBlock(builder, loc, out, args[0], b, h, firstRow));
             }
-            yields.push_back(
-                insertHeadBlock(builder, loc, out, iterArgs[0], b, h));
-          }
 
-          // LSE[i] = m + log(l), and +inf for an empty row (m = -inf, l = 0).
-          if (lseInit) {
-            Value rowLse = bb.mapRows(
-                rowMax, rowSum,
-                [&](OpBuilder &pb, Location pl, Value m, Value l) -> Value {
-                  Value empty = arith::CmpFOp::create(
-                      pb, pl, arith::CmpFPredicate::OEQ, m,
-                      arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
-                  Value lse = arith::AddFOp::create(
-                      pb, pl, m, math::LogOp::create(pb, pl, l));
-                  return arith::SelectOp::create(
-                      pb, pl, empty,
-                      arith::ConstantOp::create(pb, pl, computeAttr(-negInf)),
-                      lse);
-                });
-            SmallVector<OpFoldResult> lseOffsets = {b, h,
-                                                    builder.getIndexAttr(0)};
-            SmallVector<OpFoldResult> lseSizes = {
-                builder.getIndexAttr(1), builder.getIndexAttr(1),
-                builder.getIndexAttr(numQueries)};
-            SmallVector<OpFoldResult> lseStrides(3, builder.getIndexAttr(1));
-            yields.push_back(tensor::InsertSliceOp::create(
-                builder, loc, rowLse, iterArgs[1], lseOffsets, lseSizes,
-                lseStrides));
-          }
-          scf::YieldOp::create(builder, loc, yields);
+            // LSE[i] = m + log(l), and +inf for an empty row (m = -inf,
+            // l = 0).
+            if (lseInit) {
+              Value rowLse = bb.mapRows(
+                  rowMax, rowSum,
+                  [&](OpBuilder &pb, Location pl, Value m, Value l) -> Value {
+                    Value empty = arith::CmpFOp::create(
+                        pb, pl, arith::CmpFPredicate::OEQ, m,
+                        arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
+                    Value lse = arith::AddFOp::create(
+                        pb, pl, m, math::LogOp::create(pb, pl, l));
+                    return arith::SelectOp::create(
+                        pb, pl, empty,
+                        arith::ConstantOp::create(pb, pl, computeAttr(-negInf)),
+                        lse);
+                  });
+              SmallVector<OpFoldResult> lseOffsets = {b, h, firstRow};
+              SmallVector<OpFoldResult> lseSizes = {builder.getIndexAttr(1),
+                                                    builder.getIndexAttr(1),
+                                                    builder.getIndexAttr(rows)};
+              SmallVector<OpFoldResult> lseStrides(3, builder.getIndexAttr(1));
+              yields.push_back(tensor::InsertSliceOp::create(
+                  builder, loc, rowLse, args[1], lseOffsets, lseSizes,
+                  lseStrides));
+            }
+            return yields;
+          };
+          scf::YieldOp::create(builder, loc,
+                               buildQueryBlockLoop(builder, loc, numQueries,
+                                                   iterArgs, queryBlock));
         });
     rewriter.replaceOp(op, loop.getResults());
     return success();

@@ -153,15 +153,92 @@ Value buildAttentionDropoutKeep(OpBuilder &builder, Location loc, Value seed,
 Value buildGuardedExp(OpBuilder &builder, Location loc, Value x, Value m,
                       double emptyRow);
 
-/// The rank-2 [rows, cols] slice at (b, head) of a rank-4 tensor (a fresh
-/// tensor.empty when rows or cols is 0: there is nothing to read).
+/// The rank-2 [rows, cols] slice at (b, head, firstRow, 0) of a rank-4
+/// tensor (a fresh tensor.empty when rows or cols is 0: there is nothing to
+/// read). A null `firstRow` is row 0.
 Value extractHeadBlock(OpBuilder &builder, Location loc, Value source, Value b,
-                       Value head, int64_t rows, int64_t cols);
+                       Value head, int64_t rows, int64_t cols,
+                       OpFoldResult firstRow = {});
 
-/// Inserts the rank-2 `block` into the rank-4 `dest` at (b, head); a block
-/// without elements leaves `dest` as it is.
+/// Inserts the rank-2 `block` into the rank-4 `dest` at (b, head, firstRow,
+/// 0); a block without elements leaves `dest` as it is. A null `firstRow` is
+/// row 0.
 Value insertHeadBlock(OpBuilder &builder, Location loc, Value block, Value dest,
-                      Value b, Value head);
+                      Value b, Value head, OpFoldResult firstRow = {});
+
+//===----------------------------------------------------------------------===//
+// Query blocks and key tiles
+//===----------------------------------------------------------------------===//
+
+/// The linalg lowerings split the Sq queries of a (b, h) into blocks of
+/// kAttentionQueryBlock rows (the last one a static remainder) and run their
+/// contractions on key tiles of kAttentionKeyTile keys (the last one a static
+/// remainder), only on the tiles that the band lets some row of the block
+/// see: every matmul has a static shape for kiln-matmul-kernels.
+constexpr int64_t kAttentionQueryBlock = 64;
+constexpr int64_t kAttentionKeyTile = 64;
+
+/// The key tiles `[firstTile, endTile)` that rows `[firstRow, firstRow +
+/// rows)` may see, by the band alone, and the keys `[firstKey, endKey)` they
+/// cover (tile t holds keys [t * kAttentionKeyTile, ...)); constants where
+/// they are static. Every key outside is invisible to every row of the
+/// block; the range is empty (firstTile == endTile, firstKey == endKey) when
+/// no key is visible.
+struct AttentionKeyTiles {
+  OpFoldResult firstTile, endTile;
+  OpFoldResult firstKey, endKey;
+};
+
+/// Builds the key-tile range of a block of `rows` query rows starting at
+/// `firstRow`, from the band of `visibility` (the same edges, alignment and
+/// "an edge of Sq + Sk or more bounds nothing" rule as
+/// buildAttentionVisible). The lengths and masks are left to the predicate:
+/// a bound read from a buffer would be a host read of device memory in the
+/// GPU pipeline, which runs this lowering too.
+AttentionKeyTiles buildVisibleKeyTiles(OpBuilder &builder, Location loc,
+                                       const AttentionVisibility &visibility,
+                                       OpFoldResult firstRow, int64_t rows);
+
+/// `x` as an index value (a constant when it is an attribute).
+Value getIndexValue(OpBuilder &builder, Location loc, OpFoldResult x);
+
+/// x + y, folded when both are constants; `x` itself for y = 0.
+OpFoldResult addIndex(OpBuilder &builder, Location loc, OpFoldResult x,
+                      OpFoldResult y);
+
+/// x + offset for an index value `x` (`x` itself for a constant 0).
+Value addOffset(OpBuilder &builder, Location loc, Value x, OpFoldResult offset);
+
+/// x - y, folded when both are constants; `x` itself for y = 0.
+OpFoldResult subIndex(OpBuilder &builder, Location loc, OpFoldResult x,
+                      OpFoldResult y);
+
+/// The body of one query block: its first row (an index value), its static
+/// number of rows and the loop-carried values; returns the next ones.
+using QueryBlockBodyFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, OpFoldResult firstRow, int64_t rows, ValueRange)>;
+
+/// Runs `body` over the query blocks of `numQueries` rows, threading
+/// `inits` through: an scf.for over the full blocks (the block itself when
+/// there is one), then the remainder block. Returns the final values.
+SmallVector<Value> buildQueryBlockLoop(OpBuilder &builder, Location loc,
+                                       int64_t numQueries, ValueRange inits,
+                                       QueryBlockBodyFn body);
+
+/// The body of one key tile: its first key (an index value), its static
+/// number of keys and the loop-carried values; returns the next ones.
+using KeyTileBodyFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, OpFoldResult firstKey, int64_t keys, ValueRange)>;
+
+/// Runs `body` over the key tiles in `tiles` of `numKeys` keys, threading
+/// `inits` through: an scf.for over the full tiles, then the remainder tile
+/// under an scf.if when the range holds it. A static range gets no loop
+/// for a single tile and no scf.if for a remainder it surely holds (or
+/// lacks). Returns the final values.
+SmallVector<Value> buildKeyTileLoop(OpBuilder &builder, Location loc,
+                                    int64_t numKeys,
+                                    const AttentionKeyTiles &tiles,
+                                    ValueRange inits, KeyTileBodyFn body);
 
 /// AttentionGrad.cpp: kiln.attention_grad. Called by
 /// populateAttentionPatterns.
@@ -195,6 +272,38 @@ struct AttentionBlockBuilder {
 
   /// A fresh tensor of `shape` and the float `type` filled with `value`.
   Value filled(ArrayRef<int64_t> shape, Type type, double value);
+
+  /// `dest` (a float tensor) filled with `value`: a linalg.fill into `dest`
+  /// itself, so that a slice of a block bufferizes to a fill in place (a
+  /// fresh tile would be allocated and copied into the block).
+  Value filledInPlace(Value dest, double value);
+
+  /// The slice of `source` at `offsets` of `sizes` (unit strides); a fresh
+  /// tensor.empty when it has no element for certain (a static size 0, or
+  /// a dim of `source` of size 0), since upstream rejects a static offset
+  /// at the end of a dim.
+  Value slice(Value source, ArrayRef<OpFoldResult> offsets,
+              ArrayRef<OpFoldResult> sizes);
+
+  /// Inserts `tile` into `dest` at `offsets` (unit strides); `dest` as it
+  /// is when `tile` has a static size 0.
+  Value insert(Value tile, Value dest, ArrayRef<OpFoldResult> offsets);
+
+  /// The [rows, count] slice of the rank-2 `block` from column `first`.
+  Value columns(Value block, OpFoldResult first, OpFoldResult count);
+
+  /// The [count, cols] slice of the rank-2 `block` from row `first`.
+  Value rows(Value block, OpFoldResult first, int64_t count);
+
+  /// Inserts the rank-2 `tile` into `block` from column `first`.
+  Value insertColumns(Value tile, Value block, OpFoldResult first);
+
+  /// Inserts the rank-2 `tile` into `block` from row `first`.
+  Value insertRows(Value tile, Value block, OpFoldResult first);
+
+  /// The transpose of the rank-2 `matrix` (linalg.transpose into a fresh
+  /// tensor), so that a contraction reads it with contiguous rows.
+  Value transpose(Value matrix);
 
   /// init[d0, d1] += sum_d2 lhs(lhsMap) * rhs(rhsMap), the operands extended
   /// to the accumulator's type: a linalg.matmul with these indexing maps

@@ -3,9 +3,10 @@
 // kiln.attention_grad becomes an scf.for over the B * Hkv (batch, kv head)
 // pairs around an scf.for over the R query heads of the group: the rank-5
 // [B, Hkv, R, Sq, .] view of the adjoint (shared/design/attention.md,
-// "Adjoint"). Each inner iteration recomputes the [Sq, Sk] probabilities P
-// of one (b, h) from Q, K, the masks and softcap exactly as the forward
-// lowering does (the visibility predicate and the dropout draw are the
+// "Adjoint"), and over the query blocks of each head, as in the forward.
+// Each block recomputes its probabilities P on the key tiles it can see
+// from Q, K, the masks and softcap exactly as the forward lowering does (the
+// visibility predicate, the tile range and the dropout draw are the
 // builders of Attention.h; nothing is saved by the forward), then
 //
 //   dV_g += P'^T dO               dP  = (dO V^T) * Z / (1 - p)
@@ -19,8 +20,9 @@
 // or sum is recomputed. rowsum(dP * P) stays (not rowsum(dO * O), which the
 // op allows): see the comment at its computation.
 //
-// dK and dV of kv head g accumulate over its R query heads in the inner
-// loop's iter_args and are inserted once: K and V are never repeated.
+// dK and dV of kv head g accumulate over its R query heads and their query
+// blocks in the loops' iter_args, each key tile only from the blocks that
+// see it, and are inserted once: K and V are never repeated.
 // Masked entries and empty rows have P = 0, hence dS = 0 and P' = 0: they
 // contribute exactly 0 to every result. f16 and bf16 compute in f32 and
 // round each result once.
@@ -59,13 +61,14 @@ struct GradBlockBuilder : AttentionBlockBuilder {
     return arith::ConstantOp::create(b, l, b.getFloatAttr(computeType, value));
   }
 
-  /// A fresh 2-D block of `shape` and `type`: out[i, j] = body(ins..., i, j),
-  /// `ins` read through `inMaps`.
-  Value elementwise(ArrayRef<int64_t> shape, Type type, ValueRange ins,
+  /// A fresh 2-D block of the sizes of `like` and of `type`: out[i, j] =
+  /// body(ins..., i, j), `ins` read through `inMaps`.
+  Value elementwise(Value like, Type type, ValueRange ins,
                     ArrayRef<AffineMap> inMaps, BodyFn body) {
     SmallVector<AffineMap> maps(inMaps);
     maps.push_back(map(2, {0, 1}));
-    Value init = tensor::EmptyOp::create(builder, loc, shape, type);
+    Value init = tensor::EmptyOp::create(
+        builder, loc, tensor::getMixedSizes(builder, loc, like), type);
     SmallVector<utils::IteratorType> iterators(2,
                                                utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
@@ -104,12 +107,12 @@ Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
 }
 
-/// The rank-1 [rows] slice of a rank-3 tensor at (b, head).
+/// The rank-1 [rows] slice of a rank-3 tensor at (b, head, firstRow).
 Value slice1(OpBuilder &builder, Location loc, Value source, Value b,
-             Value head, int64_t rows) {
+             Value head, OpFoldResult firstRow, int64_t rows) {
   auto type = RankedTensorType::get(
       {rows}, cast<RankedTensorType>(source.getType()).getElementType());
-  SmallVector<OpFoldResult> offsets = {b, head, builder.getIndexAttr(0)};
+  SmallVector<OpFoldResult> offsets = {b, head, firstRow};
   SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
                                      builder.getIndexAttr(1),
                                      builder.getIndexAttr(rows)};
@@ -227,6 +230,279 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                                      numKeys, keyDim);
           Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
                                      numKeys, valueDim);
+          // Kᵀ and Vᵀ once per (b, g): the score and dO·Vᵀ tiles read their
+          // [D, Tk] blocks with contiguous rows (a transposed operand would
+          // be repacked by every query block).
+          Value kt = gb.transpose(k);
+          Value vt = gb.transpose(v);
+
+          // The R query heads h = g * R + r of the group, and the query
+          // blocks of each; dK and dV of the group accumulate in the
+          // iter_args, each key tile getting only the contributions of the
+          // query blocks that see it (the others would add P = 0 and
+          // dS = 0).
+          auto queryBlock = [&](OpBuilder &builder, Location loc, Value h,
+                                OpFoldResult firstRow, int64_t rows,
+                                ValueRange args) -> SmallVector<Value> {
+            GradBlockBuilder bb{{builder, loc}, computeType};
+            Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h,
+                                       rows, keyDim, firstRow);
+            Value dout = extractHeadBlock(builder, loc, adaptor.getDout(), b, h,
+                                          rows, valueDim, firstRow);
+            AffineMap id2 = bb.map(2, {0, 1});
+            AffineMap row = bb.map(2, {0});
+            double negInf = -std::numeric_limits<double>::infinity();
+            AttentionKeyTiles tiles = buildVisibleKeyTiles(
+                builder, loc, logitParams.visibility, firstRow, rows);
+            OpFoldResult width =
+                subIndex(builder, loc, tiles.endKey, tiles.firstKey);
+            // The (b, h, i, j) of entry (i, j) of a block of the visible
+            // columns.
+            auto globalIndices = [&](OpBuilder &pb, Location pl, Value &i,
+                                     Value &j) {
+              i = addOffset(pb, pl, i, firstRow);
+              j = addOffset(pb, pl, j, tiles.firstKey);
+            };
+            // The [rows, width] block of the visible columns of lhs · rhs
+            // (rhs [D, Sk], read tile by tile).
+            auto visibleProduct = [&](Value lhs, Value rhs) -> Value {
+              Value block = tensor::EmptyOp::create(
+                  builder, loc, ArrayRef<int64_t>{rows, numKeys}, computeType);
+              block = buildKeyTileLoop(
+                  builder, loc, numKeys, tiles, block,
+                  [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
+                      int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
+                    GradBlockBuilder tb{{builder, loc}, computeType};
+                    Value rhsTile =
+                        tb.columns(rhs, firstKey, builder.getIndexAttr(keys));
+                    // The tile is computed in the block's own columns.
+                    Value init =
+                        tb.filledInPlace(tb.columns(tileArgs[0], firstKey,
+                                                    builder.getIndexAttr(keys)),
+                                         0.0);
+                    Value tile = tb.contract(lhs, tb.map(3, {0, 2}), rhsTile,
+                                             tb.map(3, {2, 1}), init);
+                    return {tb.insertColumns(tile, tileArgs[0], firstKey)};
+                  })[0];
+              return bb.columns(block, tiles.firstKey, width);
+            };
+
+            // s[i, j] = sum_d Q[i, d] K[j, d] on the visible columns.
+            Value scores = visibleProduct(q, kt);
+
+            // t = visible ? cap(scale s) + mask_add : -inf (the forward's
+            // logits).
+            Value logits = bb.elementwise(
+                scores, computeType, scores, {id2},
+                [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
+                    Value j) -> Value {
+                  globalIndices(pb, pl, i, j);
+                  return logitParams.build(pb, pl, a[0], b, h, i, j);
+                });
+            Value probs;
+            if (saved) {
+              // P = exp(t - LSE), and 0 in an empty row (LSE = +inf); an
+              // invisible entry has t = -inf, hence P = 0.
+              Value lse =
+                  slice1(builder, loc, adaptor.getLse(), b, h, firstRow, rows);
+              probs = bb.elementwise(
+                  scores, computeType, ValueRange{logits, lse}, {id2, row},
+                  [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                      Value) -> Value {
+                    return buildGuardedExp(pb, pl, a[0], a[1], -negInf);
+                  });
+            } else {
+              Value rowMax = bb.rowMax(logits);
+              Value exps = bb.elementwise(
+                  scores, computeType, ValueRange{logits, rowMax}, {id2, row},
+                  [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                      Value) -> Value {
+                    return buildGuardedExp(pb, pl, a[0], a[1], negInf);
+                  });
+              Value rowSum = bb.rowSum(exps);
+              // P = e / l, 0 in an empty row.
+              probs = bb.elementwise(
+                  scores, computeType, ValueRange{exps, rowSum}, {id2, row},
+                  [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                      Value) -> Value {
+                    Value zeroValue = bb.constant(pb, pl, 0.0);
+                    Value empty = arith::CmpFOp::create(
+                        pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
+                    Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
+                    return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+                  });
+            }
+            // x * Z / (1 - p): dropout's keep bit, redrawn from the seed at
+            // the forward's (b, h, i, j).
+            auto dropped = [&](Value block) -> Value {
+              if (dropout == 0.0)
+                return block;
+              return bb.elementwise(
+                  block, computeType, block, {id2},
+                  [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
+                      Value j) -> Value {
+                    globalIndices(pb, pl, i, j);
+                    Value keep = buildAttentionDropoutKeep(
+                        pb, pl, seed, dropout, scoresShape, b, h, i, j);
+                    Value scaled = arith::MulFOp::create(
+                        pb, pl, a[0],
+                        bb.constant(pb, pl, 1.0 / (1.0 - dropout)));
+                    return arith::SelectOp::create(pb, pl, keep, scaled,
+                                                   bb.constant(pb, pl, 0.0));
+                  });
+            };
+            Value droppedProbs = dropped(probs);
+
+            // acc[j, d] += sum_i block[i, j] x[i, d] on each visible key
+            // tile of the [Sk, D] accumulator `acc` (block: [rows, width]).
+            auto accumulateTransposed = [&](Value block, Value x,
+                                            Value acc) -> Value {
+              return buildKeyTileLoop(
+                  builder, loc, numKeys, tiles, acc,
+                  [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
+                      int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
+                    GradBlockBuilder tb{{builder, loc}, computeType};
+                    OpFoldResult column =
+                        subIndex(builder, loc, firstKey, tiles.firstKey);
+                    Value blockTile =
+                        tb.columns(block, column, builder.getIndexAttr(keys));
+                    Value accTile = tb.rows(tileArgs[0], firstKey, keys);
+                    Value tile = tb.contract(blockTile, tb.map(3, {2, 0}), x,
+                                             tb.map(3, {2, 1}), accTile);
+                    return {tb.insertRows(tile, tileArgs[0], firstKey)};
+                  })[0];
+            };
+
+            // dV_g[j, d] += sum_i P'[i, j] dO[i, d]
+            Value dvAcc = accumulateTransposed(droppedProbs, dout, args[2]);
+            // dP[i, j] = (sum_d dO[i, d] V[j, d]) * Z / (1 - p)
+            Value dprobs = dropped(visibleProduct(dout, vt));
+            // rowsum(dP * P), also with the saved forward: not the cheaper
+            // rowsum(dO * O) over Dv. dP comes from the matmul kernels'
+            // fused multiply-adds, dO * O would be rounded apart from it,
+            // and in a row whose one visible key makes P = 1 (a gradient
+            // exactly 0) the two would not cancel exactly. The [Sq, Sk]
+            // product is about 1 / (5 D) of the block's work.
+            Value products = bb.elementwise(
+                scores, computeType, ValueRange{dprobs, probs}, {id2, id2},
+                [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                    Value) -> Value {
+                  return arith::MulFOp::create(pb, pl, a[0], a[1]);
+                });
+            Value rowDot = bb.rowSum(products);
+            // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits,
+            // hence of the additive mask.
+            Value dscores = bb.elementwise(
+                scores, computeType, ValueRange{probs, dprobs, rowDot},
+                {id2, id2, row},
+                [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                    Value) -> Value {
+                  return arith::MulFOp::create(
+                      pb, pl, a[0], arith::SubFOp::create(pb, pl, a[1], a[2]));
+                });
+
+            SmallVector<Value> yields;
+            Value dmaskAcc;
+            std::optional<int64_t> staticWidth = getConstantIntValue(width);
+            if (dmask4 && staticWidth == 0) {
+              // No visible key: nothing to add.
+              dmaskAcc = args[3];
+            } else if (dmask4) {
+              // dmask[b', h', i', j'] += dS[i, j], a broadcast (size-1) dim
+              // of the mask summing its indices: the slice at (b or 0,
+              // h or 0, the block's rows or 0, its visible columns or 0)
+              // without its size-1 dims.
+              Value acc = args[3];
+              auto at = [&](int64_t dim, OpFoldResult index) -> OpFoldResult {
+                if (mask4Shape[dim] == 1)
+                  return builder.getIndexAttr(0);
+                return index;
+              };
+              SmallVector<OpFoldResult> offsets = {
+                  at(0, b), at(1, h), at(2, firstRow), at(3, tiles.firstKey)};
+              SmallVector<OpFoldResult> sizes = {
+                  builder.getIndexAttr(1), builder.getIndexAttr(1),
+                  builder.getIndexAttr(mask4Shape[2] == 1 ? 1 : rows),
+                  mask4Shape[3] == 1 ? OpFoldResult(builder.getIndexAttr(1))
+                                     : width};
+              SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+              SmallVector<int64_t> kept;
+              SmallVector<unsigned> keptDims;
+              for (unsigned d = 0; d < 2; ++d)
+                if (mask4Shape[2 + d] != 1) {
+                  kept.push_back(
+                      d == 0 ? rows
+                             : staticWidth.value_or(ShapedType::kDynamic));
+                  keptDims.push_back(d);
+                }
+              auto sliceType = RankedTensorType::get(kept, computeType);
+              Value part = tensor::ExtractSliceOp::create(
+                  builder, loc, sliceType, acc, offsets, sizes, strides);
+              SmallVector<utils::IteratorType> iterators(
+                  2, utils::IteratorType::reduction);
+              for (unsigned d : keptDims)
+                iterators[d] = utils::IteratorType::parallel;
+              SmallVector<AffineMap> maps = {id2, bb.map(2, keptDims)};
+              part =
+                  linalg::GenericOp::create(
+                      builder, loc, TypeRange{sliceType}, ValueRange{dscores},
+                      ValueRange{part}, maps, iterators,
+                      [&](OpBuilder &pb, Location pl, ValueRange a) {
+                        linalg::YieldOp::create(
+                            pb, pl,
+                            Value(arith::AddFOp::create(pb, pl, a[1], a[0])));
+                      })
+                      .getResult(0);
+              dmaskAcc = tensor::InsertSliceOp::create(builder, loc, part, acc,
+                                                       offsets, sizes, strides);
+            }
+
+            // dS' = scale * dS * (1 - tanh^2(scale s / c)).
+            Value dlogits = bb.elementwise(
+                scores, computeType, ValueRange{dscores, scores}, {id2, id2},
+                [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                    Value) -> Value {
+                  Value x = a[0];
+                  if (softcap) {
+                    Value t = math::TanhOp::create(
+                        pb, pl,
+                        arith::MulFOp::create(
+                            pb, pl, a[1],
+                            bb.constant(pb, pl, scale / *softcap)));
+                    Value factor = arith::SubFOp::create(
+                        pb, pl, bb.constant(pb, pl, 1.0),
+                        arith::MulFOp::create(pb, pl, t, t));
+                    x = arith::MulFOp::create(pb, pl, x, factor);
+                  }
+                  return arith::MulFOp::create(pb, pl, x,
+                                               bb.constant(pb, pl, scale));
+                });
+            // dQ_h[i, d] = sum_j dS'[i, j] K[j, d] over the visible tiles.
+            Value dqBlock = buildKeyTileLoop(
+                builder, loc, numKeys, tiles,
+                bb.filled({rows, keyDim}, computeType, 0.0),
+                [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
+                    int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
+                  GradBlockBuilder tb{{builder, loc}, computeType};
+                  OpFoldResult column =
+                      subIndex(builder, loc, firstKey, tiles.firstKey);
+                  Value dlogitsTile =
+                      tb.columns(dlogits, column, builder.getIndexAttr(keys));
+                  Value keyTile = tb.rows(k, firstKey, keys);
+                  return {tb.contract(dlogitsTile, tb.map(3, {0, 2}), keyTile,
+                                      tb.map(3, {2, 1}), tileArgs[0])};
+                })[0];
+            // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
+            Value dkAcc = accumulateTransposed(dlogits, q, args[1]);
+            yields.push_back(insertHeadBlock(builder, loc,
+                                             bb.round(dqBlock, elementType),
+                                             args[0], b, h, firstRow));
+            yields.push_back(dkAcc);
+            yields.push_back(dvAcc);
+            if (dmaskAcc)
+              yields.push_back(dmaskAcc);
+            return yields;
+          };
 
           SmallVector<Value> innerInits = {
               outerArgs[0], gb.filled({numKeys, keyDim}, computeType, 0.0),
@@ -238,209 +514,21 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
               constIndex(builder, loc, groupSize), constIndex(builder, loc, 1),
               innerInits,
               [&](OpBuilder &builder, Location loc, Value r, ValueRange args) {
-                GradBlockBuilder bb{{builder, loc}, computeType};
                 Value h = arith::AddIOp::create(
                     builder, loc,
                     arith::MulIOp::create(builder, loc, g,
                                           constIndex(builder, loc, groupSize)),
                     r);
-                Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b,
-                                           h, numQueries, keyDim);
-                Value dout = extractHeadBlock(builder, loc, adaptor.getDout(),
-                                              b, h, numQueries, valueDim);
-                SmallVector<int64_t> blockShape = {numQueries, numKeys};
-                AffineMap id2 = bb.map(2, {0, 1});
-                AffineMap row = bb.map(2, {0});
-                double negInf = -std::numeric_limits<double>::infinity();
-
-                // s[i, j] = sum_d Q[i, d] K[j, d]
-                Value scores =
-                    bb.contract(q, bb.map(3, {0, 2}), k, bb.map(3, {1, 2}),
-                                bb.filled(blockShape, computeType, 0.0));
-
-                // t = visible ? cap(scale s) + mask_add : -inf (the forward's
-                // logits).
-                Value logits = bb.elementwise(
-                    blockShape, computeType, scores, {id2},
-                    [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
-                        Value j) -> Value {
-                      return logitParams.build(pb, pl, a[0], b, h, i, j);
-                    });
-                Value probs;
-                if (saved) {
-                  // P = exp(t - LSE), and 0 in an empty row (LSE = +inf);
-                  // an invisible entry has t = -inf, hence P = 0.
-                  Value lse =
-                      slice1(builder, loc, adaptor.getLse(), b, h, numQueries);
-                  probs = bb.elementwise(
-                      blockShape, computeType, ValueRange{logits, lse},
-                      {id2, row},
-                      [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                          Value) -> Value {
-                        return buildGuardedExp(pb, pl, a[0], a[1], -negInf);
-                      });
-                } else {
-                  Value rowMax = bb.rowMax(logits);
-                  Value exps = bb.elementwise(
-                      blockShape, computeType, ValueRange{logits, rowMax},
-                      {id2, row},
-                      [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                          Value) -> Value {
-                        return buildGuardedExp(pb, pl, a[0], a[1], negInf);
-                      });
-                  Value rowSum = bb.rowSum(exps);
-                  // P = e / l, 0 in an empty row.
-                  probs = bb.elementwise(
-                      blockShape, computeType, ValueRange{exps, rowSum},
-                      {id2, row},
-                      [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                          Value) -> Value {
-                        Value zeroValue = bb.constant(pb, pl, 0.0);
-                        Value empty = arith::CmpFOp::create(
-                            pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
-                        Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
-                        return arith::SelectOp::create(pb, pl, empty, zeroValue,
-                                                       p);
-                      });
-                }
-                // x * Z / (1 - p): dropout's keep bit, redrawn from the seed
-                // at the forward's (b, h, i, j).
-                auto dropped = [&](Value block) -> Value {
-                  if (dropout == 0.0)
-                    return block;
-                  return bb.elementwise(
-                      blockShape, computeType, block, {id2},
-                      [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
-                          Value j) -> Value {
-                        Value keep = buildAttentionDropoutKeep(
-                            pb, pl, seed, dropout, scoresShape, b, h, i, j);
-                        Value scaled = arith::MulFOp::create(
-                            pb, pl, a[0],
-                            bb.constant(pb, pl, 1.0 / (1.0 - dropout)));
-                        return arith::SelectOp::create(
-                            pb, pl, keep, scaled, bb.constant(pb, pl, 0.0));
-                      });
-                };
-                Value droppedProbs = dropped(probs);
-
-                // dV_g[j, d] += sum_i P'[i, j] dO[i, d]
-                Value dvAcc = bb.contract(droppedProbs, bb.map(3, {2, 0}), dout,
-                                          bb.map(3, {2, 1}), args[2]);
-                // dP[i, j] = (sum_d dO[i, d] V[j, d]) * Z / (1 - p)
-                Value dprobs = dropped(
-                    bb.contract(dout, bb.map(3, {0, 2}), v, bb.map(3, {1, 2}),
-                                bb.filled(blockShape, computeType, 0.0)));
-                // rowsum(dP * P), also with the saved forward: not the
-                // cheaper rowsum(dO * O) over Dv. dP comes from the matmul
-                // kernels' fused multiply-adds, dO * O would be rounded
-                // apart from it, and in a row whose one visible key makes
-                // P = 1 (a gradient exactly 0) the two would not cancel
-                // exactly. The [Sq, Sk] product is about 1 / (5 D) of the
-                // block's work.
-                Value products = bb.elementwise(
-                    blockShape, computeType, ValueRange{dprobs, probs},
-                    {id2, id2},
-                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                        Value) -> Value {
-                      return arith::MulFOp::create(pb, pl, a[0], a[1]);
-                    });
-                Value rowDot = bb.rowSum(products);
-                // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits,
-                // hence of the additive mask.
-                Value dscores = bb.elementwise(
-                    blockShape, computeType, ValueRange{probs, dprobs, rowDot},
-                    {id2, id2, row},
-                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                        Value) -> Value {
-                      return arith::MulFOp::create(
-                          pb, pl, a[0],
-                          arith::SubFOp::create(pb, pl, a[1], a[2]));
-                    });
-
-                SmallVector<Value> yields;
-                Value dmaskAcc;
-                if (dmask4) {
-                  // dmask[b', h', i', j'] += dS[i, j], a broadcast (size-1)
-                  // dim of the mask summing its indices: the [mSq, mSk]
-                  // slice at (b or 0, h or 0) without its size-1 dims.
-                  Value acc = args[3];
-                  SmallVector<OpFoldResult> offsets = {
-                      mask4Shape[0] == 1 ? OpFoldResult(builder.getIndexAttr(0))
-                                         : OpFoldResult(b),
-                      mask4Shape[1] == 1 ? OpFoldResult(builder.getIndexAttr(0))
-                                         : OpFoldResult(h),
-                      builder.getIndexAttr(0), builder.getIndexAttr(0)};
-                  SmallVector<OpFoldResult> sizes = {
-                      builder.getIndexAttr(1), builder.getIndexAttr(1),
-                      builder.getIndexAttr(mask4Shape[2]),
-                      builder.getIndexAttr(mask4Shape[3])};
-                  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-                  SmallVector<int64_t> kept;
-                  SmallVector<unsigned> keptDims;
-                  for (unsigned d = 0; d < 2; ++d)
-                    if (mask4Shape[2 + d] != 1) {
-                      kept.push_back(mask4Shape[2 + d]);
-                      keptDims.push_back(d);
-                    }
-                  auto sliceType = RankedTensorType::get(kept, computeType);
-                  Value part = tensor::ExtractSliceOp::create(
-                      builder, loc, sliceType, acc, offsets, sizes, strides);
-                  SmallVector<utils::IteratorType> iterators(
-                      2, utils::IteratorType::reduction);
-                  for (unsigned d : keptDims)
-                    iterators[d] = utils::IteratorType::parallel;
-                  SmallVector<AffineMap> maps = {id2, bb.map(2, keptDims)};
-                  part =
-                      linalg::GenericOp::create(
-                          builder, loc, TypeRange{sliceType},
-                          ValueRange{dscores}, ValueRange{part}, maps,
-                          iterators,
-                          [&](OpBuilder &pb, Location pl, ValueRange a) {
-                            linalg::YieldOp::create(pb, pl,
-                                                    Value(arith::AddFOp::create(
-                                                        pb, pl, a[1], a[0])));
-                          })
-                          .getResult(0);
-                  dmaskAcc = tensor::InsertSliceOp::create(
-                      builder, loc, part, acc, offsets, sizes, strides);
-                }
-
-                // dS' = scale * dS * (1 - tanh^2(scale s / c)).
-                Value dlogits = bb.elementwise(
-                    blockShape, computeType, ValueRange{dscores, scores},
-                    {id2, id2},
-                    [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                        Value) -> Value {
-                      Value x = a[0];
-                      if (softcap) {
-                        Value t = math::TanhOp::create(
-                            pb, pl,
-                            arith::MulFOp::create(
-                                pb, pl, a[1],
-                                bb.constant(pb, pl, scale / *softcap)));
-                        Value factor = arith::SubFOp::create(
-                            pb, pl, bb.constant(pb, pl, 1.0),
-                            arith::MulFOp::create(pb, pl, t, t));
-                        x = arith::MulFOp::create(pb, pl, x, factor);
-                      }
-                      return arith::MulFOp::create(pb, pl, x,
-                                                   bb.constant(pb, pl, scale));
-                    });
-                // dQ_h[i, d] = sum_j dS'[i, j] K[j, d]
-                Value dqBlock = bb.contract(
-                    dlogits, bb.map(3, {0, 2}), k, bb.map(3, {2, 1}),
-                    bb.filled({numQueries, keyDim}, computeType, 0.0));
-                // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
-                Value dkAcc = bb.contract(dlogits, bb.map(3, {2, 0}), q,
-                                          bb.map(3, {2, 1}), args[1]);
-                yields.push_back(insertHeadBlock(builder, loc,
-                                                 bb.round(dqBlock, elementType),
-                                                 args[0], b, h));
-                yields.push_back(dkAcc);
-                yields.push_back(dvAcc);
-                if (dmaskAcc)
-                  yields.push_back(dmaskAcc);
-                scf::YieldOp::create(builder, loc, yields);
+                scf::YieldOp::create(
+                    builder, loc,
+                    buildQueryBlockLoop(builder, loc, numQueries, args,
+                                        [&](OpBuilder &builder, Location loc,
+                                            OpFoldResult firstRow, int64_t rows,
+                                            ValueRange blockArgs) {
+                                          return queryBlock(builder, loc, h,
+                                                            firstRow, rows,
+                                                            blockArgs);
+                                        }));
               });
 
           SmallVector<Value> yields = {
