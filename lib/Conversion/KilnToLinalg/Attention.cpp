@@ -1,8 +1,10 @@
 //===- Attention.cpp - Lower kiln scaled dot-product attention ------------===//
 //
 // kiln.attention becomes an scf.for over the B * Hq (batch, query head)
-// pairs. Each iteration slices K[b, g] (transposed once) and V[b, g]
-// (g = h / R: the kv head is indexed, never repeated), then runs over the
+// pairs. Each iteration slices K[b, g] (transposed, once per (b, h): R
+// times per kv head under GQA, as the (b, h) loop is the parallel one) and
+// V[b, g] (g = h / R: the kv head is indexed, never repeated), then runs
+// over the
 // query blocks of kAttentionQueryBlock rows: for each, it computes the
 // scores on the key tiles that the band lets the block see, masks them with
 // the visibility predicate, takes a safe softmax on those columns (empty

@@ -213,8 +213,9 @@ Value addOffset(OpBuilder &builder, Location loc, Value x, OpFoldResult offset);
 OpFoldResult subIndex(OpBuilder &builder, Location loc, OpFoldResult x,
                       OpFoldResult y);
 
-/// The body of one query block: its first row (an index value), its static
-/// number of rows and the loop-carried values; returns the next ones.
+/// The body of one query block: its first row (an index attribute for a
+/// static block, else an index value), its static number of rows and the
+/// loop-carried values; returns the next ones.
 using QueryBlockBodyFn = function_ref<SmallVector<Value>(
     OpBuilder &, Location, OpFoldResult firstRow, int64_t rows, ValueRange)>;
 
@@ -225,8 +226,9 @@ SmallVector<Value> buildQueryBlockLoop(OpBuilder &builder, Location loc,
                                        int64_t numQueries, ValueRange inits,
                                        QueryBlockBodyFn body);
 
-/// The body of one key tile: its first key (an index value), its static
-/// number of keys and the loop-carried values; returns the next ones.
+/// The body of one key tile: its first key (an index attribute for a static
+/// tile, else an index value), its static number of keys and the
+/// loop-carried values; returns the next ones.
 using KeyTileBodyFn = function_ref<SmallVector<Value>(
     OpBuilder &, Location, OpFoldResult firstKey, int64_t keys, ValueRange)>;
 

@@ -40,13 +40,13 @@ static void copyRepeatedResults(func::ReturnOp returnOp) {
 /// below the kiln dialect, and the LLVM IR translation, which has no
 /// interface for kiln attributes, would warn about each on every compile.
 static void dropKilnArgAndResultAttrs(func::FuncOp func) {
-  auto kilnNames = [](DictionaryAttr attrs) {
+  Dialect *kiln = func.getContext()->getLoadedDialect<KilnDialect>();
+  auto kilnNames = [&](DictionaryAttr attrs) {
     SmallVector<StringAttr> names;
-    if (!attrs)
+    if (!attrs || !kiln)
       return names;
-    std::string prefix = (KilnDialect::getDialectNamespace() + ".").str();
     for (NamedAttribute attr : attrs)
-      if (attr.getName().getValue().starts_with(prefix))
+      if (attr.getNameDialect() == kiln)
         names.push_back(attr.getName());
     return names;
   };

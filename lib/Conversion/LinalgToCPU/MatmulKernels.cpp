@@ -1,8 +1,9 @@
 //===- MatmulKernels.cpp - Register-tiled matmul kernels -----------------===//
 //
 // kiln-matmul-kernels: the CPU pipeline's f32/f64 matmuls on buffers (their
-// operands possibly narrower floats) become register-tiled vector.fma kernels (see the pass description in
-// include/kiln/Conversion/Passes.td and docs/CPUBackend.md).
+// operands possibly narrower floats) become register-tiled vector.fma
+// kernels (see the pass description in include/kiln/Conversion/Passes.td
+// and docs/CPUBackend.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -19,7 +19,6 @@ using namespace mlir::kiln;
 // ValueAndGradOp
 //===----------------------------------------------------------------------===//
 
-/// Returns true for a rank-0 tensor of a floating-point type.
 LogicalResult ValueAndGradOp::verify() {
   ArrayRef<int64_t> wrt = getWrt();
   if (wrt.empty())

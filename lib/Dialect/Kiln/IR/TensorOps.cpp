@@ -745,18 +745,17 @@ IndexAddOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
     return emitError() << "indices must have rank 1, got rank "
                        << indicesType->getRank();
   if (sourceType->getElementType() != destType->getElementType())
-    return emitError() << "source element type "
-                       << sourceType->getElementType()
+    return emitError() << "source element type " << sourceType->getElementType()
                        << " differs from dest element type "
                        << destType->getElementType();
   int64_t numIndices = indicesType->getDimSize(0);
   SmallVector<int64_t> expected(destType->getShape());
   expected[axis] = numIndices;
   if (sourceType->getShape() != ArrayRef<int64_t>(expected))
-    return emitError() << "source must have type "
-                       << destType->clone(expected) << " (dest's shape with dim "
-                       << axis << " replaced by the " << numIndices
-                       << " indices), got " << *sourceType;
+    return emitError() << "source must have type " << destType->clone(expected)
+                       << " (dest's shape with dim " << axis
+                       << " replaced by the " << numIndices << " indices), got "
+                       << *sourceType;
   // As for the gathers: no index value is valid on an empty axis.
   if (destType->getDimSize(axis) == 0 && numIndices > 0)
     return emitError() << "cannot index axis " << axis << " of size 0 with "
