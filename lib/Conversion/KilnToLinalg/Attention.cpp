@@ -706,6 +706,45 @@ Value AttentionBlockBuilder::insertRows(Value tile, Value block,
   return insert(tile, block, {first, builder.getIndexAttr(0)});
 }
 
+Value AttentionBlockBuilder::visibleProduct(Value lhs, Value rhs,
+                                            const AttentionKeyTiles &tiles,
+                                            int64_t numKeys, Type type) {
+  int64_t rows = cast<RankedTensorType>(lhs.getType()).getDimSize(0);
+  Value block = tensor::EmptyOp::create(builder, loc,
+                                        ArrayRef<int64_t>{rows, numKeys}, type);
+  block = buildKeyTileLoop(
+      builder, loc, numKeys, tiles, block,
+      [&](OpBuilder &b, Location l, OpFoldResult firstKey, int64_t keys,
+          ValueRange tileArgs) -> SmallVector<Value> {
+        AttentionBlockBuilder tb{b, l};
+        // The tile is computed in the block's own columns.
+        Value init = tb.filledInPlace(
+            tb.columns(tileArgs[0], firstKey, b.getIndexAttr(keys)), 0.0);
+        Value rhsTile = tb.columns(rhs, firstKey, b.getIndexAttr(keys));
+        Value tile = tb.contract(lhs, tb.map(3, {0, 2}), rhsTile,
+                                 tb.map(3, {2, 1}), init);
+        return {tb.insertColumns(tile, tileArgs[0], firstKey)};
+      })[0];
+  return columns(block, tiles.firstKey,
+                 subIndex(builder, loc, tiles.endKey, tiles.firstKey));
+}
+
+Value AttentionBlockBuilder::accumulateVisible(Value block, Value x, Value acc,
+                                               const AttentionKeyTiles &tiles,
+                                               int64_t numKeys) {
+  return buildKeyTileLoop(
+      builder, loc, numKeys, tiles, acc,
+      [&](OpBuilder &b, Location l, OpFoldResult firstKey, int64_t keys,
+          ValueRange tileArgs) -> SmallVector<Value> {
+        AttentionBlockBuilder tb{b, l};
+        OpFoldResult column = subIndex(b, l, firstKey, tiles.firstKey);
+        Value blockTile = tb.columns(block, column, b.getIndexAttr(keys));
+        Value xTile = tb.rows(x, firstKey, keys);
+        return {tb.contract(blockTile, tb.map(3, {0, 2}), xTile,
+                            tb.map(3, {2, 1}), tileArgs[0])};
+      })[0];
+}
+
 Value AttentionBlockBuilder::transpose(Value matrix) {
   auto type = cast<RankedTensorType>(matrix.getType());
   Value init = tensor::EmptyOp::create(builder, loc,
@@ -892,37 +931,14 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
             // has P = 0 in every row, so it is neither scored nor summed.
             AttentionKeyTiles tiles = buildVisibleKeyTiles(
                 builder, loc, logitParams.visibility, firstRow, rows);
-            OpFoldResult width =
-                subIndex(builder, loc, tiles.endKey, tiles.firstKey);
 
-            // s[i, j] = sum_d Q[i, d] * K[j, d], tile by tile into the
-            // block's [rows, Sk] scores (only the visible tiles are written).
-            Value scores = tensor::EmptyOp::create(
-                builder, loc, ArrayRef<int64_t>{rows, numKeys}, computeType);
-            scores = buildKeyTileLoop(
-                builder, loc, numKeys, tiles, scores,
-                [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
-                    int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
-                  BlockBuilder tb{{builder, loc}};
-                  // The tile is computed in the block's own columns.
-                  Value tile =
-                      tb.filledInPlace(tb.columns(tileArgs[0], firstKey,
-                                                  builder.getIndexAttr(keys)),
-                                       0.0);
-                  Value keyTile =
-                      tb.columns(kt, firstKey, builder.getIndexAttr(keys));
-                  tile = linalg::MatmulOp::create(
-                             builder, loc, TypeRange{tile.getType()},
-                             ValueRange{q, keyTile}, ValueRange{tile})
-                             .getResult(0);
-                  return {tb.insertColumns(tile, tileArgs[0], firstKey)};
-                })[0];
-
-            // The softmax runs on the visible columns [firstKey, endKey)
+            // s[i, j] = sum_d Q[i, d] * K[j, d] on the visible columns
+            // [firstKey, endKey), tile by tile. The softmax runs on them
             // alone, in place: an invisible key would add exp(-inf) = 0 to
             // the row sum and nothing to the row max, so the rows' m, l and
             // P are those of the whole row.
-            Value visibleScores = bb.columns(scores, tiles.firstKey, width);
+            Value visibleScores =
+                bb.visibleProduct(q, kt, tiles, numKeys, computeType);
 
             // t[i, j] = visible ? cap(scale * s) + mask_add : -inf
             double negInf = -std::numeric_limits<double>::infinity();
@@ -991,21 +1007,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
               yields.push_back(args[0]);
             } else {
               Value out = bb.filled({rows, valueDim}, computeType, 0.0);
-              out = buildKeyTileLoop(
-                  builder, loc, numKeys, tiles, out,
-                  [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
-                      int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
-                    BlockBuilder tb{{builder, loc}};
-                    OpFoldResult column =
-                        subIndex(builder, loc, firstKey, tiles.firstKey);
-                    Value p =
-                        tb.columns(probs, column, builder.getIndexAttr(keys));
-                    Value vTile = tb.rows(v, firstKey, keys);
-                    return {linalg::MatmulOp::create(
-                                builder, loc, TypeRange{tileArgs[0].getType()},
-                                ValueRange{p, vTile}, ValueRange{tileArgs[0]})
-                                .getResult(0)};
-                  })[0];
+              out = bb.accumulateVisible(probs, v, out, tiles, numKeys);
               if (computeType != elementType) {
                 Value rounded = tensor::EmptyOp::create(
                     builder, loc, ArrayRef<int64_t>{rows, valueDim},

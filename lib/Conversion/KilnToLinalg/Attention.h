@@ -307,6 +307,19 @@ struct AttentionBlockBuilder {
   /// tensor), so that a contraction reads it with contiguous rows.
   Value transpose(Value matrix);
 
+  /// The visible columns [tiles.firstKey, tiles.endKey) of lhs · rhs, as a
+  /// [rows, width] slice (lhs: [rows, D]; rhs: [D, numKeys], read key tile
+  /// by key tile), in `type`. Each tile is computed in place in a
+  /// [rows, numKeys] block whose other columns are never written.
+  Value visibleProduct(Value lhs, Value rhs, const AttentionKeyTiles &tiles,
+                       int64_t numKeys, Type type);
+
+  /// acc[i, d] + sum_j block[i, j] x[j, d] over the visible key tiles:
+  /// `block` holds the visible columns (column 0 is key tiles.firstKey),
+  /// `x` is [numKeys, D], read row tile by row tile, `acc` [rows, D].
+  Value accumulateVisible(Value block, Value x, Value acc,
+                          const AttentionKeyTiles &tiles, int64_t numKeys);
+
   /// init[d0, d1] += sum_d2 lhs(lhsMap) * rhs(rhsMap), the operands extended
   /// to the accumulator's type: a linalg.matmul with these indexing maps
   /// (each map is (d0, d2) or (d2, d0), resp. (d2, d1) or (d1, d2)).

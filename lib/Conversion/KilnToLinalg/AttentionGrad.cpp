@@ -266,25 +266,7 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
             // The [rows, width] block of the visible columns of lhs · rhs
             // (rhs [D, Sk], read tile by tile).
             auto visibleProduct = [&](Value lhs, Value rhs) -> Value {
-              Value block = tensor::EmptyOp::create(
-                  builder, loc, ArrayRef<int64_t>{rows, numKeys}, computeType);
-              block = buildKeyTileLoop(
-                  builder, loc, numKeys, tiles, block,
-                  [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
-                      int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
-                    GradBlockBuilder tb{{builder, loc}, computeType};
-                    Value rhsTile =
-                        tb.columns(rhs, firstKey, builder.getIndexAttr(keys));
-                    // The tile is computed in the block's own columns.
-                    Value init =
-                        tb.filledInPlace(tb.columns(tileArgs[0], firstKey,
-                                                    builder.getIndexAttr(keys)),
-                                         0.0);
-                    Value tile = tb.contract(lhs, tb.map(3, {0, 2}), rhsTile,
-                                             tb.map(3, {2, 1}), init);
-                    return {tb.insertColumns(tile, tileArgs[0], firstKey)};
-                  })[0];
-              return bb.columns(block, tiles.firstKey, width);
+              return bb.visibleProduct(lhs, rhs, tiles, numKeys, computeType);
             };
 
             // s[i, j] = sum_d Q[i, d] K[j, d] on the visible columns.
@@ -478,20 +460,9 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
                                                bb.constant(pb, pl, scale));
                 });
             // dQ_h[i, d] = sum_j dS'[i, j] K[j, d] over the visible tiles.
-            Value dqBlock = buildKeyTileLoop(
-                builder, loc, numKeys, tiles,
-                bb.filled({rows, keyDim}, computeType, 0.0),
-                [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
-                    int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
-                  GradBlockBuilder tb{{builder, loc}, computeType};
-                  OpFoldResult column =
-                      subIndex(builder, loc, firstKey, tiles.firstKey);
-                  Value dlogitsTile =
-                      tb.columns(dlogits, column, builder.getIndexAttr(keys));
-                  Value keyTile = tb.rows(k, firstKey, keys);
-                  return {tb.contract(dlogitsTile, tb.map(3, {0, 2}), keyTile,
-                                      tb.map(3, {2, 1}), tileArgs[0])};
-                })[0];
+            Value dqBlock = bb.accumulateVisible(
+                dlogits, k, bb.filled({rows, keyDim}, computeType, 0.0), tiles,
+                numKeys);
             // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
             Value dkAcc = accumulateTransposed(dlogits, q, args[1]);
             yields.push_back(insertHeadBlock(builder, loc,

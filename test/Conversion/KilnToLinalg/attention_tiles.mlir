@@ -100,7 +100,6 @@ func.func @causal_bottom_right(%q: tensor<1x1x200x4xf32>, %k: tensor<1x1x300x4xf
 // CHECK: %[[KEY0:.*]] = arith.minsi %[[K0]], %[[C200]] : index
 // CHECK: %[[K1:.*]] = arith.muli %[[END]], %[[C64]] : index
 // CHECK: %[[ENDKEY:.*]] = arith.minsi %[[K1]], %[[C200]] : index
-// CHECK: %[[WIDTH:.*]] = arith.subi %[[ENDKEY]], %[[KEY0]] : index
 // CHECK: %[[FULL:.*]] = arith.minsi %[[END]], %[[C3]] : index
 // CHECK: %[[FULLKEYS:.*]] = arith.muli %[[FULL]], %[[C64]] : index
 // CHECK: scf.for %{{.*}} = %[[KEY0]] to %[[FULLKEYS]] step %[[C64]]
@@ -110,6 +109,7 @@ func.func @causal_bottom_right(%q: tensor<1x1x200x4xf32>, %k: tensor<1x1x300x4xf
 // CHECK: %[[REM:.*]] = arith.andi %[[REM2]], %[[REM1]] : i1
 // CHECK: scf.if %[[REM]]
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x4xf32>, tensor<4x8xf32>)
+// CHECK: %[[WIDTH:.*]] = arith.subi %[[ENDKEY]], %[[KEY0]] : index
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[KEY0]]] [64, %[[WIDTH]]] [1, 1] : tensor<64x200xf32> to tensor<64x?xf32>
 // CHECK: linalg.index 0 : index
 // CHECK: %[[LJ:.*]] = linalg.index 1 : index
