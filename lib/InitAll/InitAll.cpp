@@ -9,12 +9,15 @@
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   registry.insert<KilnDialect, func::FuncDialect, arith::ArithDialect>();
+  // `--inline` of func.call into kiln functions.
+  func::registerInlinerExtension(registry);
   registerGPUPipelineDialects(registry);
   // The backward rules of the kiln ops (AutodiffOpInterface external models).
   registerAutodiffExternalModels(registry);

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -15,6 +16,20 @@ using namespace mlir::kiln;
 
 #define GET_ATTRDEF_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnAttrs.cpp.inc"
+
+namespace {
+/// Every kiln op can be inlined: none has regions or side effects, and
+/// kiln.value_and_grad names its callee by a module-level symbol. This lets
+/// `--inline` flatten the calls that kiln-autodiff does not differentiate
+/// through.
+struct KilnInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
 
 void KilnDialect::initialize() {
   addAttributes<
@@ -50,6 +65,7 @@ void KilnDialect::initialize() {
 #define GET_OP_LIST
 #include "kiln/Dialect/Kiln/IR/KilnAutodiffOps.cpp.inc"
       >();
+  addInterfaces<KilnInlinerInterface>();
 }
 
 Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -22,8 +22,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -92,12 +94,11 @@ static LogicalResult checkDifferentiable(func::FuncOp function,
                  "cannot differentiate with respect to argument ")
              << index << " of non-floating-point type " << type.getInput(index);
   }
+  // Calls are checked by the sweep: an inactive one (e.g. the gradient of
+  // another function, from a nested kiln.value_and_grad) is a constant.
   for (Operation &op : function.getBody().front()) {
     if (isa<func::ReturnOp>(op))
       continue;
-    if (isa<CallOpInterface>(op))
-      return op.emitError("calls inside a differentiated function are not "
-                          "supported (inline them first)");
     if (op.getNumRegions() != 0)
       return op.emitError("ops with regions are not supported inside a "
                           "differentiated function");
@@ -203,6 +204,9 @@ ReverseSweep::run(OpBuilder &builder, function_ref<Value(unsigned)> getSeed) {
       needed.push_back(isActive(operand));
     if (llvm::none_of(needed, [](bool b) { return b; }))
       continue;
+    if (isa<CallOpInterface>(op))
+      return op->emitError("calls inside a differentiated function are not "
+                           "supported (inline them first)");
     auto rule = dyn_cast<AutodiffOpInterface>(op);
     if (!rule)
       return op->emitError("'") << op->getName() << "' has no backward rule";
@@ -687,6 +691,86 @@ struct KilnAutodiffPass
       module.emitError("kiln-autodiff: mode=split needs function=<name>");
       return signalPassFailure();
     }
+    if (!wrt.empty() && function.empty()) {
+      module.emitError("kiln-autodiff: wrt needs function=<name> (a "
+                       "kiln.value_and_grad op names its own wrt)");
+      return signalPassFailure();
+    }
+
+    // The functions that get differentiated: the callees of every
+    // kiln.value_and_grad, and `function`.
+    llvm::DenseSet<Operation *> differentiated;
+    module.walk([&](ValueAndGradOp op) {
+      if (auto callee = symbols.lookup<func::FuncOp>(op.getCallee()))
+        differentiated.insert(callee);
+    });
+    if (!function.empty())
+      if (auto callee = symbols.lookup<func::FuncOp>(function))
+        differentiated.insert(callee);
+
+    // Expands the kiln.value_and_grad ops of `scope` (a function, or the
+    // module for ops outside functions), callees first. In a function that
+    // is itself differentiated, the generated gradient is inlined rather
+    // than called, so that its ops (which all have rules) carry the outer
+    // adjoint: nested value_and_grad is second order. Elsewhere it is a
+    // call, one generated function per (callee, wrt). A function that
+    // reaches its own gradient is an error.
+    llvm::DenseMap<Operation *, bool> expanded; // false while in progress
+    llvm::SetVector<Operation *> inlined;
+    Operation *kept = nullptr; // what `function` asked for
+    std::function<LogicalResult(Operation *)> expandIn =
+        [&](Operation *scope) -> LogicalResult {
+      auto [it, inserted] = expanded.try_emplace(scope, false);
+      if (!inserted) {
+        if (it->second)
+          return success();
+        return scope->emitError("'")
+               << cast<func::FuncOp>(scope).getSymName()
+               << "' takes the gradient of itself through "
+                  "kiln.value_and_grad";
+      }
+      SmallVector<ValueAndGradOp> ops;
+      scope->walk([&](ValueAndGradOp op) {
+        // Ops of nested functions belong to those functions.
+        Operation *parent = op->getParentOfType<func::FuncOp>();
+        if (parent == scope || (!parent && scope == module.getOperation()))
+          ops.push_back(op);
+      });
+      bool inlineGradients = differentiated.contains(scope);
+      for (ValueAndGradOp op : ops) {
+        auto callee = symbols.lookup<func::FuncOp>(op.getCallee());
+        if (!callee)
+          return op.emitError("'") << op.getCallee() << "' is not a func.func";
+        if (failed(expandIn(callee)))
+          return failure();
+        FailureOr<func::FuncOp> gradFunction =
+            getOrGenerate(callee, op.getWrt());
+        if (failed(gradFunction))
+          return failure();
+        OpBuilder builder(op);
+        SmallVector<Value> results;
+        if (inlineGradients) {
+          Block &body = gradFunction->getBody().front();
+          IRMapping mapping;
+          mapping.map(body.getArguments(), op.getOperands());
+          for (Operation &bodyOp : body.without_terminator())
+            builder.clone(bodyOp, mapping);
+          for (Value result : body.getTerminator()->getOperands())
+            results.push_back(mapping.lookupOrDefault(result));
+          inlined.insert(*gradFunction);
+        } else {
+          llvm::append_range(results, func::CallOp::create(builder, op.getLoc(),
+                                                           *gradFunction,
+                                                           op.getOperands())
+                                          .getResults());
+        }
+        op.replaceAllUsesWith(results);
+        op.erase();
+      }
+      expanded[scope] = true;
+      return success();
+    };
+
     if (!function.empty()) {
       auto callee = symbols.lookup<func::FuncOp>(function);
       if (!callee) {
@@ -694,35 +778,40 @@ struct KilnAutodiffPass
             << function << "'";
         return signalPassFailure();
       }
+      if (failed(expandIn(callee)))
+        return signalPassFailure();
       SmallVector<int64_t> wrtArgs(wrt.begin(), wrt.end());
       if (wrtArgs.empty())
         for (auto [i, type] :
              llvm::enumerate(callee.getFunctionType().getInputs()))
           if (isDifferentiableType(type))
             wrtArgs.push_back(i);
-      if (mode == AutodiffMode::Split ? failed(generateSplitForwardBackward(
-                                            module, callee, wrtArgs, options))
-                                      : failed(getOrGenerate(callee, wrtArgs)))
-        return signalPassFailure();
+      if (mode == AutodiffMode::Split) {
+        if (failed(
+                generateSplitForwardBackward(module, callee, wrtArgs, options)))
+          return signalPassFailure();
+      } else {
+        FailureOr<func::FuncOp> requested = getOrGenerate(callee, wrtArgs);
+        if (failed(requested))
+          return signalPassFailure();
+        kept = *requested;
+      }
     }
 
-    SmallVector<ValueAndGradOp> ops;
-    module.walk([&](ValueAndGradOp op) { ops.push_back(op); });
-    for (ValueAndGradOp op : ops) {
-      auto callee = symbols.lookup<func::FuncOp>(op.getCallee());
-      if (!callee) {
-        op.emitError("'") << op.getCallee() << "' is not a func.func";
+    // The functions as they are now: generated ones hold no
+    // kiln.value_and_grad (their sources were expanded first).
+    SmallVector<Operation *> scopes;
+    for (auto f : module.getOps<func::FuncOp>())
+      scopes.push_back(f);
+    scopes.push_back(module);
+    for (Operation *scope : scopes)
+      if (failed(expandIn(scope)))
         return signalPassFailure();
-      }
-      FailureOr<func::FuncOp> gradFunction = getOrGenerate(callee, op.getWrt());
-      if (failed(gradFunction))
-        return signalPassFailure();
-      OpBuilder builder(op);
-      auto call = func::CallOp::create(builder, op.getLoc(), *gradFunction,
-                                       op.getOperands());
-      op.replaceAllUsesWith(call.getResults());
-      op.erase();
-    }
+    // A generated function that was only ever inlined is not kept.
+    for (Operation *gradFunction : inlined)
+      if (gradFunction != kept &&
+          SymbolTable::symbolKnownUseEmpty(gradFunction, module))
+        gradFunction->erase();
   }
 };
 } // namespace

@@ -43,7 +43,10 @@ def KilnAutodiffPass : Pass<"kiln-autodiff", "ModuleOp"> {
     values are inactive by type. Every active op needs a backward rule
     (`AutodiffOpInterface`); the rules only build kiln ops that have rules
     themselves, so the pass can run again on its output. The differentiated
-    function must be a single block of ops without regions or calls.
+    function must be a single block of ops without regions; a call in it must
+    be inactive (`--inline` first). A `kiln.value_and_grad` inside a
+    differentiated function is expanded first and its gradient inlined, so
+    nesting gives second order.
 
     With `mode=split` (and `function=f`) it generates instead
     `@f_forward(args) -> (outputs..., residuals...)` and
@@ -57,7 +60,8 @@ def KilnAutodiffPass : Pass<"kiln-autodiff", "ModuleOp"> {
     Option<"function", "function", "std::string", /*default=*/"\"\"",
            "Also generate the value-and-gradient function of this function">,
     ListOption<"wrt", "wrt", "int64_t",
-               "With `function`: the arguments to differentiate with respect "
+               "With `function` (an error without it): the arguments to "
+               "differentiate with respect "
                "to (default: every floating-point argument)">,
     Option<"mode", "mode", "::mlir::kiln::AutodiffMode",
            /*default=*/"::mlir::kiln::AutodiffMode::Combined",
