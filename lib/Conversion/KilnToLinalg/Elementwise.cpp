@@ -107,9 +107,41 @@ static Value convertScalar(B &b, Value x, Type to) {
   auto toInt = cast<IntegerType>(to);
   if (isa<FloatType>(from)) {
     // Float -> integer truncates toward zero (f16/bf16 widen exactly first).
+    // arith.fptosi (LLVM's fptosi) is poison for NaN and out-of-range
+    // values, and a poison index would get past a gather's clamp, so those
+    // saturate instead: NaN gives 0, values at or beyond the integer range
+    // its bound. The bounds compare against -2^(w-1), exact in every float
+    // type (or -inf past its range), and the truncated value is only kept
+    // where it fits.
     if (isHalf(from))
       x = convertFloat(b, x, cast<FloatType>(f32));
-    return arith::FPToSIOp::create(b, toInt, x);
+    auto floatType = cast<FloatType>(x.getType());
+    unsigned width = toInt.getWidth();
+    APFloat bound(std::ldexp(1.0, static_cast<int>(width) - 1));
+    bool losesInfo = false;
+    bound.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    Value upper =
+        arith::ConstantOp::create(b, b.getFloatAttr(floatType, bound));
+    Value lower =
+        arith::ConstantOp::create(b, b.getFloatAttr(floatType, -bound));
+    Value intMax = arith::ConstantOp::create(
+        b, b.getIntegerAttr(toInt, APInt::getSignedMaxValue(width)));
+    Value intMin = arith::ConstantOp::create(
+        b, b.getIntegerAttr(toInt, APInt::getSignedMinValue(width)));
+    Value zero = arith::ConstantOp::create(b, b.getIntegerAttr(toInt, 0));
+    // In range: -2^(w-1) <= x < 2^(w-1) (false for NaN); the operand of
+    // fptosi is 0 elsewhere, so no poison is ever made.
+    Value inRange =
+        arith::AndIOp::create(b, cmpf(b, arith::CmpFPredicate::OGE, x, lower),
+                              cmpf(b, arith::CmpFPredicate::OLT, x, upper));
+    Value safe = arith::SelectOp::create(b, inRange, x, constantLike(b, x, 0));
+    Value truncated = arith::FPToSIOp::create(b, toInt, safe);
+    Value saturated = arith::SelectOp::create(
+        b, cmpf(b, arith::CmpFPredicate::OGE, x, upper), intMax,
+        arith::SelectOp::create(b, cmpf(b, arith::CmpFPredicate::OLT, x, lower),
+                                intMin, zero));
+    return arith::SelectOp::create(b, inRange, truncated, saturated);
   }
   // Integer -> integer: i1 zero-extends, others sign-extend or wrap.
   unsigned fromWidth = cast<IntegerType>(from).getWidth();

@@ -554,8 +554,9 @@ func.func @convert_floats(%a: tensor<3xf64>, %b: tensor<3xf32>, %h: tensor<3xf16
 
 // -----
 
-// Float -> int truncates; int -> float is signed except i1; anything -> i1
-// is x != 0 (unordered, so NaN gives true).
+// Float -> int truncates, saturating (NaN gives 0): fptosi only sees values
+// in [-2^(w-1), 2^(w-1)), elsewhere it would be poison. Int -> float is
+// signed except i1; anything -> i1 is x != 0 (unordered, so NaN gives true).
 // CHECK-LABEL: func.func @convert_mixed
 // CHECK: arith.fptosi %{{.*}} : f32 to i32
 // CHECK: arith.sitofp %{{.*}} : i64 to f64
@@ -565,8 +566,21 @@ func.func @convert_floats(%a: tensor<3xf64>, %b: tensor<3xf32>, %h: tensor<3xf16
 // CHECK-NEXT: %[[NZ:.*]] = arith.cmpf une, %[[X]], %[[ZERO]] : f32
 // CHECK-NEXT: linalg.yield %[[NZ]] : i1
 // CHECK: arith.cmpi ne, %{{.*}}, %{{.*}} : i64
-// CHECK: arith.extf %{{.*}} : bf16 to f32
-// CHECK-NEXT: arith.fptosi %{{.*}} : f32 to i8
+// CHECK: %[[W:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK-DAG: %[[UP:.*]] = arith.constant 1.280000e+02 : f32
+// CHECK-DAG: %[[LO:.*]] = arith.constant -1.280000e+02 : f32
+// CHECK-DAG: %[[MAX:.*]] = arith.constant 127 : i8
+// CHECK-DAG: %[[MIN:.*]] = arith.constant -128 : i8
+// CHECK-DAG: %[[LT:.*]] = arith.cmpf olt, %[[W]], %[[UP]] : f32
+// CHECK-DAG: %[[GE:.*]] = arith.cmpf oge, %[[W]], %[[LO]] : f32
+// CHECK: %[[IN:.*]] = arith.andi %[[GE]], %[[LT]] : i1
+// CHECK: %[[SAFE:.*]] = arith.select %[[IN]], %[[W]], %{{.*}} : f32
+// CHECK: %[[T:.*]] = arith.fptosi %[[SAFE]] : f32 to i8
+// CHECK: %[[BELOW:.*]] = arith.cmpf olt, %[[W]], %[[LO]] : f32
+// CHECK: %[[S0:.*]] = arith.select %[[BELOW]], %[[MIN]], %{{.*}} : i8
+// CHECK: %[[ABOVE:.*]] = arith.cmpf oge, %[[W]], %[[UP]] : f32
+// CHECK: %[[S1:.*]] = arith.select %[[ABOVE]], %[[MAX]], %[[S0]] : i8
+// CHECK: arith.select %[[IN]], %[[T]], %[[S1]] : i8
 // CHECK: arith.sitofp %{{.*}} : i8 to f32
 // CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
 func.func @convert_mixed(%f: tensor<2xf32>, %i: tensor<2xi64>, %p: tensor<2xi1>, %b: tensor<2xbf16>, %c: tensor<2xi8>)

@@ -334,8 +334,9 @@ def Kiln_ConvertOp : Kiln_Op<"convert", [Pure]> {
     The semantics follow PyTorch's `Tensor.to(dtype)`:
 
     - float to float rounds to nearest, ties to even;
-    - float to integer truncates toward zero (out-of-range values, NaN and
-      infinities give an unspecified value);
+    - float to integer truncates toward zero; values beyond the integer
+      type's range (infinities included) saturate to its bound and NaN gives
+      0 (PyTorch leaves these undefined);
     - integer to float rounds to nearest; integers are signed, except `i1`,
       which converts as 0 or 1;
     - integer to integer sign-extends or truncates (wraps around); `i1`
