@@ -301,27 +301,14 @@ void mlir::kiln::buildKilnToNVVMPipeline(
 LogicalResult mlir::kiln::collectOpsLoweredToGPU(ModuleOp module,
                                                  std::vector<std::string> &ops,
                                                  std::string &error) {
-  MLIRContext *context = module.getContext();
-  OwningOpRef<ModuleOp> copy(module.clone());
-  llvm::raw_string_ostream os(error);
-  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diagnostic) {
-    os << diagnostic.getLocation() << ": " << diagnostic << "\n";
-    for (const Diagnostic &note : diagnostic.getNotes())
-      os << note.getLocation() << ": note: " << note << "\n";
-    return success();
-  });
-  PassManager pm(context);
-  KilnToNVVMPipelineOptions options;
-  options.format = "isa";
-  buildKilnToNVVMPipeline(pm, options);
-  if (failed(pm.run(*copy)))
-    return failure();
-  module.walk([&](Operation *op) {
-    if (op->getDialect() &&
-        op->getDialect()->getNamespace() == KilnDialect::getDialectNamespace())
-      ops.push_back(op->getName().getStringRef().str());
-  });
-  return success();
+  return collectOpsLoweredBy(
+      module,
+      [](OpPassManager &pm) {
+        KilnToNVVMPipelineOptions options;
+        options.format = "isa";
+        buildKilnToNVVMPipeline(pm, options);
+      },
+      ops, error);
 }
 
 void mlir::kiln::registerGPUPipelineDialects(DialectRegistry &registry) {

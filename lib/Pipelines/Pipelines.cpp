@@ -47,8 +47,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -119,6 +121,41 @@ void mlir::kiln::buildKilnToCPUPipeline(
   if (options.enableOpenMP)
     addOpenMPToLLVMPasses(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+LogicalResult mlir::kiln::collectOpsLoweredBy(
+    ModuleOp module, llvm::function_ref<void(OpPassManager &)> buildPipeline,
+    std::vector<std::string> &ops, std::string &error) {
+  MLIRContext *context = module.getContext();
+  OwningOpRef<ModuleOp> copy(module.clone());
+  llvm::raw_string_ostream os(error);
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diagnostic) {
+    os << diagnostic.getLocation() << ": " << diagnostic << "\n";
+    for (const Diagnostic &note : diagnostic.getNotes())
+      os << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
+  PassManager pm(context);
+  buildPipeline(pm);
+  if (failed(pm.run(*copy)))
+    return failure();
+  module.walk([&](Operation *op) {
+    if (op->getDialect() &&
+        op->getDialect()->getNamespace() == KilnDialect::getDialectNamespace())
+      ops.push_back(op->getName().getStringRef().str());
+  });
+  return success();
+}
+
+LogicalResult mlir::kiln::collectOpsLoweredToCPU(ModuleOp module,
+                                                 std::vector<std::string> &ops,
+                                                 std::string &error) {
+  return collectOpsLoweredBy(
+      module,
+      [](OpPassManager &pm) {
+        buildKilnToCPUPipeline(pm, KilnToCPUPipelineOptions());
+      },
+      ops, error);
 }
 
 void mlir::kiln::registerKilnPipelines() {

@@ -59,21 +59,55 @@ TEST(CoverageTest, MarkdownCountsColumns) {
   OpCoverage a;
   a.name = "kiln.a";
   a.verifier = "custom";
-  a.backward = true;
+  a.backward = OpCoverage::Backward::Rule;
   a.numericalTest = true;
   OpCoverage b;
   b.name = "kiln.b";
   b.verifier = "inferred";
   b.folder = "fold";
-  std::string text = renderCoverageMarkdown({a, b});
-  EXPECT_NE(text.find("| `kiln.a` | custom | — | yes | — | — | yes |"),
+  OpCoverage c;
+  c.name = "kiln.c";
+  c.verifier = "inferred";
+  c.backward = OpCoverage::Backward::NonDifferentiable;
+  c.cpuLowering = true;
+  std::string text = renderCoverageMarkdown({a, b, c});
+  EXPECT_NE(text.find("| `kiln.a` | custom | — | rule | — | — | yes |"),
             std::string::npos);
   EXPECT_NE(text.find("| `kiln.b` | inferred | fold | — |"), std::string::npos);
-  EXPECT_NE(text.find("2 ops: 1 with a backward rule, 0 with a CPU lowering, "
-                      "0 with a GPU lowering, 1 with a numerical test."),
+  EXPECT_NE(text.find("| `kiln.c` | inferred | — | not differentiable | yes |"),
             std::string::npos);
-  std::string json = renderCoverageJson({a, b});
+  EXPECT_NE(text.find("3 ops: 1 with a backward rule, 1 not differentiable, "
+                      "1 with a CPU lowering, 0 with a GPU lowering, 1 with a "
+                      "numerical test."),
+            std::string::npos);
+  std::string json = renderCoverageJson({a, b, c});
   EXPECT_NE(json.find("\"op\": \"kiln.b\""), std::string::npos);
+  EXPECT_NE(json.find("\"backward\": \"not differentiable\""),
+            std::string::npos);
+  EXPECT_NE(json.find("\"backward\": \"none\""), std::string::npos);
+}
+
+/// Non-differentiability is a property of the op, readable from its name
+/// alone, which is what the coverage matrix has.
+TEST(CoverageTest, NonDifferentiableAtTheOpName) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto nonDifferentiable = [&](StringRef opName) {
+    std::optional<RegisteredOperationName> name =
+        RegisteredOperationName::lookup(opName, &context);
+    EXPECT_TRUE(name) << opName.str();
+    auto *autodiff = name ? name->getInterface<AutodiffOpInterface>() : nullptr;
+    EXPECT_TRUE(autodiff) << opName.str();
+    return autodiff && autodiff->isNonDifferentiable();
+  };
+  for (StringRef op : {"kiln.lt", "kiln.eq", "kiln.argmax", "kiln.iota",
+                       "kiln.sign", "kiln.constant"})
+    EXPECT_TRUE(nonDifferentiable(op)) << op.str();
+  for (StringRef op :
+       {"kiln.add", "kiln.attention", "kiln.index_add", "kiln.max"})
+    EXPECT_FALSE(nonDifferentiable(op)) << op.str();
 }
 
 /// The backward column is complete: every registered kiln op either has a
@@ -83,8 +117,8 @@ TEST(CoverageTest, MarkdownCountsColumns) {
 /// shrinks.
 TEST(CoverageTest, EveryDifferentiableOpHasABackwardRule) {
   const llvm::StringSet<> withoutRule = {
-      // a gradient inside a differentiated function: kiln-autodiff rejects
-      // it; inline the generated gradient first.
+      // kiln-autodiff expands it (inlined where it is differentiated
+      // through) before any rule is asked for.
       "kiln.value_and_grad",
   };
   DialectRegistry registry;

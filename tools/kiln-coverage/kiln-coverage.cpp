@@ -38,11 +38,11 @@ static cl::opt<std::string> recordsPath("records", cl::Required,
                                         cl::cat(kilnCoverageCategory), cl::desc("ODS record dump (JSON)"));
 static cl::list<std::string>
     fixtureDirs("fixtures", cl::cat(kilnCoverageCategory), cl::desc("Directory of numerical fixtures (JSON)"));
-static cl::list<std::string> gpuInstances(
-    "gpu-instances", cl::cat(kilnCoverageCategory),
+static cl::list<std::string> instances(
+    "instances", cl::cat(kilnCoverageCategory),
     cl::desc("MLIR file of kiln functions to lower through "
-             "kiln-lower-to-nvvm; the ops of those that lower fill the GPU "
-             "column"));
+             "kiln-lower-to-cpu and kiln-lower-to-nvvm; the ops of a file "
+             "that lowers fill that pipeline's column"));
 static cl::opt<std::string> jsonPath("json", cl::cat(kilnCoverageCategory), cl::desc("JSON output file"));
 static cl::opt<std::string> markdownPath("markdown",
                                          cl::cat(kilnCoverageCategory), cl::desc("Markdown output file"));
@@ -110,11 +110,12 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::kiln::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
-  // The GPU column: what the GPU pipeline really lowers. A file that fails
-  // contributes nothing (and says why), so the matrix shows the gap.
-  std::vector<std::string> gpuOps;
+  // The CPU and GPU columns: what each pipeline really lowers. A file that
+  // fails contributes nothing to that column (and says why), so the matrix
+  // shows the gap.
+  std::vector<std::string> cpuOps, gpuOps;
   context.loadAllAvailableDialects();
-  for (const std::string &file : gpuInstances) {
+  for (const std::string &file : instances) {
     llvm::SourceMgr sourceMgr;
     mlir::OwningOpRef<mlir::ModuleOp> module =
         mlir::parseSourceFile<mlir::ModuleOp>(file, sourceMgr,
@@ -122,6 +123,11 @@ int main(int argc, char **argv) {
     if (!module)
       return fail("cannot parse " + file);
     std::string error;
+    if (failed(mlir::kiln::collectOpsLoweredToCPU(*module, cpuOps, error)))
+      WithColor::warning(errs(), "kiln-coverage")
+          << file << " does not lower to the CPU:\n"
+          << error;
+    error.clear();
     if (failed(mlir::kiln::collectOpsLoweredToGPU(*module, gpuOps, error)))
       WithColor::warning(errs(), "kiln-coverage")
           << file << " does not lower to PTX:\n"
@@ -131,7 +137,8 @@ int main(int argc, char **argv) {
   std::vector<mlir::kiln::OpCoverage> rows;
   std::string error;
   if (failed(mlir::kiln::collectCoverage(context, (*records)->getBuffer(),
-                                         numericalOps, rows, error, gpuOps)))
+                                         numericalOps, rows, error, cpuOps,
+                                         gpuOps)))
     return fail(error);
 
   if (int rc = emit(jsonPath, mlir::kiln::renderCoverageJson(rows)))

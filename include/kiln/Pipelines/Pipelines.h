@@ -119,11 +119,24 @@ LogicalResult verifyKilnToNVVMPipelineOptions(
     const KilnToNVVMPipelineOptions &options,
     llvm::function_ref<LogicalResult(const llvm::Twine &)> emitError);
 
-/// Runs kiln-lower-to-nvvm{format=isa} on a copy of `module` (kiln
-/// functions, e.g. the instances of the ops in a test file) and, when it
-/// succeeds, appends the name of every kiln op in `module` to `ops`: the
-/// ops the GPU pipeline really lowers, which the coverage matrix's GPU
-/// column lists. On failure, `error` holds the pipeline's diagnostics.
+/// Runs the pipeline that `buildPipeline` builds on a copy of `module`
+/// (kiln functions, e.g. the instances of the ops in a test file) and, when
+/// it succeeds, appends the name of every kiln op in `module` to `ops`: ops
+/// that pipeline really lowers. On failure, `error` holds the pipeline's
+/// diagnostics and `ops` is unchanged.
+LogicalResult
+collectOpsLoweredBy(ModuleOp module,
+                    llvm::function_ref<void(OpPassManager &)> buildPipeline,
+                    std::vector<std::string> &ops, std::string &error);
+
+/// collectOpsLoweredBy with kiln-lower-to-cpu: the coverage matrix's CPU
+/// column.
+LogicalResult collectOpsLoweredToCPU(ModuleOp module,
+                                     std::vector<std::string> &ops,
+                                     std::string &error);
+
+/// collectOpsLoweredBy with kiln-lower-to-nvvm{format=isa}: the coverage
+/// matrix's GPU column.
 LogicalResult collectOpsLoweredToGPU(ModuleOp module,
                                      std::vector<std::string> &ops,
                                      std::string &error);

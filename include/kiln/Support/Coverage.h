@@ -33,7 +33,17 @@ struct OpCoverage {
   std::string verifier;
   /// `fold`, `canonicalize`, `fold+canonicalize`, or empty.
   std::string folder;
-  bool backward = false;
+  /// What kiln-autodiff does with the op.
+  enum class Backward {
+    /// No AutodiffOpInterface: kiln-autodiff rejects the op.
+    None,
+    /// A rule builds the operands' adjoints.
+    Rule,
+    /// Declared non-differentiable: its results are never active, so no
+    /// adjoint flows through it (comparisons, argmax, iota, ...).
+    NonDifferentiable,
+  };
+  Backward backward = Backward::None;
   bool cpuLowering = false;
   bool gpuLowering = false;
   bool numericalTest = false;
@@ -41,13 +51,14 @@ struct OpCoverage {
 
 /// Collects one row per op that the kiln dialect registers in `context`.
 /// `recordsJson` is the text of the ODS record dump; `numericalOps` lists the
-/// ops named by numerical fixtures; `gpuOps` the ops that kiln-lower-to-nvvm
-/// lowered (see collectOpsLoweredToGPU). Fails with a message in `error`
-/// when the records are malformed or disagree with the registered ops.
+/// ops named by numerical fixtures; `cpuOps` and `gpuOps` the ops that
+/// kiln-lower-to-cpu and kiln-lower-to-nvvm lowered (collectOpsLoweredToCPU
+/// and collectOpsLoweredToGPU). Fails with a message in `error` when the
+/// records are malformed or disagree with the registered ops.
 LogicalResult collectCoverage(MLIRContext &context, StringRef recordsJson,
                               ArrayRef<std::string> numericalOps,
-                              std::vector<OpCoverage> &rows,
-                              std::string &error,
+                              std::vector<OpCoverage> &rows, std::string &error,
+                              ArrayRef<std::string> cpuOps = {},
                               ArrayRef<std::string> gpuOps = {});
 
 /// Returns every `"op": "kiln.*"` string found in the JSON text `fixture`

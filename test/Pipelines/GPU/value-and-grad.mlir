@@ -3,7 +3,8 @@
 // kiln.value_and_grad runs on the GPU as written: kiln-lower-to-nvvm
 // expands it first, and the generated gradient function becomes kernels
 // like any other. This file is also an instance of kiln.value_and_grad for
-// the coverage matrix's GPU column (KilnGPUPipelineTests, kiln-coverage).
+// the coverage matrix's CPU and GPU columns (KilnGPUPipelineTests,
+// kiln-coverage).
 
 // CHECK-LABEL: llvm.func @main(
 // CHECK: llvm.call @sum_squares_value_and_grad(

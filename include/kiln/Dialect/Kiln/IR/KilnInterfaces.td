@@ -42,9 +42,11 @@ def KilnAutodiffOpInterface : OpInterface<"AutodiffOpInterface"> {
            "::llvm::ArrayRef<::mlir::Value>":$resultAdjoints,
            "::llvm::ArrayRef<bool>":$neededOperands,
            "::llvm::SmallVectorImpl<::mlir::Value> &":$operandAdjoints)>,
-    InterfaceMethod<[{
+    StaticInterfaceMethod<[{
         Returns true when the op's results carry no derivative (their
-        adjoints are never propagated).
+        adjoints are never propagated). A property of the op, not of one
+        instance, so that tools (the coverage matrix) can ask an
+        `OperationName`.
       }],
       "bool", "isNonDifferentiable", (ins), [{}], [{ return false; }]>,
   ];

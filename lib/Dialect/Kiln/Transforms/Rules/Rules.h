@@ -72,7 +72,7 @@ struct NonDifferentiableModel
     operandAdjoints.assign(op->getNumOperands(), Value());
     return success();
   }
-  bool isNonDifferentiable(Operation *) const { return true; }
+  static bool isNonDifferentiable() { return true; }
 };
 
 template <typename... OpTs> void attachNonDifferentiable(MLIRContext *context) {
