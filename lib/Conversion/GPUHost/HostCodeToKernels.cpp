@@ -57,18 +57,27 @@ static bool dereferencesBufferOnHost(Operation *op) {
       .wasInterrupted();
 }
 
-/// Whether `op` holds a `gpu.launch` in its regions.
-static bool containsLaunch(Operation *op) {
+/// Whether `op` holds, in its regions, an op that only the host can run: a
+/// `gpu` dialect op (a launch, an allocation, a copy: calls into the
+/// runtime) or a heap allocation or deallocation.
+static bool containsHostOnlyOp(Operation *op) {
   return op
-      ->walk([](gpu::LaunchOp) { return WalkResult::interrupt(); })
+      ->walk([&](Operation *nested) {
+        if (nested != op && (isa<gpu::GPUDialect>(nested->getDialect()) ||
+                             isa<memref::AllocOp, memref::DeallocOp>(nested)))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
       .wasInterrupted();
 }
 
-/// Whether `op` may run inside a one-thread kernel: no launches in it, no
-/// buffer results (views and allocations stay on the host), not a
-/// terminator.
+/// Whether `op` may run inside a one-thread kernel: nothing host-only in
+/// it, no buffer results (views and allocations stay on the host), not a
+/// terminator. A loop whose body allocates stays on the host even without
+/// launches (its parallel loops may all have folded away for unit sizes);
+/// its body is split into kernels instead.
 static bool canMoveToKernel(Operation *op) {
-  return !op->hasTrait<OpTrait::IsTerminator>() && !containsLaunch(op) &&
+  return !op->hasTrait<OpTrait::IsTerminator>() && !containsHostOnlyOp(op) &&
          !isa<gpu::GPUDialect>(op->getDialect()) &&
          llvm::none_of(op->getResultTypes(), llvm::IsaPred<BaseMemRefType>);
 }
@@ -161,6 +170,16 @@ struct KilnGPUHostCodeToKernelsPass
         if (user->getParentOfType<gpu::LaunchOp>() == launch)
           continue;
         auto userLaunch = user->getParentOfType<gpu::LaunchOp>();
+        if (!userLaunch && canMoveToKernel(user)) {
+          // A later host op that a kernel can run (e.g. scalar code on a
+          // value read from a buffer, left behind when an allocation ended
+          // the group): it reads the value back from the buffer, which
+          // makes it host code that dereferences a buffer, so the walk
+          // moves it into a kernel of its own when it gets there.
+          OpBuilder reload(user);
+          use.set(memref::LoadOp::create(reload, loc, buffer, ValueRange()));
+          continue;
+        }
         if (!userLaunch) {
           InFlightDiagnostic diag =
               user->emitOpError()

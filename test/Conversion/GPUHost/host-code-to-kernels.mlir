@@ -142,3 +142,63 @@ func.func @no_terminator() {
   }
   return
 }
+
+// -----
+
+// A scalar read from a buffer, then an allocation (which ends the group: it
+// stays on the host), then more scalar code on the value: that code reads
+// the value back from the device buffer, so it moves into a kernel of its
+// own instead of running on the host.
+// CHECK-LABEL: func.func @use_after_allocation
+// CHECK-SAME: (%[[SEED:.*]]: memref<i64>, %[[OUT:.*]]: memref<i64>)
+// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<i64>
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[SEED]][] : memref<i64>
+// CHECK-NEXT: memref.store %[[V]], %[[BUF]][] : memref<i64>
+// CHECK-NEXT: gpu.terminator
+// CHECK: %[[TMP:.*]] = gpu.alloc () : memref<i64>
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[R:.*]] = memref.load %[[BUF]][] : memref<i64>
+// CHECK-NEXT: %[[S:.*]] = arith.shrui %[[R]]
+// CHECK-NEXT: memref.store %[[S]], %[[TMP]][] : memref<i64>
+// CHECK: gpu.terminator
+// CHECK-NOT: arith.shrui
+// CHECK: return
+func.func @use_after_allocation(%seed: memref<i64>, %out: memref<i64>) {
+  %c32 = arith.constant 32 : i64
+  %v = memref.load %seed[] : memref<i64>
+  %tmp = gpu.alloc () : memref<i64>
+  %s = arith.shrui %v, %c32 : i64
+  memref.store %s, %tmp[] : memref<i64>
+  %t = memref.load %tmp[] : memref<i64>
+  memref.store %t, %out[] : memref<i64>
+  gpu.dealloc %tmp : memref<i64>
+  return
+}
+
+// -----
+
+// A loop without launches whose body allocates stays on the host (a kernel
+// cannot call gpu.alloc); its body is split into kernels around the
+// allocation instead of the whole loop becoming one kernel.
+// CHECK-LABEL: func.func @loop_with_allocation
+// CHECK: scf.for
+// CHECK-NEXT: %[[TMP:.*]] = gpu.alloc () : memref<f32>
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[TMP]][] : memref<f32>
+// CHECK: gpu.terminator
+// CHECK: gpu.dealloc %[[TMP]]
+func.func @loop_with_allocation(%a: memref<4xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %tmp = gpu.alloc () : memref<f32>
+    %x = memref.load %a[%i] : memref<4xf32>
+    memref.store %x, %tmp[] : memref<f32>
+    %y = memref.load %tmp[] : memref<f32>
+    memref.store %y, %out[%i] : memref<4xf32>
+    gpu.dealloc %tmp : memref<f32>
+  }
+  return
+}
