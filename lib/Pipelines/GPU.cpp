@@ -208,8 +208,11 @@ void mlir::kiln::buildKilnToNVVMPipeline(
 
   // Everything else goes the CPU's way to linalg on tensors, then to
   // buffers with the CPU's entry-point ABI (identity layouts, results as
-  // caller-allocated out-params).
-  pm.addPass(createConvertKilnToLinalgPass());
+  // caller-allocated out-params); kiln.index_add with one thread per
+  // column, which coalesces.
+  ConvertKilnToLinalgPassOptions toLinalg;
+  toLinalg.indexAddThreadPerColumn = true;
+  pm.addPass(createConvertKilnToLinalgPass(toLinalg));
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());

@@ -228,6 +228,13 @@ MUTANTS = [
            "at(0, b), at(1, h), at(2, firstRow), at(3, tiles.firstKey)};",
            "at(0, b), at(1, b), at(2, firstRow), at(3, tiles.firstKey)};",
            "per-head d_mask accumulated at the batch index", [FIX_ATT_GRAD]),
+    Mutant("cpu-index-add-row-tail", "CPU lowering",
+           "lib/Conversion/KilnToLinalg/Tensor.cpp",
+           "row = addRow(row, vectorEnd, width, 1);",
+           "row = addRow(row, zero, width, 1);",
+           "index_add's row chunks add the vectorized part again, element "
+           "by element", [lit("Integration/CPU/index-add-rows.mlir",
+                              ("kiln-opt", "kiln-run"))]),
     # Query blocks and key tiles (Attention.cpp, AttentionGrad.cpp): the
     # fixtures' tiles_* cases have bands that start and end inside tiles.
     Mutant("cpu-tiles-end", "CPU lowering", A,
@@ -431,7 +438,7 @@ MUTANTS = [
            "permute's adjoint permutes by the permutation, not its inverse",
            [AD_CASE("permute")]),
     Mutant("ad-gather-clamp", "autodiff", "lib/Conversion/KilnToLinalg/Tensor.cpp",
-           "          index = arith::MaxSIOp::create(b, bodyLoc, index, zero);\n",
+           "  index = arith::MaxSIOp::create(b, loc, index, zero);\n",
            "",
            "index_add (gather's adjoint) does not clamp negative indices",
            [AD_CASE("gather"), AD_CASE("index")]),

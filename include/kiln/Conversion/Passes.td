@@ -28,12 +28,20 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "ModuleOp"> {
     becomes a `linalg.generic` whose indexing map for `%b` is
     `(d0, d1) -> (d1)`, with an `arith.addf` payload.
   }];
+  let options = [
+    Option<"indexAddThreadPerColumn", "index-add-thread-per-column", "bool",
+           /*default=*/"false",
+           "Lower kiln.index_add to one thread per column (coalesced on a "
+           "GPU) instead of one thread per chunk of contiguous row elements "
+           "(vectorizable on a CPU)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

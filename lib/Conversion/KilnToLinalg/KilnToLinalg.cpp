@@ -24,9 +24,9 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 void mlir::kiln::populateKilnToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool indexAddThreadPerColumn) {
   populateElementwisePatterns(patterns);
-  populateTensorPatterns(patterns);
+  populateTensorPatterns(patterns, indexAddThreadPerColumn);
   populateReductionPatterns(patterns);
   populateConvPatterns(patterns);
   populateNNPatterns(patterns);
@@ -62,9 +62,12 @@ namespace {
 
 struct ConvertKilnToLinalgPass
     : kiln::impl::ConvertKilnToLinalgPassBase<ConvertKilnToLinalgPass> {
+  using Base::Base;
+
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet owningPatterns(context);
-    populateKilnToLinalgConversionPatterns(owningPatterns);
+    populateKilnToLinalgConversionPatterns(owningPatterns,
+                                           indexAddThreadPerColumn);
     lowered = getRootKinds(owningPatterns);
     patterns = FrozenRewritePatternSet(std::move(owningPatterns));
     return success();

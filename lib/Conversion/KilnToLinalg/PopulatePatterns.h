@@ -21,8 +21,10 @@ namespace mlir::kiln {
 
 /// Elementwise.cpp: unary, binary, comparison and select ops.
 void populateElementwisePatterns(RewritePatternSet &patterns);
-/// Tensor.cpp: creation, layout and shape ops.
-void populateTensorPatterns(RewritePatternSet &patterns);
+/// Tensor.cpp: creation, layout and shape ops; `indexAddThreadPerColumn`
+/// as in populateKilnToLinalgConversionPatterns.
+void populateTensorPatterns(RewritePatternSet &patterns,
+                            bool indexAddThreadPerColumn);
 /// Reduction.cpp: reductions and contractions.
 void populateReductionPatterns(RewritePatternSet &patterns);
 /// Conv.cpp: convolutions and pooling.

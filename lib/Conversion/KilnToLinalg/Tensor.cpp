@@ -9,7 +9,8 @@
 // Gathers clamp their indices to [0, size) of the gathered axis, so an
 // out-of-range index reads the first or last slice, never out of bounds.
 // index_add, their adjoint, clamps the same way and is an `scf.forall`
-// with one thread per column, which adds its updates in index order.
+// whose threads own chunks of rows (the CPU's form) or columns (the GPU's)
+// and add their updates in index order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,7 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/SmallVectorExtras.h"
@@ -725,21 +727,73 @@ static Value convertFloats(OpBuilder &builder, Location loc, Value input,
       });
 }
 
-/// kiln.index_add -> an `scf.forall` over the positions of `dest`'s dims
-/// other than `axis`. The thread of a position owns that column of the
-/// result (`tensor.extract_slice` of the shared output), adds `source`'s
-/// entries to it in index order (an `scf.for` of `tensor.extract`/`insert`
-/// at the clamped index) and writes it back (`tensor.parallel_insert_slice`).
-/// The work is O(N x column positions), nothing larger than `dest` is
-/// built, and the result does not depend on how the threads are scheduled:
-/// no atomics, no race, the same bits sequentially, under OpenMP and on the
-/// GPU (after bufferization, kiln's pipelines turn the forall into an
-/// `scf.parallel`).
+/// Returns `indices[i]` as an index clamped to [`zero`, `last`].
+static Value loadClampedIndex(OpBuilder &b, Location loc, Value indices,
+                              Value i, Value zero, Value last) {
+  Value index = tensor::ExtractOp::create(b, loc, indices, i);
+  index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  index = arith::MaxSIOp::create(b, loc, index, zero);
+  return arith::MinSIOp::create(b, loc, index, last);
+}
+
+/// Returns `current + update` in the accumulator type of `current`: an
+/// f16/bf16 update is widened first; integers wrap; i1 adds with a logical
+/// or.
+static Value addUpdate(OpBuilder &b, Location loc, Value current,
+                       Value update) {
+  if (update.getType() != current.getType())
+    update = arith::ExtFOp::create(b, loc, current.getType(), update);
+  Type accType = getElementTypeOrSelf(current.getType());
+  if (isa<FloatType>(accType))
+    return arith::AddFOp::create(b, loc, current, update);
+  if (accType.isInteger(1))
+    return arith::OrIOp::create(b, loc, current, update);
+  return arith::AddIOp::create(b, loc, current, update);
+}
+
+/// The number of contiguous elements of a row that one thread of the row
+/// form owns (the last thread of a row may own fewer).
+static constexpr int64_t kIndexAddRowChunk = 128;
+
+/// The width of the row form's vector adds: 512 bits, as the matmul
+/// kernels'; LLVM splits them on narrower targets.
+static constexpr int64_t kIndexAddVectorBits = 512;
+
+/// kiln.index_add -> an `scf.forall` whose threads own disjoint parts of the
+/// result and add `source`'s entries into them in index order: each takes
+/// its part (`tensor.extract_slice` of the shared output), runs an `scf.for`
+/// over the indices that reads the index, clamps it to the axis and adds the
+/// matching entries of `source`, and writes the part back
+/// (`tensor.parallel_insert_slice`). Every element of the result thus gets
+/// its updates in index order, in either form and however the threads are
+/// scheduled: no atomics, no race, the same bits sequentially, under OpenMP
+/// and on the GPU (after bufferization, kiln's pipelines turn the forall
+/// into an `scf.parallel`). The work is O(N x row), and nothing larger than
+/// `dest` is built.
+///
+/// The two forms split the result differently:
+/// - columns (`threadPerColumn`, for the GPU): one thread per position of
+///   the non-axis dims, which owns that column `dest[a, :, b]` and adds one
+///   element per index (`tensor.extract`/`insert`). Consecutive threads
+///   touch consecutive elements (coalesced), but a thread walks its column
+///   a row apart.
+/// - row chunks (for the CPU): with dest seen as [outer, axis, inner] (the
+///   dims before the axis, the axis, the dims after it), one thread per
+///   outer position and chunk of `kIndexAddRowChunk` contiguous inner
+///   positions, which per index adds that chunk of the source row into the
+///   dest row at the index: whole vectors of `kIndexAddVectorBits`
+///   (`vector.transfer_read`/`write`, in bounds), then the rest element by
+///   element. The vectors are explicit so that the add is vectorized
+///   whatever LLVM pipeline follows (the JIT optimizes without the host's
+///   target description, and LLVM then leaves scalar loops scalar). With no
+///   dims after the axis (inner = 1) a column is contiguous and the column
+///   form is used.
 ///
 /// f16 and bf16 accumulate in f32 (one copy of `dest` widened, one rounding
 /// at the end); integers wrap; i1 adds with a logical or.
 struct IndexAddOpLowering : OpConversionPattern<IndexAddOp> {
-  using OpConversionPattern::OpConversionPattern;
+  IndexAddOpLowering(MLIRContext *context, bool threadPerColumn)
+      : OpConversionPattern(context), threadPerColumn(threadPerColumn) {}
 
   LogicalResult
   matchAndRewrite(IndexAddOp op, OpAdaptor adaptor,
@@ -759,8 +813,6 @@ struct IndexAddOpLowering : OpConversionPattern<IndexAddOp> {
         !isa<FloatType, IntegerType>(elementType))
       return rewriter.notifyMatchFailure(op, "unsupported operand types");
     Location loc = op.getLoc();
-    int64_t axisSize = destType.getDimSize(axis);
-    int64_t numIndices = indicesType.getDimSize(0);
 
     // Nothing to add (the verifier rejects indices into an empty axis).
     if (sourceType.getNumElements() == 0) {
@@ -792,89 +844,281 @@ struct IndexAddOpLowering : OpConversionPattern<IndexAddOp> {
       init = dest;
     }
 
-    // One thread per position of the other dims (one thread for a rank-1
-    // dest, whose only dim is the axis).
-    SmallVector<int64_t> outerDims;
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != axis)
-        outerDims.push_back(d);
-    SmallVector<OpFoldResult> upperBounds;
-    for (int64_t d : outerDims)
-      upperBounds.push_back(rewriter.getIndexAttr(destType.getDimSize(d)));
-    if (upperBounds.empty())
-      upperBounds.push_back(rewriter.getIndexAttr(1));
-    auto forall = scf::ForallOp::create(rewriter, loc, upperBounds,
-                                        ValueRange{init}, std::nullopt);
-
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(forall.getBody());
-    SmallVector<Value> ivs = forall.getInductionVars();
-    Value shared = forall.getRegionIterArgs().front();
-    // The column [..., :, ...] of the position.
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    for (int64_t d = 0, outer = 0; d < rank; ++d) {
-      strides.push_back(rewriter.getIndexAttr(1));
-      if (d == axis) {
-        offsets.push_back(rewriter.getIndexAttr(0));
-        sizes.push_back(rewriter.getIndexAttr(axisSize));
-        continue;
-      }
-      offsets.push_back(ivs[outer++]);
-      sizes.push_back(rewriter.getIndexAttr(1));
-    }
-    auto columnType = RankedTensorType::get({axisSize}, accType);
-    Value column = tensor::ExtractSliceOp::create(
-        rewriter, loc, columnType, shared, offsets, sizes, strides);
-
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value last = arith::ConstantIndexOp::create(rewriter, loc, axisSize - 1);
-    Value count = arith::ConstantIndexOp::create(rewriter, loc, numIndices);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    auto loop = scf::ForOp::create(
-        rewriter, loc, zero, count, one, ValueRange{column},
-        [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
-          Value index = tensor::ExtractOp::create(b, bodyLoc, indices, i);
-          index = arith::IndexCastOp::create(b, bodyLoc, b.getIndexType(),
-                                             index);
-          index = arith::MaxSIOp::create(b, bodyLoc, index, zero);
-          index = arith::MinSIOp::create(b, bodyLoc, index, last);
-          SmallVector<Value> position;
-          for (int64_t d = 0, outer = 0; d < rank; ++d)
-            position.push_back(d == axis ? i : Value(ivs[outer++]));
-          Value update =
-              tensor::ExtractOp::create(b, bodyLoc, source, position);
-          if (widen)
-            update = arith::ExtFOp::create(b, bodyLoc, accType, update);
-          Value current =
-              tensor::ExtractOp::create(b, bodyLoc, iterArgs[0], index);
-          Value sum;
-          if (isa<FloatType>(accType))
-            sum = arith::AddFOp::create(b, bodyLoc, current, update);
-          else if (accType.isInteger(1))
-            sum = arith::OrIOp::create(b, bodyLoc, current, update);
-          else
-            sum = arith::AddIOp::create(b, bodyLoc, current, update);
-          Value next =
-              tensor::InsertOp::create(b, bodyLoc, sum, iterArgs[0], index);
-          scf::YieldOp::create(b, bodyLoc, next);
-        });
-
-    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(rewriter, loc, loop.getResult(0),
-                                          shared, offsets, sizes, strides);
-
-    rewriter.setInsertionPointAfter(forall);
-    Value result = forall.getResult(0);
+    int64_t inner = ShapedType::getNumElements(
+        destType.getShape().drop_front(axis + 1));
+    Value result =
+        threadPerColumn || inner == 1
+            ? buildColumns(rewriter, loc, init, indices, source, axis)
+            : buildRowChunks(rewriter, loc, init, indices, source, axis);
     if (widen)
       result = convertFloats(rewriter, loc, result, floatType);
     rewriter.replaceOp(op, result);
     return success();
   }
+
+private:
+  /// The column form: one thread per position of the non-axis dims (one
+  /// thread for a rank-1 dest, whose only dim is the axis).
+  static Value buildColumns(OpBuilder &builder, Location loc, Value init,
+                            Value indices, Value source, int64_t axis) {
+    auto accTensorType = cast<RankedTensorType>(init.getType());
+    Type accType = accTensorType.getElementType();
+    int64_t rank = accTensorType.getRank();
+    int64_t axisSize = accTensorType.getDimSize(axis);
+    int64_t numIndices = cast<RankedTensorType>(indices.getType()).getDimSize(0);
+    SmallVector<OpFoldResult> upperBounds;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        upperBounds.push_back(
+            builder.getIndexAttr(accTensorType.getDimSize(d)));
+    if (upperBounds.empty())
+      upperBounds.push_back(builder.getIndexAttr(1));
+    auto forall = scf::ForallOp::create(builder, loc, upperBounds,
+                                        ValueRange{init}, std::nullopt);
+
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(forall.getBody());
+    SmallVector<Value> ivs = forall.getInductionVars();
+    Value shared = forall.getRegionIterArgs().front();
+    // The column [..., :, ...] of the position.
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (int64_t d = 0, outer = 0; d < rank; ++d) {
+      strides.push_back(builder.getIndexAttr(1));
+      if (d == axis) {
+        offsets.push_back(builder.getIndexAttr(0));
+        sizes.push_back(builder.getIndexAttr(axisSize));
+        continue;
+      }
+      offsets.push_back(ivs[outer++]);
+      sizes.push_back(builder.getIndexAttr(1));
+    }
+    auto columnType = RankedTensorType::get({axisSize}, accType);
+    Value column = tensor::ExtractSliceOp::create(
+        builder, loc, columnType, shared, offsets, sizes, strides);
+
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
+    Value count = arith::ConstantIndexOp::create(builder, loc, numIndices);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    auto loop = scf::ForOp::create(
+        builder, loc, zero, count, one, ValueRange{column},
+        [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
+          Value index =
+              loadClampedIndex(b, bodyLoc, indices, i, zero, last);
+          SmallVector<Value> position;
+          for (int64_t d = 0, outer = 0; d < rank; ++d)
+            position.push_back(d == axis ? i : Value(ivs[outer++]));
+          Value update =
+              tensor::ExtractOp::create(b, bodyLoc, source, position);
+          Value current =
+              tensor::ExtractOp::create(b, bodyLoc, iterArgs[0], index);
+          Value sum = addUpdate(b, bodyLoc, current, update);
+          Value next =
+              tensor::InsertOp::create(b, bodyLoc, sum, iterArgs[0], index);
+          scf::YieldOp::create(b, bodyLoc, next);
+        });
+
+    builder.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(builder, loc, loop.getResult(0),
+                                          shared, offsets, sizes, strides);
+    return forall.getResult(0);
+  }
+
+  /// The row-chunk form: one thread per position of the dims before the
+  /// axis and chunk of the positions after it, which `init` and `source`
+  /// collapse into one contiguous dim.
+  static Value buildRowChunks(OpBuilder &builder, Location loc, Value init,
+                              Value indices, Value source, int64_t axis) {
+    auto accTensorType = cast<RankedTensorType>(init.getType());
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    Type accType = accTensorType.getElementType();
+    ArrayRef<int64_t> shape = accTensorType.getShape();
+    int64_t rank = accTensorType.getRank();
+    int64_t axisSize = shape[axis];
+    int64_t numIndices = sourceType.getDimSize(axis);
+    int64_t inner = ShapedType::getNumElements(shape.drop_front(axis + 1));
+
+    // [d0, ..., axis, inner]: a reshape only with several dims after the
+    // axis (a view of the same buffer, but the result is then computed in
+    // a buffer of its own and copied out).
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d <= axis; ++d)
+      groups.push_back({d});
+    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(axis + 1, rank)));
+    auto collapsed = [&](RankedTensorType type) {
+      SmallVector<int64_t> dims(type.getShape().take_front(axis + 1));
+      dims.push_back(inner);
+      return RankedTensorType::get(dims, type.getElementType());
+    };
+    Value collapsedInit =
+        reassociate(builder, loc, init, collapsed(accTensorType), groups);
+    Value collapsedSource =
+        reassociate(builder, loc, source, collapsed(sourceType), groups);
+
+    // Per index, `lanes` elements at a time while whole vectors fit, then
+    // one at a time. i1 (a byte per element in memory, a bit per lane in a
+    // vector) goes one at a time.
+    int64_t lanes = accType.isInteger(1)
+                        ? 0
+                        : kIndexAddVectorBits / accType.getIntOrFloatBitWidth();
+    int64_t chunk = std::min(inner, kIndexAddRowChunk);
+    // One thread would be two: the canonicalizer inlines a forall of one
+    // iteration, and the result of the loop left in its place reaches
+    // buffer-results-to-out-params as a loop result, not an allocation, so
+    // the function would return a copy of it. (Two threads also let OpenMP
+    // use two cores.) The first half is whole vectors where it can be.
+    int64_t outer = ShapedType::getNumElements(shape.take_front(axis));
+    if (outer == 1 && inner <= chunk) {
+      int64_t half = llvm::divideCeil(inner, 2);
+      int64_t aligned = lanes > 0 ? llvm::alignTo(half, lanes) : half;
+      chunk = aligned < inner ? aligned : half;
+    }
+    int64_t numChunks = llvm::divideCeil(inner, chunk);
+    bool evenChunks = inner % chunk == 0;
+    SmallVector<OpFoldResult> upperBounds;
+    for (int64_t d = 0; d < axis; ++d)
+      upperBounds.push_back(builder.getIndexAttr(shape[d]));
+    upperBounds.push_back(builder.getIndexAttr(numChunks));
+    auto forall = scf::ForallOp::create(
+        builder, loc, upperBounds, ValueRange{collapsedInit}, std::nullopt);
+
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(forall.getBody());
+    SmallVector<Value> ivs = forall.getInductionVars();
+    ValueRange outerIvs = ValueRange(ivs).drop_back();
+    Value shared = forall.getRegionIterArgs().front();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value chunkSize = arith::ConstantIndexOp::create(builder, loc, chunk);
+    // The thread's chunk [start, start + width) of the inner positions;
+    // only the last chunk of a row may be narrower.
+    OpFoldResult start = builder.getIndexAttr(0);
+    if (numChunks > 1)
+      start = arith::MulIOp::create(builder, loc, ivs.back(), chunkSize)
+                  .getResult();
+    Value width = chunkSize;
+    if (!evenChunks) {
+      Value innerSize = arith::ConstantIndexOp::create(builder, loc, inner);
+      Value rest = arith::SubIOp::create(builder, loc, innerSize,
+                                         cast<Value>(start));
+      width = arith::MinSIOp::create(builder, loc, rest, chunkSize);
+    }
+    OpFoldResult widthFold =
+        evenChunks ? OpFoldResult(builder.getIndexAttr(chunk)) : width;
+
+    // The thread's part of the result: [axis, width] at its position.
+    SmallVector<OpFoldResult> offsets(outerIvs),
+        sizes(axis, builder.getIndexAttr(1));
+    offsets.append({builder.getIndexAttr(0), start});
+    sizes.append({builder.getIndexAttr(axisSize), widthFold});
+    SmallVector<OpFoldResult> strides(offsets.size(),
+                                      builder.getIndexAttr(1));
+    auto partType = RankedTensorType::get(
+        {axisSize, evenChunks ? chunk : ShapedType::kDynamic}, accType);
+    Value part = tensor::ExtractSliceOp::create(builder, loc, partType, shared,
+                                                offsets, sizes, strides);
+
+    Value vectorEnd = zero;
+    if (lanes > 0 && evenChunks) {
+      vectorEnd = chunk % lanes == 0
+                      ? chunkSize
+                      : arith::ConstantIndexOp::create(builder, loc,
+                                                       chunk - chunk % lanes);
+    } else if (lanes > 0) {
+      Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
+      Value tail = arith::RemUIOp::create(builder, loc, width, laneCount);
+      vectorEnd = arith::SubIOp::create(builder, loc, width, tail);
+    }
+    bool vectorLoop = lanes > 0 && !(evenChunks && chunk < lanes);
+    bool scalarLoop = lanes == 0 || !evenChunks || chunk % lanes != 0;
+    Type sourceElement = sourceType.getElementType();
+    // transfer_read wants a padding value, which in-bounds reads never use.
+    Value sourcePadding, accPadding;
+    if (vectorLoop) {
+      sourcePadding = arith::ConstantOp::create(
+          builder, loc, getScalarAttr(sourceElement, 0.0));
+      accPadding = sourceElement == accType
+                       ? sourcePadding
+                       : arith::ConstantOp::create(
+                             builder, loc, getScalarAttr(accType, 0.0))
+                             .getResult();
+    }
+
+    Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
+    Value count = arith::ConstantIndexOp::create(builder, loc, numIndices);
+    auto loop = scf::ForOp::create(
+        builder, loc, zero, count, one, ValueRange{part},
+        [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
+          Value index =
+              loadClampedIndex(b, bodyLoc, indices, i, zero, last);
+          // part[index, j] += source[..., i, start + j] for j in
+          // [from, to), `step` elements at a time.
+          auto addRow = [&](Value acc, Value from, Value to,
+                            int64_t step) -> Value {
+            Value stepSize = arith::ConstantIndexOp::create(b, bodyLoc, step);
+            auto rowLoop = scf::ForOp::create(
+                b, bodyLoc, from, to, stepSize, ValueRange{acc},
+                [&](OpBuilder &rb, Location rowLoc, Value j,
+                    ValueRange rowArgs) {
+                  SmallVector<Value> position(outerIvs);
+                  position.push_back(i);
+                  if (auto offset = dyn_cast<Value>(start))
+                    position.push_back(
+                        arith::AddIOp::create(rb, rowLoc, offset, j));
+                  else
+                    position.push_back(j);
+                  Value row = rowArgs[0];
+                  SmallVector<Value> target = {index, j};
+                  Value next;
+                  if (step == 1) {
+                    Value update = tensor::ExtractOp::create(
+                        rb, rowLoc, collapsedSource, position);
+                    Value current =
+                        tensor::ExtractOp::create(rb, rowLoc, row, target);
+                    Value sum = addUpdate(rb, rowLoc, current, update);
+                    next = tensor::InsertOp::create(rb, rowLoc, sum, row,
+                                                    target);
+                  } else {
+                    SmallVector<bool> inBounds = {true};
+                    Value update = vector::TransferReadOp::create(
+                        rb, rowLoc, VectorType::get({step}, sourceElement),
+                        collapsedSource, position, sourcePadding, inBounds);
+                    Value current = vector::TransferReadOp::create(
+                        rb, rowLoc, VectorType::get({step}, accType), row,
+                        target, accPadding, inBounds);
+                    Value sum = addUpdate(rb, rowLoc, current, update);
+                    next = vector::TransferWriteOp::create(rb, rowLoc, sum,
+                                                           row, target,
+                                                           inBounds)
+                               .getResult();
+                  }
+                  scf::YieldOp::create(rb, rowLoc, next);
+                });
+            return rowLoop.getResult(0);
+          };
+          Value row = iterArgs[0];
+          if (vectorLoop)
+            row = addRow(row, zero, vectorEnd, lanes);
+          if (scalarLoop)
+            row = addRow(row, vectorEnd, width, 1);
+          scf::YieldOp::create(b, bodyLoc, row);
+        });
+
+    builder.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(builder, loc, loop.getResult(0),
+                                          shared, offsets, sizes, strides);
+    builder.setInsertionPointAfter(forall);
+    return reassociate(builder, loc, forall.getResult(0), accTensorType,
+                       groups);
+  }
+
+  bool threadPerColumn;
 };
 
 } // namespace
 
-void mlir::kiln::populateTensorPatterns(RewritePatternSet &patterns) {
+void mlir::kiln::populateTensorPatterns(RewritePatternSet &patterns,
+                                        bool indexAddThreadPerColumn) {
   patterns.add<
       ConstantOpLowering, IotaOpLowering, BroadcastToOpLowering,
       ReshapeOpLowering, FlattenOpLowering, SqueezeOpLowering,
@@ -883,6 +1127,7 @@ void mlir::kiln::populateTensorPatterns(RewritePatternSet &patterns) {
       TriangularOpLowering<TrilOp, arith::CmpIPredicate::sle>,
       TriangularOpLowering<TriuOp, arith::CmpIPredicate::sge>,
       UnfoldOpLowering, IndexingOpLowering<GatherOp>,
-      IndexingOpLowering<IndexSelectOp>, IndexAddOpLowering>(
-      patterns.getContext());
+      IndexingOpLowering<IndexSelectOp>>(patterns.getContext());
+  patterns.add<IndexAddOpLowering>(patterns.getContext(),
+                                   indexAddThreadPerColumn);
 }

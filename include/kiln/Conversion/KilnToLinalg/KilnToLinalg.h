@@ -20,8 +20,11 @@ class RewritePatternSet;
 namespace mlir::kiln {
 
 /// Adds the patterns of every op family that lower kiln ops to linalg,
-/// tensor, arith and math ops on tensors.
-void populateKilnToLinalgConversionPatterns(RewritePatternSet &patterns);
+/// tensor, arith and math ops on tensors. `indexAddThreadPerColumn` selects
+/// the GPU's form of kiln.index_add, one thread per column, instead of the
+/// CPU's, one thread per chunk of contiguous row elements.
+void populateKilnToLinalgConversionPatterns(
+    RewritePatternSet &patterns, bool indexAddThreadPerColumn = false);
 
 /// Returns the names of the kiln ops that have a CPU lowering, i.e. the root
 /// ops of the patterns `populateKilnToLinalgConversionPatterns` adds, sorted
