@@ -123,9 +123,9 @@ func.func @main() -> (tensor<2x4xf16>, tensor<4xf16>, tensor<4xf16>,
   // Dropout with 1 - p = 2^-17 of 2^20 values 2^-10: the kept ones are
   // 2^-10 * 2^17 = 128 (exact), the others 0. Checked: the maximum is 128,
   // and every value is 0 or 128 (the sum is 128 times the number kept).
-  %ones = kiln.constant dense<9.765625E-4> : tensor<1048576xf16>
+  %small = kiln.constant dense<9.765625E-4> : tensor<1048576xf16>
   %seed = kiln.constant dense<7> : tensor<i64>
-  %y = kiln.dropout %ones, %seed {p = 0.99999237060546875 : f64} : tensor<1048576xf16>, tensor<i64>
+  %y = kiln.dropout %small, %seed {p = 0.99999237060546875 : f64} : tensor<1048576xf16>, tensor<i64>
   %max = kiln.max %y {axes = array<i64: 0>} : tensor<1048576xf16> -> tensor<f16>
   %y32 = kiln.convert %y : tensor<1048576xf16> to tensor<1048576xf32>
   %sum = kiln.sum %y32 {axes = array<i64: 0>} : tensor<1048576xf32> -> tensor<f32>
