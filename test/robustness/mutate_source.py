@@ -193,8 +193,8 @@ MUTANTS = [
            "keep iff w > threshold (not >=): off by one at the threshold",
            [PHILOX, FIX("*dropout*")]),
     Mutant("dropout-scale", "dropout", DR,
-           "rewriter.getFloatAttr(elementType, 1.0 / (1.0 - p));",
-           "rewriter.getFloatAttr(elementType, 1.0 / p);",
+           "rewriter.getFloatAttr(computeType, 1.0 / (1.0 - p));",
+           "rewriter.getFloatAttr(computeType, 1.0 / p);",
            "kiln.dropout scales kept values by 1/p", [PHILOX]),
 
     # --- The CPU linalg lowerings (forward and adjoint).
@@ -409,8 +409,8 @@ MUTANTS = [
            "maximum/minimum tie gives each operand the full adjoint",
            [AD_CASE("imum")]),
     Mutant("ad-relu-zero", "autodiff", ER,
-           "Value positive = GtOp::create(c.b, c.loc, op.getResult(), zero);",
-           "Value positive = GeOp::create(c.b, c.loc, op.getResult(), zero);",
+           "Value dropped = LeOp::create(c.b, c.loc, op.getResult(), zero);",
+           "Value dropped = LtOp::create(c.b, c.loc, op.getResult(), zero);",
            "relu'(0) = 1", [AD_CASE("relu"), FIX_AD]),
     Mutant("ad-clamp-bound", "autodiff", ER,
            "GeOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);",

@@ -1052,4 +1052,76 @@ func.func @f(%x: tensor<4x3xf64>) -> tensor<f64> {
   checkHessianVectorProduct(kSource, /*seed=*/13);
 }
 
+/// The diagonal of d/d arg[second] (d @f / d arg[first]), for an `@f` in
+/// `source` that sums elementwise terms of its arguments (so the gradient of
+/// <grad f, v> with v = 1 is the diagonal), at the inputs `args`, against
+/// `expected`.
+void checkHessianDiagonal(StringRef source, int64_t first, int64_t second,
+                          ArrayRef<InputSpec> args, ArrayRef<double> expected) {
+  JitSession &session = test::getAutodiffSession();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &session.getContext());
+  ASSERT_TRUE(module) << source.str();
+  auto f = module->lookupSymbol<func::FuncOp>("f");
+  FailureOr<func::FuncOp> grad = generateValueAndGrad(*module, f, {first});
+  ASSERT_TRUE(succeeded(grad));
+  func::FuncOp h = test::buildGradientDotProduct(f, *grad, "h");
+  FailureOr<func::FuncOp> hessian = generateValueAndGrad(*module, h, {second});
+  ASSERT_TRUE(succeeded(hessian));
+  auto compiled = session.compile(*module);
+  ASSERT_TRUE(succeeded(compiled));
+  SmallVector<InputSpec> specs(args);
+  specs.push_back(given({int64_t(expected.size())},
+                        std::vector<double>(expected.size(), 1.0)));
+  auto result =
+      (**compiled).invoke("h_value_and_grad", test::makeInputs(specs, 0));
+  ASSERT_TRUE(succeeded(result));
+  const HostTensor &diagonal = (*result)[1];
+  ASSERT_EQ(diagonal.getNumElements(), int64_t(expected.size()));
+  for (auto [i, want] : llvm::enumerate(expected))
+    EXPECT_NEAR(diagonal.getElementAsDouble(i), want,
+                1e-12 * (1 + std::abs(want)))
+        << "H[" << i << "][" << i << "]";
+}
+
+/// Second order through the branches a rule's select discards: they are
+/// evaluated on safe values, since differentiating the rule again
+/// multiplies a discarded branch's zero adjoint by its factors, and an inf
+/// there (exp(1000), 0^-1, log(0)) made the Hessian NaN. Closed forms:
+/// elu''(x) = e^x for x < 0 and 0 for x > 0 (and 0 at 0, as PyTorch's double
+/// backward); d2/da2 a^b = b (b - 1) a^(b - 2), 0 where b = 0 (a^0 = 1);
+/// d2/db2 a^b = a^b log(a)^2 and d2/da db a^b = a^(b-1) (1 + b log(a)), 0
+/// at a = 0 < b (0^b = 0). PyTorch's own double backward is NaN at a = 0,
+/// b = 0 and at a = 0, b = 2.
+TEST_F(AutodiffTest, SecondOrderThroughDiscardedBranches) {
+  constexpr const char *kElu = R"mlir(
+func.func @f(%x: tensor<4xf64>) -> tensor<f64> {
+  %y = kiln.elu %x {alpha = 1.0 : f64} : tensor<4xf64>
+  %l = kiln.sum %y {axes = array<i64: 0>} : tensor<4xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+)mlir";
+  checkHessianDiagonal(kElu, 0, 0, {given({4}, {1000, -1, 1, 0})},
+                       {0, std::exp(-1.0), 0, 0});
+  constexpr const char *kPow = R"mlir(
+func.func @f(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<f64> {
+  %y = kiln.pow %a, %b : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+  %l = kiln.sum %y {axes = array<i64: 0>} : tensor<4xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+)mlir";
+  checkHessianDiagonal(kPow, 0, 0,
+                       {given({4}, {0, 2, 0, 2}), given({4}, {0, 0, 2, 3})},
+                       {0, 0, 2, 12});
+  std::vector<InputSpec> base0 = {given({4}, {0, 3, 2, 3}),
+                                  given({4}, {2, 0, 1, 2})};
+  checkHessianDiagonal(kPow, 1, 1, base0,
+                       {0, std::pow(std::log(3.0), 2),
+                        2 * std::pow(std::log(2.0), 2),
+                        9 * std::pow(std::log(3.0), 2)});
+  checkHessianDiagonal(
+      kPow, 1, 0, base0,
+      {0, 1.0 / 3, 1 + std::log(2.0), 3 * (1 + 2 * std::log(3.0))});
+}
+
 } // namespace

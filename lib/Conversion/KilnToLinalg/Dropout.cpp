@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "Philox.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -22,10 +23,11 @@ using namespace mlir::kiln;
 namespace {
 
 /// kiln.dropout -> linalg.generic { keep(seed, n) ? x * 1/(1-p) : 0 }, with
-/// `n` the flat index built from linalg.index. The scale 1 / (1 - p) is
-/// rounded to the element type once, like PyTorch's dropout, which
-/// multiplies by a noise tensor of the input's dtype. `p = 0` is the
-/// identity (as the op's folder says) and lowers to the input itself.
+/// `n` the flat index built from linalg.index. The product is taken in the
+/// compute type (f32 for f16/bf16) and rounded once: an f16 scale
+/// 1 / (1 - p) would be +inf for 1 - p < 1.53e-5 and every kept element
+/// inf. `p = 0` is the identity (as the op's folder says) and lowers to the
+/// input itself.
 struct DropoutOpLowering : OpConversionPattern<DropoutOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -55,7 +57,8 @@ struct DropoutOpLowering : OpConversionPattern<DropoutOp> {
     SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
-    FloatAttr scaleAttr = rewriter.getFloatAttr(elementType, 1.0 / (1.0 - p));
+    Type computeType = getComputeType(elementType);
+    FloatAttr scaleAttr = rewriter.getFloatAttr(computeType, 1.0 / (1.0 - p));
     FloatAttr zeroAttr = rewriter.getFloatAttr(elementType, 0.0);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{resultType}, ValueRange{adaptor.getInput()},
@@ -72,7 +75,9 @@ struct DropoutOpLowering : OpConversionPattern<DropoutOp> {
           flat = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
           Value keep = buildDropoutKeep(b, l, seed, flat, p);
           Value scaled = arith::MulFOp::create(
-              b, l, args[0], arith::ConstantOp::create(b, l, scaleAttr));
+              b, l, convertFloat(b, l, args[0], computeType),
+              arith::ConstantOp::create(b, l, scaleAttr));
+          scaled = convertFloat(b, l, scaled, elementType);
           Value result = arith::SelectOp::create(
               b, l, keep, scaled, arith::ConstantOp::create(b, l, zeroAttr));
           linalg::YieldOp::create(b, l, result);

@@ -43,16 +43,17 @@ func.func @f(%a: tensor<2x4x3xf64>, %b: tensor<4x1xf64>) -> tensor<f64> {
 
 // -----
 
-// maximum splits a tie half-half, as torch.maximum; the winner takes all.
+// maximum splits a tie half-half, as torch.maximum; otherwise an operand
+// takes all unless it loses (so both take it at a NaN).
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[A:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>)
 // CHECK: %[[HALF:.*]] = kiln.mul %[[G:.*]], %{{.*}} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
 // CHECK: %[[TIE:.*]] = kiln.eq %[[A]], %[[B]]
-// CHECK: %[[AW:.*]] = kiln.gt %[[A]], %[[B]]
-// CHECK: %[[AG:.*]] = kiln.select %[[AW]], %[[G]], %{{.*}}
+// CHECK: %[[AL:.*]] = kiln.lt %[[A]], %[[B]]
+// CHECK: %[[AG:.*]] = kiln.select %[[AL]], %{{.*}}, %[[G]]
 // CHECK: %[[DA:.*]] = kiln.select %[[TIE]], %[[HALF]], %[[AG]]
-// CHECK: %[[BW:.*]] = kiln.gt %[[B]], %[[A]]
-// CHECK: %[[BG:.*]] = kiln.select %[[BW]], %[[G]], %{{.*}}
+// CHECK: %[[BL:.*]] = kiln.lt %[[B]], %[[A]]
+// CHECK: %[[BG:.*]] = kiln.select %[[BL]], %{{.*}}, %[[G]]
 // CHECK: %[[DB:.*]] = kiln.select %[[TIE]], %[[HALF]], %[[BG]]
 // CHECK: return %{{.*}}, %[[DA]], %[[DB]]
 func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
@@ -63,12 +64,13 @@ func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
 
 // -----
 
-// relu: the adjoint passes where the result is > 0, so relu'(0) = 0.
+// relu: the adjoint is dropped where the result is <= 0, so relu'(0) = 0
+// and a NaN passes it (threshold_backward).
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK: %[[Y:.*]] = kiln.relu %{{.*}} : tensor<3xf32>
 // CHECK: %[[Z:.*]] = kiln.constant dense<0.000000e+00> : tensor<f32>
-// CHECK: %[[POS:.*]] = kiln.gt %[[Y]], %[[Z]]
-// CHECK: %[[D:.*]] = kiln.select %[[POS]], %{{.*}}, %{{.*}} : (tensor<3xi1>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK: %[[DROP:.*]] = kiln.le %[[Y]], %[[Z]]
+// CHECK: %[[D:.*]] = kiln.select %[[DROP]], %[[Z]], %{{.*}} : (tensor<3xi1>, tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
 // CHECK: return %{{.*}}, %[[D]]
 func.func @f(%a: tensor<3xf32>) -> tensor<f32> {
   %0 = kiln.relu %a : tensor<3xf32>

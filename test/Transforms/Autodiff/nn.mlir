@@ -1,9 +1,10 @@
 // RUN: kiln-opt %s --split-input-file --kiln-autodiff=function=f | FileCheck %s
 
-// cross_entropy: (softmax(x) - onehot(label)) times the valid-sample mask
-// (plus NaN where a counted label is outside [0, C), whose loss is NaN) and
-// the reduction's scale: for mean, the adjoint over the valid count, counted
-// in i64. The labels get no adjoint.
+// cross_entropy: (softmax(x) - onehot(label)) times the reduction's factor
+// (plus NaN where a label is outside [0, C), whose loss is NaN), selected
+// by the valid-sample mask, so an ignored sample gets 0 even where the
+// factor is not finite: for mean, the adjoint over the valid count, counted
+// in i64, which is 0 when every label is ignored. The labels get no adjoint.
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[T:.*]]: tensor<2xi64>) -> (tensor<f32>, tensor<2x3xf32>)
 // CHECK: %[[ONE:.*]] = kiln.constant dense<1.000000e+00> : tensor<f32>
@@ -14,24 +15,23 @@
 // CHECK: %[[OH:.*]] = kiln.convert %[[EQ]] : tensor<2x3xi1> to tensor<2x3xf32>
 // CHECK: %[[II:.*]] = kiln.constant dense<-100> : tensor<i64>
 // CHECK: %[[NE:.*]] = kiln.ne %[[T]], %[[II]]
-// CHECK: %[[VALID:.*]] = kiln.convert %[[NE]] : tensor<2xi1> to tensor<2xf32>
 // CHECK: %[[C:.*]] = kiln.constant dense<3> : tensor<i64>
 // CHECK: %[[HIGH:.*]] = kiln.ge %[[T]], %[[C]]
 // CHECK: %[[ZERO:.*]] = kiln.constant dense<0> : tensor<i64>
 // CHECK: %[[LOW:.*]] = kiln.lt %[[T]], %[[ZERO]]
 // CHECK: %[[OUT:.*]] = kiln.add %[[LOW]], %[[HIGH]] : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
 // CHECK: %[[NAN:.*]] = kiln.constant dense<0x7FC00000> : tensor<f32>
-// CHECK: %[[BAD:.*]] = kiln.mul %[[NE]], %[[OUT]] : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
-// CHECK: %[[POISON:.*]] = kiln.select %[[BAD]], %[[NAN]], %{{.*}}
-// CHECK: %[[VP:.*]] = kiln.add %[[VALID]], %[[POISON]]
-// CHECK: %[[W:.*]] = kiln.reshape %[[VP]] : tensor<2xf32> -> tensor<2x1xf32>
+// CHECK: %[[POISON:.*]] = kiln.select %[[OUT]], %[[NAN]], %{{.*}}
 // CHECK: %[[ONES:.*]] = kiln.convert %[[NE]] : tensor<2xi1> to tensor<2xi64>
 // CHECK: %[[N:.*]] = kiln.sum %[[ONES]] {axes = array<i64: 0>} : tensor<2xi64> -> tensor<i64>
 // CHECK: %[[COUNT:.*]] = kiln.convert %[[N]] : tensor<i64> to tensor<f32>
 // CHECK: %[[SCALE:.*]] = kiln.div %[[ONE]], %[[COUNT]]
-// CHECK: %[[WS:.*]] = kiln.mul %[[W]], %[[SCALE]]
+// CHECK: %[[PC:.*]] = kiln.reshape %[[POISON]] : tensor<2xf32> -> tensor<2x1xf32>
+// CHECK: %[[PS:.*]] = kiln.add %[[PC]], %[[SCALE]]
+// CHECK: %[[VALID:.*]] = kiln.reshape %[[NE]] : tensor<2xi1> -> tensor<2x1xi1>
+// CHECK: %[[W:.*]] = kiln.select %[[VALID]], %[[PS]], %{{.*}} : (tensor<2x1xi1>, tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
 // CHECK: %[[DIFF:.*]] = kiln.sub %[[P]], %[[OH]]
-// CHECK: %[[D:.*]] = kiln.mul %[[DIFF]], %[[WS]]
+// CHECK: %[[D:.*]] = kiln.mul %[[DIFF]], %[[W]]
 // CHECK: return %{{.*}}, %[[D]]
 func.func @f(%x: tensor<2x3xf32>, %t: tensor<2xi64>) -> tensor<f32> {
   %0 = kiln.cross_entropy %x, %t : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>

@@ -105,18 +105,24 @@ Value autodiff::scale(OpBuilder &b, Location loc, Value value, double scalar) {
   return mul(b, loc, value, createScalar(b, loc, elementType, scalar));
 }
 
-/// `value` converted to element type `type` (itself if it has it).
-static Value convertTo(OpBuilder &b, Location loc, Value value, Type type) {
-  if (autodiff::getElementType(value) == type)
+Type autodiff::getComputeType(Type elementType) {
+  if (isHalfType(elementType))
+    return Float32Type::get(elementType.getContext());
+  return elementType;
+}
+
+Value autodiff::convertTo(OpBuilder &b, Location loc, Value value,
+                          Type elementType) {
+  if (autodiff::getElementType(value) == elementType)
     return value;
-  return ConvertOp::create(b, loc, value, type);
+  return ConvertOp::create(b, loc, value, elementType);
 }
 
 Value autodiff::divideByCount(OpBuilder &b, Location loc, Value value,
                               Value mask, ArrayRef<int64_t> axes,
                               bool keepDims) {
   Type elementType = autodiff::getElementType(value);
-  Type computeType = isHalfType(elementType) ? b.getF32Type() : elementType;
+  Type computeType = getComputeType(elementType);
   Value ones = convertTo(b, loc, mask, b.getI64Type());
   Value count = convertTo(b, loc, SumOp::create(b, loc, ones, axes, keepDims),
                           computeType);

@@ -131,6 +131,12 @@ Value scale(OpBuilder &b, Location loc, Value value, double scalar);
 /// the quotient would then be 0).
 Value divideByCount(OpBuilder &b, Location loc, Value value, Value mask,
                     ArrayRef<int64_t> axes, bool keepDims);
+/// The element type a rule computes in for operands of `elementType`: f32
+/// for f16 and bf16 (PyTorch's opmath type, which its fused backward kernels
+/// and Kiln's forward lowerings use), else `elementType` itself.
+Type getComputeType(Type elementType);
+/// `value` converted to element type `elementType` (itself if it has it).
+Value convertTo(OpBuilder &b, Location loc, Value value, Type elementType);
 /// `value + scalar`.
 Value addScalar(OpBuilder &b, Location loc, Value value, double scalar);
 /// `cond ? value : 0`, broadcast to their common shape.

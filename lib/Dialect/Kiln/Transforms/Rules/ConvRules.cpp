@@ -458,10 +458,13 @@ static Value interleaveTaps(OpBuilder &b, Location loc, ArrayRef<Value> shares,
 }
 
 static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
-  // For each tap (kh, kw) in row-major order, the strided slice of the -inf
+  // For each tap (kh, kw) in row-major order, the strided slice of the
   // padded input that the tap reads in every window; the tap takes the
   // cotangent where it equals the window maximum (the forward result) and
   // no earlier tap has, so ties go to the first maximum as in PyTorch. The
+  // padding is NaN, which equals nothing: a padding tap never takes the
+  // cotangent, even where the maximum is -inf (the forward pads with -inf,
+  // and PyTorch gives such a window's cotangent to its first input). The
   // shares go back to their inputs by interleaving when the windows tile
   // the input, and otherwise each is spread `stride` apart and padded into
   // place.
@@ -490,9 +493,8 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
   }
   Value padded = input;
   if (llvm::any_of(high, [](int64_t v) { return v != 0; }))
-    padded = PadOp::create(
-        c.b, c.loc, input, low, high,
-        llvm::APFloat::getInf(llvm::APFloat::IEEEdouble(), /*Negative=*/true));
+    padded = PadOp::create(c.b, c.loc, input, low, high,
+                           llvm::APFloat::getNaN(llvm::APFloat::IEEEdouble()));
   SmallVector<int64_t> dims = {2, 3};
   Value taken;
   SmallVector<Value> shares;

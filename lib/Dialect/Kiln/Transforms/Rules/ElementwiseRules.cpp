@@ -57,59 +57,66 @@ static LogicalResult divRule(DivOp op, RuleContext &c) {
 }
 
 static LogicalResult powRule(PowOp op, RuleContext &c) {
+  // The branch a select discards is evaluated on a safe value (exponent 1,
+  // base 1), not on the one that gives inf: differentiating the rule again
+  // multiplies the discarded branch's zero adjoint by its factors, and
+  // 0 * inf would be NaN.
   Type et = getElementType(op.getResult());
-  Value zero = c.scalar(et, 0.0);
+  Value zero = c.scalar(et, 0.0), one = c.scalar(et, 1.0);
   if (c.needs(0)) {
     // PyTorch: 0 where the exponent is 0, else g * b * a^(b-1).
-    Value bm1 = addScalar(c.b, c.loc, op.getRhs(), -1.0);
-    Value d = mul(c.b, c.loc, c.grad(),
-                  mul(c.b, c.loc, op.getRhs(),
-                      PowOp::create(c.b, c.loc, op.getLhs(), bm1)));
     Value isZero = EqOp::create(c.b, c.loc, op.getRhs(), zero);
+    Value b = SelectOp::create(c.b, c.loc, isZero, one, op.getRhs());
+    Value bm1 = addScalar(c.b, c.loc, b, -1.0);
+    Value d =
+        mul(c.b, c.loc, c.grad(),
+            mul(c.b, c.loc, b, PowOp::create(c.b, c.loc, op.getLhs(), bm1)));
     d = SelectOp::create(c.b, c.loc, isZero, zero, d);
     c.setReduced(0, d, op.getLhs());
   }
   if (c.needs(1)) {
     // PyTorch: 0 where a == 0 and b >= 0, else g * a^b * log(a).
-    Value d = mul(c.b, c.loc, c.grad(),
-                  mul(c.b, c.loc, op.getResult(),
-                      LogOp::create(c.b, c.loc, op.getLhs())));
     Value baseZero = EqOp::create(c.b, c.loc, op.getLhs(), zero);
     Value expNonNeg = GeOp::create(c.b, c.loc, op.getRhs(), zero);
     Value both = MulOp::create(c.b, c.loc, baseZero, expNonNeg);
+    Value a = SelectOp::create(c.b, c.loc, both, one, op.getLhs());
+    Value d =
+        mul(c.b, c.loc, c.grad(),
+            mul(c.b, c.loc, op.getResult(), LogOp::create(c.b, c.loc, a)));
     d = SelectOp::create(c.b, c.loc, both, zero, d);
     c.setReduced(1, d, op.getRhs());
   }
   return success();
 }
 
-/// maximum/minimum as torch.maximum/minimum: the operand that wins gets the
-/// adjoint, and on a tie each operand gets half of it.
-template <typename OpT, typename WinsOpT>
+/// maximum/minimum as torch.maximum/minimum (derivatives.yaml): on a tie
+/// each operand gets half of the adjoint, otherwise an operand gets all of
+/// it unless it loses. A NaN operand neither ties nor loses, so both
+/// operands get the adjoint there.
+template <typename OpT, typename LosesOpT>
 static LogicalResult extremumRule(OpT op, RuleContext &c) {
   Value lhs = op.getLhs(), rhs = op.getRhs();
+  Value zero = c.scalar(getElementType(c.grad()), 0.0);
   Value half = scale(c.b, c.loc, c.grad(), 0.5);
   Value tie = EqOp::create(c.b, c.loc, lhs, rhs);
-  if (c.needs(0)) {
-    Value wins = WinsOpT::create(c.b, c.loc, lhs, rhs);
-    Value d = SelectOp::create(c.b, c.loc, tie, half,
-                               maskOrZero(c.b, c.loc, wins, c.grad()));
-    c.setReduced(0, d, lhs);
-  }
-  if (c.needs(1)) {
-    Value wins = WinsOpT::create(c.b, c.loc, rhs, lhs);
-    Value d = SelectOp::create(c.b, c.loc, tie, half,
-                               maskOrZero(c.b, c.loc, wins, c.grad()));
-    c.setReduced(1, d, rhs);
-  }
+  auto adjoint = [&](Value self, Value other) -> Value {
+    Value loses = LosesOpT::create(c.b, c.loc, self, other);
+    return SelectOp::create(
+        c.b, c.loc, tie, half,
+        SelectOp::create(c.b, c.loc, loses, zero, c.grad()));
+  };
+  if (c.needs(0))
+    c.setReduced(0, adjoint(lhs, rhs), lhs);
+  if (c.needs(1))
+    c.setReduced(1, adjoint(rhs, lhs), rhs);
   return success();
 }
 
 static LogicalResult maximumRule(MaximumOp op, RuleContext &c) {
-  return extremumRule<MaximumOp, GtOp>(op, c);
+  return extremumRule<MaximumOp, LtOp>(op, c);
 }
 static LogicalResult minimumRule(MinimumOp op, RuleContext &c) {
-  return extremumRule<MinimumOp, LtOp>(op, c);
+  return extremumRule<MinimumOp, GtOp>(op, c);
 }
 
 static LogicalResult selectRule(SelectOp op, RuleContext &c) {
@@ -133,6 +140,15 @@ static LogicalResult chain(RuleContext &c, Value factor) {
   return success();
 }
 
+/// Sets the adjoint of `operand` to `g * factor`, where `factor` was computed
+/// in the compute type (from `c.widen(operand)`): for f16/bf16 the product is
+/// taken in f32 and rounded once. For the rules whose intermediate values
+/// overflow a half type where the derivative does not (squares, cubes).
+static LogicalResult chainWide(RuleContext &c, Value operand, Value factor) {
+  c.setReduced(0, mul(c.b, c.loc, c.widen(c.grad()), factor), operand);
+  return success();
+}
+
 static LogicalResult expRule(ExpOp op, RuleContext &c) {
   return chain(c, op.getResult());
 }
@@ -149,8 +165,11 @@ static LogicalResult log2Rule(Log2Op op, RuleContext &c) {
   return success();
 }
 static LogicalResult log10Rule(Log10Op op, RuleContext &c) {
-  c.set(0,
-        div(c.b, c.loc, c.grad(), scale(c.b, c.loc, op.getOperand(), M_LN10)));
+  // In f32 for half types: x ln(10) overflows f16 for x > 28448.
+  Value x = c.widen(op.getOperand());
+  c.setReduced(0,
+               div(c.b, c.loc, c.widen(c.grad()), scale(c.b, c.loc, x, M_LN10)),
+               op.getOperand());
   return success();
 }
 static LogicalResult log1pRule(Log1pOp op, RuleContext &c) {
@@ -164,10 +183,11 @@ static LogicalResult sqrtRule(SqrtOp op, RuleContext &c) {
   return success();
 }
 static LogicalResult rsqrtRule(RsqrtOp op, RuleContext &c) {
-  // -0.5 * g * rsqrt(x)^3
-  Value y = op.getResult();
+  // -0.5 * g * rsqrt(x)^3, in f32 for half types: y^3 overflows f16 for
+  // y > 40.3 (x < 6.2e-4), where g y^3 / 2 may not.
+  Value y = c.widen(op.getResult());
   Value y3 = mul(c.b, c.loc, mul(c.b, c.loc, y, y), y);
-  return chain(c, scale(c.b, c.loc, y3, -0.5));
+  return chainWide(c, op.getOperand(), scale(c.b, c.loc, y3, -0.5));
 }
 static LogicalResult sinRule(SinOp op, RuleContext &c) {
   return chain(c, CosOp::create(c.b, c.loc, op.getOperand()));
@@ -196,11 +216,11 @@ static LogicalResult erfRule(ErfOp op, RuleContext &c) {
   return chain(c, scale(c.b, c.loc, e, M_2_SQRTPI));
 }
 static LogicalResult reluRule(ReluOp op, RuleContext &c) {
-  // PyTorch's threshold_backward: the adjoint passes where the result is
-  // > 0, so relu'(0) = 0.
+  // PyTorch's threshold_backward: the adjoint is dropped where the result
+  // is <= 0, so relu'(0) = 0 and a NaN passes it.
   Value zero = c.scalar(getElementType(op.getResult()), 0.0);
-  Value positive = GtOp::create(c.b, c.loc, op.getResult(), zero);
-  c.set(0, maskOrZero(c.b, c.loc, positive, c.grad()));
+  Value dropped = LeOp::create(c.b, c.loc, op.getResult(), zero);
+  c.set(0, SelectOp::create(c.b, c.loc, dropped, zero, c.grad()));
   return success();
 }
 static LogicalResult siluRule(SiluOp op, RuleContext &c) {
@@ -222,18 +242,26 @@ static LogicalResult leakyReluRule(LeakyReluOp op, RuleContext &c) {
   return success();
 }
 static LogicalResult eluRule(EluOp op, RuleContext &c) {
-  // PyTorch: x > 0 ? g : g * alpha * exp(x).
+  // PyTorch's elu_backward: x <= 0 ? g * alpha * exp(x) : g, so a NaN
+  // passes g. exp reads x < 0 ? x : 0: exp(x) of a large x is inf, and
+  // differentiating this rule again would multiply the discarded branch's
+  // zero adjoint by it (NaN). The strict select (not min(x, 0), whose tie
+  // would halve it) also gives elu''(0) = 0, as PyTorch's double backward.
   Value x = op.getOperand();
-  Value positive =
-      GtOp::create(c.b, c.loc, x, c.scalar(getElementType(x), 0.0));
+  Value zero = c.scalar(getElementType(x), 0.0);
+  Value nonPositive = LeOp::create(c.b, c.loc, x, zero);
+  Value negative = LtOp::create(c.b, c.loc, x, zero);
   double alpha = op.getAlphaAttr().getValueAsDouble();
-  Value negative = mul(c.b, c.loc, c.grad(),
-                       scale(c.b, c.loc, ExpOp::create(c.b, c.loc, x), alpha));
-  c.set(0, SelectOp::create(c.b, c.loc, positive, c.grad(), negative));
+  Value e = ExpOp::create(c.b, c.loc,
+                          SelectOp::create(c.b, c.loc, negative, x, zero));
+  Value slope = mul(c.b, c.loc, c.grad(), scale(c.b, c.loc, e, alpha));
+  c.set(0, SelectOp::create(c.b, c.loc, nonPositive, slope, c.grad()));
   return success();
 }
 static LogicalResult geluRule(GeluOp op, RuleContext &c) {
-  Value x = op.getOperand();
+  // In f32 for half types, as PyTorch's GeluBackward kernel (opmath): in
+  // f16, x * x is inf for |x| >= 256 and the tanh form's 0 * inf was NaN.
+  Value x = c.widen(op.getOperand());
   Type et = getElementType(x);
   Value one = c.scalar(et, 1.0);
   if (op.getApproximate() == GeluApproximation::none) {
@@ -249,7 +277,8 @@ static LogicalResult geluRule(GeluOp op, RuleContext &c) {
               ExpOp::create(c.b, c.loc,
                             scale(c.b, c.loc, mul(c.b, c.loc, x, x), -0.5)),
               M_2_SQRTPI * M_SQRT1_2 * 0.5);
-    return chain(c, add(c.b, c.loc, cdf, mul(c.b, c.loc, x, pdf)));
+    return chainWide(c, op.getOperand(),
+                     add(c.b, c.loc, cdf, mul(c.b, c.loc, x, pdf)));
   }
   // PyTorch's GeluBackward with approximate='tanh'.
   const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
@@ -266,7 +295,8 @@ static LogicalResult geluRule(GeluOp op, RuleContext &c) {
       scale(c.b, c.loc,
             addScalar(c.b, c.loc, scale(c.b, c.loc, x2, 3 * kappa), 1.0), beta);
   Value rightDerivative = mul(c.b, c.loc, left, mul(c.b, c.loc, dtanh, dinner));
-  return chain(c, add(c.b, c.loc, leftDerivative, rightDerivative));
+  return chainWide(c, op.getOperand(),
+                   add(c.b, c.loc, leftDerivative, rightDerivative));
 }
 static LogicalResult clampRule(ClampOp op, RuleContext &c) {
   // PyTorch's clamp_backward: the adjoint passes where min <= x <= max,

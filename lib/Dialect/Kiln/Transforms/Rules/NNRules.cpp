@@ -20,9 +20,12 @@ static LogicalResult dropoutRule(DropoutOp op, RuleContext &c) {
 }
 
 static LogicalResult crossEntropyRule(CrossEntropyOp op, RuleContext &c) {
-  // (softmax(x) - onehot(label)) * valid * scale, where valid masks the
-  // ignored samples and scale is the per-sample adjoint (none), the
+  // (softmax(x) - onehot(label)) * (valid ? factor : 0), where valid masks
+  // the ignored samples and factor is the per-sample adjoint (none), the
   // adjoint (sum) or the adjoint over the number of valid samples (mean).
+  // The select, not a product with valid, gives an ignored sample exactly
+  // 0 as PyTorch does even where factor is not finite: with every sample
+  // ignored, mean's factor is g / 0 (the forward's loss is NaN).
   // Labels are compared as i64, as the forward lowering compares them: an
   // ignore_index the label type cannot hold then matches no label, instead
   // of matching the label it truncates to. A sample whose label is neither
@@ -42,31 +45,30 @@ static LogicalResult crossEntropyRule(CrossEntropyOp op, RuleContext &c) {
       boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, iota, column), et);
   Value isValid = NeOp::create(
       c.b, c.loc, labels, c.intScalar(i64, op.getIgnoreIndexAttr().getInt()));
-  Value valid = boolToFloat(c.b, c.loc, isValid, et);
-  // i1 add and mul are a logical or and and.
+  // i1 add is a logical or. (Ignored samples are masked below.)
   Value outOfRange =
       add(c.b, c.loc, LtOp::create(c.b, c.loc, labels, c.intScalar(i64, 0)),
           GeOp::create(c.b, c.loc, labels, c.intScalar(i64, numClasses)));
   Value poisoned =
-      SelectOp::create(c.b, c.loc, mul(c.b, c.loc, isValid, outOfRange),
+      SelectOp::create(c.b, c.loc, outOfRange,
                        c.scalar(et, std::numeric_limits<double>::quiet_NaN()),
                        c.scalar(et, 0.0));
-  Value weight =
-      reshapeTo(c.b, c.loc, add(c.b, c.loc, valid, poisoned), {n, 1});
-  Value g = c.grad();
+  Value g = c.grad(), factor;
   switch (op.getReduction()) {
   case LossReduction::none:
-    weight = mul(c.b, c.loc, weight, reshapeTo(c.b, c.loc, g, {n, 1}));
+    factor = reshapeTo(c.b, c.loc, g, {n, 1});
     break;
   case LossReduction::sum:
-    weight = mul(c.b, c.loc, weight, g);
+    factor = g;
     break;
   case LossReduction::mean:
-    weight = mul(c.b, c.loc, weight,
-                 divideByCount(c.b, c.loc, g, isValid, ArrayRef<int64_t>{0},
-                               /*keepDims=*/false));
+    factor = divideByCount(c.b, c.loc, g, isValid, ArrayRef<int64_t>{0},
+                           /*keepDims=*/false);
     break;
   }
+  Value weight = maskOrZero(
+      c.b, c.loc, reshapeTo(c.b, c.loc, isValid, {n, 1}),
+      add(c.b, c.loc, reshapeTo(c.b, c.loc, poisoned, {n, 1}), factor));
   c.set(0, mul(c.b, c.loc, sub(c.b, c.loc, p, oneHot), weight));
   return success();
 }
@@ -79,8 +81,14 @@ static SmallVector<int64_t> trailingAxes(int64_t total, int64_t rank) {
   return axes;
 }
 
+/// layer_norm and rms_norm recompute their statistics and compute their
+/// adjoints in f32 for f16/bf16 operands, as the forward lowering and
+/// PyTorch's fused kernels do, rounding each operand adjoint once: in f16,
+/// (x - mean)^2 overflows for |x - mean| > 256 (rstd = 0, so dx = 0), and in
+/// bf16 the mean is rounded before x - mean.
 static LogicalResult layerNormRule(LayerNormOp op, RuleContext &c) {
-  Value x = op.getInput(), weight = op.getWeight(), bias = op.getBias();
+  Value x = c.widen(op.getInput());
+  Value weight = op.getWeight() ? c.widen(op.getWeight()) : Value();
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> axes =
       trailingAxes(type.getRank(), op.getNormalizedRank());
@@ -93,11 +101,11 @@ static LogicalResult layerNormRule(LayerNormOp op, RuleContext &c) {
   Value rstd =
       RsqrtOp::create(c.b, c.loc, addScalar(c.b, c.loc, variance, epsilon));
   Value xhat = mul(c.b, c.loc, centered, rstd);
-  Value g = c.grad();
+  Value g = c.widen(c.grad());
   if (weight && c.needs(weightIndex))
-    c.setReduced(weightIndex, mul(c.b, c.loc, g, xhat), weight);
-  if (bias && c.needs(biasIndex))
-    c.setReduced(biasIndex, g, bias);
+    c.setReduced(weightIndex, mul(c.b, c.loc, g, xhat), op.getWeight());
+  if (op.getBias() && c.needs(biasIndex))
+    c.setReduced(biasIndex, g, op.getBias());
   if (c.needs(0)) {
     Value gh = weight ? mul(c.b, c.loc, g, weight) : g;
     Value meanG = MeanOp::create(c.b, c.loc, gh, axes, true);
@@ -105,13 +113,14 @@ static LogicalResult layerNormRule(LayerNormOp op, RuleContext &c) {
         MeanOp::create(c.b, c.loc, mul(c.b, c.loc, gh, xhat), axes, true);
     Value inner = sub(c.b, c.loc, sub(c.b, c.loc, gh, meanG),
                       mul(c.b, c.loc, xhat, meanGX));
-    c.set(0, mul(c.b, c.loc, rstd, inner));
+    c.setReduced(0, mul(c.b, c.loc, rstd, inner), op.getInput());
   }
   return success();
 }
 
 static LogicalResult rmsNormRule(RmsNormOp op, RuleContext &c) {
-  Value x = op.getInput(), weight = op.getWeight();
+  Value x = c.widen(op.getInput());
+  Value weight = op.getWeight() ? c.widen(op.getWeight()) : Value();
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> axes =
       trailingAxes(type.getRank(), op.getNormalizedRank());
@@ -121,15 +130,17 @@ static LogicalResult rmsNormRule(RmsNormOp op, RuleContext &c) {
   Value r =
       RsqrtOp::create(c.b, c.loc, addScalar(c.b, c.loc, meanSquare, epsilon));
   Value xhat = mul(c.b, c.loc, x, r);
-  Value g = c.grad();
+  Value g = c.widen(c.grad());
   if (weight && c.needs(1))
-    c.setReduced(1, mul(c.b, c.loc, g, xhat), weight);
+    c.setReduced(1, mul(c.b, c.loc, g, xhat), op.getWeight());
   if (c.needs(0)) {
     Value gh = weight ? mul(c.b, c.loc, g, weight) : g;
     Value meanGX =
         MeanOp::create(c.b, c.loc, mul(c.b, c.loc, gh, xhat), axes, true);
-    c.set(0, mul(c.b, c.loc, r,
-                 sub(c.b, c.loc, gh, mul(c.b, c.loc, xhat, meanGX))));
+    c.setReduced(
+        0,
+        mul(c.b, c.loc, r, sub(c.b, c.loc, gh, mul(c.b, c.loc, xhat, meanGX))),
+        op.getInput());
   }
   return success();
 }

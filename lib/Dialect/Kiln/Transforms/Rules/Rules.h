@@ -27,9 +27,20 @@ struct RuleContext {
 
   Value grad(unsigned result = 0) const { return resultAdjoints[result]; }
   bool needs(unsigned operand) const { return neededOperands[operand]; }
-  /// Sets the adjoint of `operand` to `adjoint` reduced to `target`'s type.
+  /// Sets the adjoint of `operand` to `adjoint` reduced to `target`'s shape,
+  /// then converted to its element type: a rule that computes in f32 for a
+  /// half type (getComputeType) sums in f32 and rounds once, here.
   void setReduced(unsigned operand, Value adjoint, Value target) {
-    operandAdjoints[operand] = reduceToType(b, loc, adjoint, target.getType());
+    auto targetType = cast<RankedTensorType>(target.getType());
+    Value reduced = reduceToType(b, loc, adjoint,
+                                 targetType.clone(getElementType(adjoint)));
+    operandAdjoints[operand] =
+        convertTo(b, loc, reduced, targetType.getElementType());
+  }
+  /// `value` in the type this rule computes in (getComputeType): converted
+  /// to f32 if it is f16 or bf16.
+  Value widen(Value value) {
+    return convertTo(b, loc, value, getComputeType(getElementType(value)));
   }
   void set(unsigned operand, Value adjoint) {
     operandAdjoints[operand] = adjoint;
