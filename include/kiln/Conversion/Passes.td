@@ -29,6 +29,7 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "ModuleOp"> {
     `(d0, d1) -> (d1)`, with an `arith.addf` payload.
   }];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",

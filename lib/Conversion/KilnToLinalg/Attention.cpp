@@ -25,7 +25,9 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -396,35 +398,22 @@ Value mlir::kiln::insertHeadBlock(OpBuilder &builder, Location loc, Value block,
 // Query blocks and key tiles
 //===----------------------------------------------------------------------===//
 
+// The index arithmetic of the tiles is affine.apply / affine.min /
+// affine.max built by upstream's makeComposedFolded* helpers: constants fold
+// (a static block gets constant tile bounds and no op), chains of
+// applies compose into one map, and lower-affine, which both the CPU and the
+// GPU pipeline run, expands what is left.
+
 Value mlir::kiln::getIndexValue(OpBuilder &builder, Location loc,
                                 OpFoldResult x) {
-  if (auto value = dyn_cast<Value>(x))
-    return value;
-  return constIndex(builder, loc, *getConstantIntValue(x));
-}
-
-/// `f(x, y)` on index values: a constant when both are constants (`eval`),
-/// an op otherwise (`build`).
-static OpFoldResult foldIndexOp(OpBuilder &builder, Location loc,
-                                OpFoldResult x, OpFoldResult y,
-                                function_ref<int64_t(int64_t, int64_t)> eval,
-                                function_ref<Value(Value, Value)> build) {
-  std::optional<int64_t> cx = getConstantIntValue(x);
-  std::optional<int64_t> cy = getConstantIntValue(y);
-  if (cx && cy)
-    return builder.getIndexAttr(eval(*cx, *cy));
-  return build(getIndexValue(builder, loc, x), getIndexValue(builder, loc, y));
+  return getValueOrCreateConstantIndexOp(builder, loc, x);
 }
 
 OpFoldResult mlir::kiln::addIndex(OpBuilder &builder, Location loc,
                                   OpFoldResult x, OpFoldResult y) {
-  if (isConstantIntValue(y, 0))
-    return x;
-  return foldIndexOp(
-      builder, loc, x, y, [](int64_t a, int64_t b) { return a + b; },
-      [&](Value a, Value b) -> Value {
-        return arith::AddIOp::create(builder, loc, a, b);
-      });
+  AffineExpr d0, d1;
+  bindDims(builder.getContext(), d0, d1);
+  return affine::makeComposedFoldedAffineApply(builder, loc, d0 + d1, {x, y});
 }
 
 Value mlir::kiln::addOffset(OpBuilder &builder, Location loc, Value x,
@@ -434,13 +423,9 @@ Value mlir::kiln::addOffset(OpBuilder &builder, Location loc, Value x,
 
 OpFoldResult mlir::kiln::subIndex(OpBuilder &builder, Location loc,
                                   OpFoldResult x, OpFoldResult y) {
-  if (isConstantIntValue(y, 0))
-    return x;
-  return foldIndexOp(
-      builder, loc, x, y, [](int64_t a, int64_t b) { return a - b; },
-      [&](Value a, Value b) -> Value {
-        return arith::SubIOp::create(builder, loc, a, b);
-      });
+  AffineExpr d0, d1;
+  bindDims(builder.getContext(), d0, d1);
+  return affine::makeComposedFoldedAffineApply(builder, loc, d0 - d1, {x, y});
 }
 
 std::pair<Value, Value>
@@ -457,63 +442,51 @@ mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
   assert(rows > 0 && "expected a block with rows");
   int64_t numKeys = visibility.numKeys;
   int64_t numTiles = llvm::divideCeil(numKeys, kAttentionKeyTile);
-  auto index = [&](int64_t value) -> OpFoldResult {
-    return builder.getIndexAttr(value);
-  };
-  auto floorDiv = [&](OpFoldResult x, int64_t y) {
-    return foldIndexOp(
-        builder, loc, x, index(y),
-        [](int64_t a, int64_t b) { return llvm::divideFloorSigned(a, b); },
-        [&](Value a, Value b) -> Value {
-          return arith::FloorDivSIOp::create(builder, loc, a, b);
-        });
-  };
-  auto mul = [&](OpFoldResult x, int64_t y) {
-    return foldIndexOp(
-        builder, loc, x, index(y), [](int64_t a, int64_t b) { return a * b; },
-        [&](Value a, Value b) -> Value {
-          return arith::MulIOp::create(builder, loc, a, b);
-        });
-  };
-  auto min = [&](OpFoldResult x, OpFoldResult y) {
-    return foldIndexOp(
-        builder, loc, x, y, [](int64_t a, int64_t b) { return std::min(a, b); },
-        [&](Value a, Value b) -> Value {
-          return arith::MinSIOp::create(builder, loc, a, b);
-        });
-  };
-  auto max = [&](OpFoldResult x, OpFoldResult y) {
-    return foldIndexOp(
-        builder, loc, x, y, [](int64_t a, int64_t b) { return std::max(a, b); },
-        [&](Value a, Value b) -> Value {
-          return arith::MaxSIOp::create(builder, loc, a, b);
-        });
-  };
   int64_t positionOffset = getPositionOffset(visibility);
+  MLIRContext *context = builder.getContext();
+  AffineExpr d0, d1;
+  bindDims(context, d0, d1);
+  // min(max(tile(firstRow), 0), bound).
+  auto clampTile = [&](AffineExpr tile, OpFoldResult bound) {
+    OpFoldResult atLeast0 = affine::makeComposedFoldedAffineMax(
+        builder, loc,
+        AffineMap::get(1, 0, {tile, getAffineConstantExpr(0, context)},
+                       context),
+        {firstRow});
+    return affine::makeComposedFoldedAffineMin(
+        builder, loc, AffineMap::get(2, 0, {d0, d1}, context),
+        {atLeast0, bound});
+  };
+  // min(tile * T, Sk): the first key of a tile, Sk past the last one.
+  auto firstKeyOf = [&](OpFoldResult tile) {
+    return affine::makeComposedFoldedAffineMin(
+        builder, loc,
+        AffineMap::get(1, 0,
+                       {d0 * kAttentionKeyTile,
+                        getAffineConstantExpr(numKeys, context)},
+                       context),
+        {tile});
+  };
 
   // Row i sees keys [p(i) - L, p(i) + R] with p(i) = i + offset, so the
   // block sees [p(first) - L, p(last) + R]: the tiles from
   // floor((p(first) - L) / T) to floor((p(last) + R) / T), clamped to the
   // tiles that exist, and the first no later than the end.
   AttentionKeyTiles tiles;
-  tiles.endTile = index(numTiles);
+  tiles.endTile = builder.getIndexAttr(numTiles);
   if (boundsKeys(visibility, visibility.windowRight)) {
-    OpFoldResult lastKey =
-        addIndex(builder, loc, firstRow,
-                 index(rows - 1 + positionOffset + *visibility.windowRight));
-    OpFoldResult endTile =
-        addIndex(builder, loc, floorDiv(lastKey, kAttentionKeyTile), index(1));
-    tiles.endTile = min(max(endTile, index(0)), tiles.endTile);
+    int64_t lastKey = rows - 1 + positionOffset + *visibility.windowRight;
+    tiles.endTile = clampTile((d0 + lastKey).floorDiv(kAttentionKeyTile) + 1,
+                              tiles.endTile);
   }
-  tiles.firstTile = index(0);
+  tiles.firstTile = builder.getIndexAttr(0);
   if (boundsKeys(visibility, visibility.windowLeft)) {
-    OpFoldResult firstKey = addIndex(
-        builder, loc, firstRow, index(positionOffset - *visibility.windowLeft));
-    OpFoldResult firstTile = floorDiv(firstKey, kAttentionKeyTile);
-    tiles.firstTile = min(max(firstTile, index(0)), tiles.endTile);
+    int64_t firstKey = positionOffset - *visibility.windowLeft;
+    tiles.firstTile =
+        clampTile((d0 + firstKey).floorDiv(kAttentionKeyTile), tiles.endTile);
   }
-  tiles.firstKey = min(mul(tiles.firstTile, kAttentionKeyTile), index(numKeys));
-  tiles.endKey = min(mul(tiles.endTile, kAttentionKeyTile), index(numKeys));
+  tiles.firstKey = firstKeyOf(tiles.firstTile);
+  tiles.endKey = firstKeyOf(tiles.endTile);
   return tiles;
 }
 
@@ -600,16 +573,21 @@ SmallVector<Value> mlir::kiln::buildKeyTileLoop(OpBuilder &builder,
                       builder.getIndexAttr(*firstTile * kAttentionKeyTile),
                       kAttentionKeyTile, values);
     } else {
-      Value tileSize = constIndex(builder, loc, kAttentionKeyTile);
-      Value end = arith::MulIOp::create(
+      // The first key past the full tiles: min(endTile, numFull) * T.
+      MLIRContext *context = builder.getContext();
+      AffineExpr d0 = getAffineDimExpr(0, context);
+      OpFoldResult end = affine::makeComposedFoldedAffineMin(
           builder, loc,
-          arith::MinSIOp::create(builder, loc,
-                                 getIndexValue(builder, loc, tiles.endTile),
-                                 constIndex(builder, loc, numFull)),
-          tileSize);
+          AffineMap::get(1, 0,
+                         {d0 * kAttentionKeyTile,
+                          getAffineConstantExpr(numFull * kAttentionKeyTile,
+                                                context)},
+                         context),
+          {tiles.endTile});
+      Value tileSize = constIndex(builder, loc, kAttentionKeyTile);
       auto loop = scf::ForOp::create(
-          builder, loc, getIndexValue(builder, loc, tiles.firstKey), end,
-          tileSize, values,
+          builder, loc, getIndexValue(builder, loc, tiles.firstKey),
+          getIndexValue(builder, loc, end), tileSize, values,
           [&](OpBuilder &b, Location l, Value firstKey, ValueRange args) {
             scf::YieldOp::create(b, l,
                                  body(b, l, firstKey, kAttentionKeyTile, args));
