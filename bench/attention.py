@@ -7,6 +7,9 @@ causal and not, it compiles a one-op module
     func.func @attention(%q, %k, %v : tensor<1x8xSx64xf32>) -> tensor<1x8xSx64xf32>
       kiln.attention %q, %k, %v {causal}
 
+(with --kv-heads Hkv < H, grouped-query attention: K and V are
+tensor<1xHkvxSx64xf32>, and PyTorch repeats each kv head H / Hkv times)
+
 ahead of time with kiln-compile (a shared library loaded with ctypes; the
 default) or runs it with the JIT (kiln-run --time), and times PyTorch's
 attention written out (torch 1.13 has no scaled_dot_product_attention):
@@ -25,7 +28,8 @@ Threads: with --threads 1 (the default) both run on one thread. With
 PyTorch uses torch.set_num_threads(N).
 
 Usage: bench/attention.py [--build-dir build] [--seq 512 1024 2048]
-                          [--via aot|jit] [--threads N] [--repeat N]
+                          [--heads H] [--kv-heads Hkv] [--via aot|jit]
+                          [--threads N] [--repeat N]
                           [--mcpu native|generic] [--backward]
 
 Needs PyTorch (Debian's python3-torch: run it with /usr/bin/python3) and a
@@ -45,25 +49,26 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MODULE = """\
-func.func @attention(%q: {t}, %k: {t}, %v: {t}) -> {t} {{
-  %o = kiln.attention %q, %k, %v{attrs} : {t}, {t}, {t} -> {t}
+func.func @attention(%q: {t}, %k: {kv}, %v: {kv}) -> {t} {{
+  %o = kiln.attention %q, %k, %v{attrs} : {t}, {kv}, {kv} -> {t}
   return %o : {t}
 }}
 """
 
 BACKWARD_MODULE = """\
-func.func @attention(%q: {t}, %k: {t}, %v: {t}, %do: {t}) -> ({t}, {t}, {t}, {t}) {{
-  %o = kiln.attention %q, %k, %v{attrs} : {t}, {t}, {t} -> {t}
-  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do{attrs} : {t}, {t}, {t}, {t} -> {t}, {t}, {t}
-  return %o, %dq, %dk, %dv : {t}, {t}, {t}, {t}
+func.func @attention(%q: {t}, %k: {kv}, %v: {kv}, %do: {t}) -> ({t}, {t}, {kv}, {kv}) {{
+  %o = kiln.attention %q, %k, %v{attrs} : {t}, {kv}, {kv} -> {t}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do{attrs} : {t}, {kv}, {kv}, {t} -> {t}, {kv}, {kv}
+  return %o, %dq, %dk, %dv : {t}, {t}, {kv}, {kv}
 }}
 """
 
 
-def module_text(b, h, s, d, causal, backward=False):
+def module_text(b, h, hkv, s, d, causal, backward=False):
     t = f"tensor<{b}x{h}x{s}x{d}xf32>"
+    kv = f"tensor<{b}x{hkv}x{s}x{d}xf32>"
     return (BACKWARD_MODULE if backward else MODULE).format(
-        t=t, attrs=" {causal}" if causal else "")
+        t=t, kv=kv, attrs=" {causal}" if causal else "")
 
 
 def torch_step(torch, q, k, v, do, causal):
@@ -75,7 +80,12 @@ def torch_step(torch, q, k, v, do, causal):
 
 
 def torch_attention(torch, q, k, v, causal):
-    """softmax(scale * Q K^T + mask) V, as kiln.attention defines it."""
+    """softmax(scale * Q K^T + mask) V, as kiln.attention defines it; query
+    head h reads kv head h / R (K and V repeated R = Hq / Hkv times)."""
+    groups = q.shape[1] // k.shape[1]
+    if groups > 1:
+        k = k.repeat_interleave(groups, dim=1)
+        v = v.repeat_interleave(groups, dim=1)
     scale = 1.0 / math.sqrt(q.shape[-1])
     scores = torch.matmul(q, k.transpose(-1, -2)) * scale
     if causal:
@@ -159,6 +169,8 @@ def main():
     parser.add_argument("--seq", type=int, nargs="+", default=[512, 1024, 2048])
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--heads", type=int, default=8)
+    parser.add_argument("--kv-heads", type=int,
+                        help="Hkv, dividing --heads (default: --heads)")
     parser.add_argument("--dim", type=int, default=64)
     parser.add_argument("--via", choices=["aot", "jit"], default="aot")
     parser.add_argument("--threads", type=int, default=1)
@@ -181,8 +193,12 @@ def main():
     generator = torch.Generator().manual_seed(opts.seed)
 
     b, h, d = opts.batch, opts.heads, opts.dim
+    hkv = opts.kv_heads or h
+    if hkv <= 0 or h % hkv:
+        sys.exit("--kv-heads must divide --heads")
     what = "forward + backward" if opts.backward else "forward"
-    print(f"attention {what}, B={b} H={h} D={d} f32, {opts.threads} thread(s), "
+    heads = f"H={h}" if hkv == h else f"H={h} Hkv={hkv}"
+    print(f"attention {what}, B={b} {heads} D={d} f32, {opts.threads} thread(s), "
           f"Kiln via {opts.via}, best of {opts.repeat}")
     header = (f"{'S':>6} {'causal':>6} {'kiln compile':>13} {'kiln run':>10} "
               f"{'torch run':>10} {'kiln/torch':>10} {'max |err|':>10}")
@@ -192,10 +208,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="kiln-bench-") as workdir:
         for s in opts.seq:
             for causal in (False, True):
-                shape = (b, h, s, d)
-                q, k, v, do = (torch.rand(shape, generator=generator,
+                shape, kv_shape = (b, h, s, d), (b, hkv, s, d)
+                q, k, v, do = (torch.rand(x, generator=generator,
                                           dtype=torch.float32) * 2 - 1
-                               for _ in range(4))
+                               for x in (shape, kv_shape, kv_shape, shape))
                 if opts.backward:
                     torch_seconds = best_of(
                         opts.repeat,
@@ -205,12 +221,14 @@ def main():
                         opts.repeat,
                         lambda: torch_attention(torch, q, k, v, causal))
                 name = f"attention_s{s}_{'causal' if causal else 'full'}"
-                text = module_text(b, h, s, d, causal, opts.backward)
+                text = module_text(b, h, hkv, s, d, causal, opts.backward)
                 row = f"{s:>6} {str(causal).lower():>6} "
                 try:
                     if opts.via == "aot":
-                        outs = [torch.empty(shape, dtype=torch.float32)
-                                for _ in range(4 if opts.backward else 1)]
+                        shapes = ([shape, shape, kv_shape, kv_shape]
+                                  if opts.backward else [shape])
+                        outs = [torch.empty(x, dtype=torch.float32)
+                                for x in shapes]
                         ins = (q, k, v, do) if opts.backward else (q, k, v)
                         compile_s, run_s = kiln_aot(opts, workdir, name, text,
                                                     ins, outs)

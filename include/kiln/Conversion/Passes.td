@@ -36,6 +36,7 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "ModuleOp"> {
            "(vectorizable on a CPU)">,
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",

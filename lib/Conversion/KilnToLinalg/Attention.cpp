@@ -1,21 +1,21 @@
 //===- Attention.cpp - Lower kiln scaled dot-product attention ------------===//
 //
-// kiln.attention becomes an scf.for over the B * Hq (batch, query head)
-// pairs. Each iteration slices K[b, g] (transposed, once per (b, h): R
-// times per kv head under GQA, as the (b, h) loop is the parallel one) and
-// V[b, g] (g = h / R: the kv head is indexed, never repeated), then runs
-// over the
-// query blocks of kAttentionQueryBlock rows: for each, it computes the
-// scores on the key tiles that the band lets the block see, masks them with
-// the visibility predicate, takes a safe softmax on those columns (empty
-// rows give exactly 0), applies dropout, contracts with the same tiles of V
-// and inserts the block's rows of O. Only one [rows, Sk] block is ever live;
+// kiln.attention becomes an scf.for over the B * Hkv (batch, kv head)
+// pairs. Each iteration slices K[b, g] (transposed once, for the R query
+// heads of the group) and V[b, g] (the kv head is indexed, never repeated),
+// then runs over the R query heads h = g * R + r and the query blocks of
+// kAttentionQueryBlock rows of each: for each block, it computes the scores
+// on the key tiles that the band lets the block see, masks them with the
+// visibility predicate, takes a safe softmax on those columns (empty rows
+// give exactly 0), applies dropout, contracts with the same tiles of V and
+// inserts the block's rows of O. Only one [rows, Sk] block is ever live;
 // nothing of size [B, Hq, Sq, Sk] is materialized.
 //
 // The predicate and the dropout draw are the builders declared in
-// Attention.h, the one definition the adjoint will reuse. kiln.dropout's
-// pattern (Dropout.cpp) is registered here too, since NN.cpp belongs to
-// another family: both share the Philox generator of Philox.h.
+// Attention.h, the one definition that the adjoint (AttentionGrad.cpp) and
+// the GPU kernels reuse. kiln.dropout's pattern (Dropout.cpp) is registered
+// here too, since NN.cpp belongs to another family: both share the Philox
+// generator of Philox.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +25,9 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -311,6 +313,34 @@ FailureOr<AttentionSizes> AttentionSizes::match(AttentionGradOp op, Value seed,
   return matchSizes(op, seed, rewriter);
 }
 
+AttentionDropout AttentionDropout::get(OpBuilder &builder, Location loc,
+                                       const AttentionSizes &sizes,
+                                       Value seed) {
+  AttentionDropout dropout;
+  dropout.p = sizes.dropout;
+  dropout.shape = {sizes.batch, sizes.numHeads, sizes.numQueries,
+                   sizes.numKeys};
+  if (dropout.isActive())
+    dropout.seed = tensor::ExtractOp::create(builder, loc, seed, ValueRange{});
+  return dropout;
+}
+
+Value AttentionDropout::apply(OpBuilder &builder, Location loc, Value x,
+                              Value b, Value h, Value i, Value j) const {
+  if (!isActive())
+    return x;
+  Type type = x.getType();
+  Value keep =
+      buildAttentionDropoutKeep(builder, loc, seed, p, shape, b, h, i, j);
+  Value scaled = arith::MulFOp::create(
+      builder, loc, x,
+      arith::ConstantOp::create(builder, loc,
+                                builder.getFloatAttr(type, 1.0 / (1.0 - p))));
+  return arith::SelectOp::create(
+      builder, loc, keep, scaled,
+      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(type, 0.0)));
+}
+
 Value mlir::kiln::buildGuardedExp(OpBuilder &builder, Location loc, Value x,
                                   Value m, double emptyRow) {
   Type type = x.getType();
@@ -368,35 +398,22 @@ Value mlir::kiln::insertHeadBlock(OpBuilder &builder, Location loc, Value block,
 // Query blocks and key tiles
 //===----------------------------------------------------------------------===//
 
+// The index arithmetic of the tiles is affine.apply / affine.min /
+// affine.max built by upstream's makeComposedFolded* helpers: constants fold
+// (a static block gets constant tile bounds and no op), chains of
+// applies compose into one map, and lower-affine, which both the CPU and the
+// GPU pipeline run, expands what is left.
+
 Value mlir::kiln::getIndexValue(OpBuilder &builder, Location loc,
                                 OpFoldResult x) {
-  if (auto value = dyn_cast<Value>(x))
-    return value;
-  return constIndex(builder, loc, *getConstantIntValue(x));
-}
-
-/// `f(x, y)` on index values: a constant when both are constants (`eval`),
-/// an op otherwise (`build`).
-static OpFoldResult foldIndexOp(OpBuilder &builder, Location loc,
-                                OpFoldResult x, OpFoldResult y,
-                                function_ref<int64_t(int64_t, int64_t)> eval,
-                                function_ref<Value(Value, Value)> build) {
-  std::optional<int64_t> cx = getConstantIntValue(x);
-  std::optional<int64_t> cy = getConstantIntValue(y);
-  if (cx && cy)
-    return builder.getIndexAttr(eval(*cx, *cy));
-  return build(getIndexValue(builder, loc, x), getIndexValue(builder, loc, y));
+  return getValueOrCreateConstantIndexOp(builder, loc, x);
 }
 
 OpFoldResult mlir::kiln::addIndex(OpBuilder &builder, Location loc,
                                   OpFoldResult x, OpFoldResult y) {
-  if (isConstantIntValue(y, 0))
-    return x;
-  return foldIndexOp(
-      builder, loc, x, y, [](int64_t a, int64_t b) { return a + b; },
-      [&](Value a, Value b) -> Value {
-        return arith::AddIOp::create(builder, loc, a, b);
-      });
+  AffineExpr d0, d1;
+  bindDims(builder.getContext(), d0, d1);
+  return affine::makeComposedFoldedAffineApply(builder, loc, d0 + d1, {x, y});
 }
 
 Value mlir::kiln::addOffset(OpBuilder &builder, Location loc, Value x,
@@ -406,13 +423,16 @@ Value mlir::kiln::addOffset(OpBuilder &builder, Location loc, Value x,
 
 OpFoldResult mlir::kiln::subIndex(OpBuilder &builder, Location loc,
                                   OpFoldResult x, OpFoldResult y) {
-  if (isConstantIntValue(y, 0))
-    return x;
-  return foldIndexOp(
-      builder, loc, x, y, [](int64_t a, int64_t b) { return a - b; },
-      [&](Value a, Value b) -> Value {
-        return arith::SubIOp::create(builder, loc, a, b);
-      });
+  AffineExpr d0, d1;
+  bindDims(builder.getContext(), d0, d1);
+  return affine::makeComposedFoldedAffineApply(builder, loc, d0 - d1, {x, y});
+}
+
+std::pair<Value, Value>
+AttentionBlockPosition::globalIndices(OpBuilder &builder, Location loc, Value i,
+                                      Value j) const {
+  return {addOffset(builder, loc, i, firstRow),
+          addOffset(builder, loc, j, tiles.firstKey)};
 }
 
 AttentionKeyTiles
@@ -422,64 +442,88 @@ mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
   assert(rows > 0 && "expected a block with rows");
   int64_t numKeys = visibility.numKeys;
   int64_t numTiles = llvm::divideCeil(numKeys, kAttentionKeyTile);
-  auto index = [&](int64_t value) -> OpFoldResult {
-    return builder.getIndexAttr(value);
-  };
-  auto floorDiv = [&](OpFoldResult x, int64_t y) {
-    return foldIndexOp(
-        builder, loc, x, index(y),
-        [](int64_t a, int64_t b) { return llvm::divideFloorSigned(a, b); },
-        [&](Value a, Value b) -> Value {
-          return arith::FloorDivSIOp::create(builder, loc, a, b);
-        });
-  };
-  auto mul = [&](OpFoldResult x, int64_t y) {
-    return foldIndexOp(
-        builder, loc, x, index(y), [](int64_t a, int64_t b) { return a * b; },
-        [&](Value a, Value b) -> Value {
-          return arith::MulIOp::create(builder, loc, a, b);
-        });
-  };
-  auto min = [&](OpFoldResult x, OpFoldResult y) {
-    return foldIndexOp(
-        builder, loc, x, y, [](int64_t a, int64_t b) { return std::min(a, b); },
-        [&](Value a, Value b) -> Value {
-          return arith::MinSIOp::create(builder, loc, a, b);
-        });
-  };
-  auto max = [&](OpFoldResult x, OpFoldResult y) {
-    return foldIndexOp(
-        builder, loc, x, y, [](int64_t a, int64_t b) { return std::max(a, b); },
-        [&](Value a, Value b) -> Value {
-          return arith::MaxSIOp::create(builder, loc, a, b);
-        });
-  };
   int64_t positionOffset = getPositionOffset(visibility);
+  MLIRContext *context = builder.getContext();
+  AffineExpr d0, d1;
+  bindDims(context, d0, d1);
+  // min(max(tile(firstRow), 0), bound).
+  auto clampTile = [&](AffineExpr tile, OpFoldResult bound) {
+    OpFoldResult atLeast0 = affine::makeComposedFoldedAffineMax(
+        builder, loc,
+        AffineMap::get(1, 0, {tile, getAffineConstantExpr(0, context)},
+                       context),
+        {firstRow});
+    return affine::makeComposedFoldedAffineMin(
+        builder, loc, AffineMap::get(2, 0, {d0, d1}, context),
+        {atLeast0, bound});
+  };
+  // min(tile * T, Sk): the first key of a tile, Sk past the last one.
+  auto firstKeyOf = [&](OpFoldResult tile) {
+    return affine::makeComposedFoldedAffineMin(
+        builder, loc,
+        AffineMap::get(1, 0,
+                       {d0 * kAttentionKeyTile,
+                        getAffineConstantExpr(numKeys, context)},
+                       context),
+        {tile});
+  };
 
   // Row i sees keys [p(i) - L, p(i) + R] with p(i) = i + offset, so the
   // block sees [p(first) - L, p(last) + R]: the tiles from
   // floor((p(first) - L) / T) to floor((p(last) + R) / T), clamped to the
   // tiles that exist, and the first no later than the end.
   AttentionKeyTiles tiles;
-  tiles.endTile = index(numTiles);
+  tiles.endTile = builder.getIndexAttr(numTiles);
   if (boundsKeys(visibility, visibility.windowRight)) {
-    OpFoldResult lastKey =
-        addIndex(builder, loc, firstRow,
-                 index(rows - 1 + positionOffset + *visibility.windowRight));
-    OpFoldResult endTile =
-        addIndex(builder, loc, floorDiv(lastKey, kAttentionKeyTile), index(1));
-    tiles.endTile = min(max(endTile, index(0)), tiles.endTile);
+    int64_t lastKey = rows - 1 + positionOffset + *visibility.windowRight;
+    tiles.endTile = clampTile((d0 + lastKey).floorDiv(kAttentionKeyTile) + 1,
+                              tiles.endTile);
   }
-  tiles.firstTile = index(0);
+  tiles.firstTile = builder.getIndexAttr(0);
   if (boundsKeys(visibility, visibility.windowLeft)) {
-    OpFoldResult firstKey = addIndex(
-        builder, loc, firstRow, index(positionOffset - *visibility.windowLeft));
-    OpFoldResult firstTile = floorDiv(firstKey, kAttentionKeyTile);
-    tiles.firstTile = min(max(firstTile, index(0)), tiles.endTile);
+    int64_t firstKey = positionOffset - *visibility.windowLeft;
+    tiles.firstTile =
+        clampTile((d0 + firstKey).floorDiv(kAttentionKeyTile), tiles.endTile);
   }
-  tiles.firstKey = min(mul(tiles.firstTile, kAttentionKeyTile), index(numKeys));
-  tiles.endKey = min(mul(tiles.endTile, kAttentionKeyTile), index(numKeys));
+  tiles.firstKey = firstKeyOf(tiles.firstTile);
+  tiles.endKey = firstKeyOf(tiles.endTile);
   return tiles;
+}
+
+SmallVector<Value> mlir::kiln::buildKVHeadLoop(OpBuilder &builder, Location loc,
+                                               int64_t batch,
+                                               int64_t numKVHeads,
+                                               ValueRange inits,
+                                               KVHeadBodyFn body) {
+  auto loop = scf::ForOp::create(
+      builder, loc, constIndex(builder, loc, 0),
+      constIndex(builder, loc, batch * numKVHeads), constIndex(builder, loc, 1),
+      inits, [&](OpBuilder &b, Location l, Value bg, ValueRange args) {
+        Value numKVValue = constIndex(b, l, numKVHeads);
+        Value batchIndex = arith::DivUIOp::create(b, l, bg, numKVValue);
+        Value g = arith::RemUIOp::create(b, l, bg, numKVValue);
+        scf::YieldOp::create(b, l, body(b, l, batchIndex, g, args));
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> mlir::kiln::buildGroupHeadLoop(OpBuilder &builder,
+                                                  Location loc, Value g,
+                                                  int64_t groupSize,
+                                                  ValueRange inits,
+                                                  QueryHeadBodyFn body) {
+  if (groupSize == 1)
+    return body(builder, loc, g, inits);
+  Value groupSizeValue = constIndex(builder, loc, groupSize);
+  auto loop = scf::ForOp::create(
+      builder, loc, constIndex(builder, loc, 0), groupSizeValue,
+      constIndex(builder, loc, 1), inits,
+      [&](OpBuilder &b, Location l, Value r, ValueRange args) {
+        Value h = arith::AddIOp::create(
+            b, l, arith::MulIOp::create(b, l, g, groupSizeValue), r);
+        scf::YieldOp::create(b, l, body(b, l, h, args));
+      });
+  return SmallVector<Value>(loop.getResults());
 }
 
 SmallVector<Value> mlir::kiln::buildQueryBlockLoop(OpBuilder &builder,
@@ -529,16 +573,21 @@ SmallVector<Value> mlir::kiln::buildKeyTileLoop(OpBuilder &builder,
                       builder.getIndexAttr(*firstTile * kAttentionKeyTile),
                       kAttentionKeyTile, values);
     } else {
-      Value tileSize = constIndex(builder, loc, kAttentionKeyTile);
-      Value end = arith::MulIOp::create(
+      // The first key past the full tiles: min(endTile, numFull) * T.
+      MLIRContext *context = builder.getContext();
+      AffineExpr d0 = getAffineDimExpr(0, context);
+      OpFoldResult end = affine::makeComposedFoldedAffineMin(
           builder, loc,
-          arith::MinSIOp::create(builder, loc,
-                                 getIndexValue(builder, loc, tiles.endTile),
-                                 constIndex(builder, loc, numFull)),
-          tileSize);
+          AffineMap::get(1, 0,
+                         {d0 * kAttentionKeyTile,
+                          getAffineConstantExpr(numFull * kAttentionKeyTile,
+                                                context)},
+                         context),
+          {tiles.endTile});
+      Value tileSize = constIndex(builder, loc, kAttentionKeyTile);
       auto loop = scf::ForOp::create(
-          builder, loc, getIndexValue(builder, loc, tiles.firstKey), end,
-          tileSize, values,
+          builder, loc, getIndexValue(builder, loc, tiles.firstKey),
+          getIndexValue(builder, loc, end), tileSize, values,
           [&](OpBuilder &b, Location l, Value firstKey, ValueRange args) {
             scf::YieldOp::create(b, l,
                                  body(b, l, firstKey, kAttentionKeyTile, args));
@@ -623,6 +672,78 @@ Value AttentionBlockBuilder::rowSum(Value block) {
                     [](OpBuilder &b, Location l, Value x, Value acc) -> Value {
                       return arith::AddFOp::create(b, l, acc, x);
                     });
+}
+
+Value AttentionBlockBuilder::updateBlock(Value block, ValueRange ins,
+                                         ArrayRef<AffineMap> inMaps,
+                                         BlockBodyFn body) {
+  SmallVector<AffineMap> maps(inMaps);
+  maps.push_back(map(2, {0, 1}));
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{block.getType()}, ins, ValueRange{block}, maps,
+      iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+        Value i = linalg::IndexOp::create(b, l, 0);
+        Value j = linalg::IndexOp::create(b, l, 1);
+        SmallVector<Value> values = {args.back()};
+        llvm::append_range(values, args.drop_back());
+        linalg::YieldOp::create(b, l, body(b, l, values, i, j));
+      });
+  return generic.getResult(0);
+}
+
+Value AttentionBlockBuilder::mapBlock(Value like, Type type, ValueRange ins,
+                                      ArrayRef<AffineMap> inMaps,
+                                      BlockBodyFn body) {
+  SmallVector<AffineMap> maps(inMaps);
+  maps.push_back(map(2, {0, 1}));
+  Value init = tensor::EmptyOp::create(
+      builder, loc, tensor::getMixedSizes(builder, loc, like), type);
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+        Value i = linalg::IndexOp::create(b, l, 0);
+        Value j = linalg::IndexOp::create(b, l, 1);
+        linalg::YieldOp::create(b, l, body(b, l, args.drop_back(), i, j));
+      });
+  return generic.getResult(0);
+}
+
+Value AttentionBlockBuilder::blockLogits(const AttentionLogits &logits,
+                                         Value scores,
+                                         const AttentionBlockPosition &at,
+                                         bool inPlace) {
+  // t[i, j] = visible ? cap(scale * s) + mask_add : -inf
+  auto body = [&](OpBuilder &b, Location l, ValueRange args, Value i,
+                  Value j) -> Value {
+    auto [row, key] = at.globalIndices(b, l, i, j);
+    return logits.build(b, l, args[0], at.b, at.h, row, key);
+  };
+  if (inPlace)
+    return updateBlock(scores, ValueRange{}, {}, body);
+  Type type = cast<RankedTensorType>(scores.getType()).getElementType();
+  return mapBlock(scores, type, scores, {map(2, {0, 1})}, body);
+}
+
+Value AttentionBlockBuilder::round(Value tensor, Type type) {
+  auto tensorType = cast<RankedTensorType>(tensor.getType());
+  if (tensorType.getElementType() == type)
+    return tensor;
+  unsigned rank = tensorType.getRank();
+  Value init =
+      tensor::EmptyOp::create(builder, loc, tensorType.getShape(), type);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, builder.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{init.getType()}, ValueRange{tensor},
+      ValueRange{init}, SmallVector<AffineMap>{id, id}, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            b, l, Value(arith::TruncFOp::create(b, l, type, args[0])));
+      });
+  return generic.getResult(0);
 }
 
 Value AttentionBlockBuilder::filled(ArrayRef<int64_t> shape, Type type,
@@ -786,61 +907,32 @@ Value AttentionBlockBuilder::extend(OpBuilder &b, Location l, Value x,
 
 namespace {
 
-/// The loop nest helpers of one (b, h) block, all on [Sq, Sk]-sized tensors
-/// of the compute type.
-struct BlockBuilder : AttentionBlockBuilder {
-  /// A parallel 2-D generic that updates `block` in place: the payload gets
-  /// the element of `block` first, then those of `ins` (read through
-  /// `inMaps`), and the indices i and j. Reading the block through the
-  /// generic's `outs` (rather than `ins`) keeps it one buffer: bufferization
-  /// writes in place, and elementwise fusion does not swap the init for a
-  /// fresh tensor.empty. So the score block, the logits, the exponentials and
-  /// the probabilities of one (b, h) share one [Sq, Sk] buffer.
-  Value updateBlock(Value block, ValueRange ins, ArrayRef<AffineMap> inMaps,
-                    function_ref<Value(OpBuilder &, Location, ValueRange,
-                                       Value, Value)>
-                        body) {
-    SmallVector<AffineMap> maps(inMaps);
-    maps.push_back(map(2, {0, 1}));
-    SmallVector<utils::IteratorType> iterators(2,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        builder, loc, TypeRange{block.getType()}, ins, ValueRange{block}, maps,
-        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value i = linalg::IndexOp::create(b, l, 0);
-          Value j = linalg::IndexOp::create(b, l, 1);
-          SmallVector<Value> values = {args.back()};
-          llvm::append_range(values, args.drop_back());
-          linalg::YieldOp::create(b, l, body(b, l, values, i, j));
-        });
-    return generic.getResult(0);
-  }
+/// A parallel 1-D generic over rows into a fresh [Sq] tensor: `body(m[i],
+/// l[i])`. Not in place: written into `rowMax` (which the block updates read
+/// too), the CPU pipeline produced wrong LSE values when the (b, h) loop has a
+/// single iteration (the `ties` case of attention_grad.json caught it),
+/// apparently the elementwise-fusion issue of the P'·V comment below.
+static Value
+mapRows(AttentionBlockBuilder &bb, Value rowMax, Value rowSum,
+        function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
+  auto type = cast<RankedTensorType>(rowMax.getType());
+  Value init = tensor::EmptyOp::create(bb.builder, bb.loc, type.getShape(),
+                                       type.getElementType());
+  SmallVector<AffineMap> maps(3, bb.map(1, {0}));
+  auto generic = linalg::GenericOp::create(
+      bb.builder, bb.loc, TypeRange{type}, ValueRange{rowMax, rowSum},
+      ValueRange{init}, maps, {utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, body(b, l, args[0], args[1]));
+      });
+  return generic.getResult(0);
+}
 
-  /// A parallel 1-D generic over rows into a fresh [Sq] tensor:
-  /// `body(m[i], l[i])`. Not in place: written into `rowMax` (which the
-  /// block updates read too), the CPU pipeline produced wrong LSE values
-  /// when the (b, h) loop has a single iteration (the `ties` case of
-  /// attention_grad.json caught it), apparently the elementwise-fusion
-  /// issue of the P'·V comment below.
-  Value mapRows(Value rowMax, Value rowSum,
-                function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
-    auto type = cast<RankedTensorType>(rowMax.getType());
-    Value init = tensor::EmptyOp::create(builder, loc, type.getShape(),
-                                         type.getElementType());
-    SmallVector<AffineMap> maps(3, map(1, {0}));
-    auto generic = linalg::GenericOp::create(
-        builder, loc, TypeRange{type}, ValueRange{rowMax, rowSum},
-        ValueRange{init}, maps, {utils::IteratorType::parallel},
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, body(b, l, args[0], args[1]));
-        });
-    return generic.getResult(0);
-  }
-};
-
-/// kiln.attention -> scf.for over (b, h) of linalg on [Sq, Sk] blocks.
-/// f16 and bf16 compute in f32 (scores, softmax and the P·V accumulation)
-/// and round the output once; f32 and f64 compute in their own type.
+/// kiln.attention -> an scf.for over the (b, g) pairs, around the R query
+/// heads of kv head g and their query blocks, of linalg on [rows, Sk]
+/// blocks. f16 and bf16 compute in f32 (scores, softmax and the P·V
+/// accumulation) and round the output once; f32 and f64 compute in their own
+/// type.
 struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -855,11 +947,8 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
     if (!resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
-    int64_t batch = sizes->batch, numHeads = sizes->numHeads;
     int64_t numQueries = sizes->numQueries, numKeys = sizes->numKeys;
     int64_t keyDim = sizes->keyDim, valueDim = sizes->valueDim;
-    int64_t groupSize = sizes->groupSize;
-    double dropout = sizes->dropout;
     FloatType elementType = sizes->elementType;
     Type computeType = sizes->computeType;
     auto computeAttr = [&](double value) {
@@ -868,11 +957,6 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     AttentionLogits logitParams =
         AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
                              adaptor.getQueryLengths());
-    Value seed;
-    if (dropout > 0.0)
-      seed = tensor::ExtractOp::create(rewriter, loc, adaptor.getSeed(),
-                                       ValueRange{});
-    SmallVector<int64_t> scoresShape = {batch, numHeads, numQueries, numKeys};
 
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          elementType);
@@ -896,166 +980,138 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
       rewriter.replaceOp(op, results);
       return success();
     }
+    AttentionDropout dropout =
+        AttentionDropout::get(rewriter, loc, *sizes, adaptor.getSeed());
     SmallVector<Value> inits = {init};
     if (lseInit)
       inits.push_back(lseInit);
-    Value zero = constIndex(rewriter, loc, 0);
-    Value one = constIndex(rewriter, loc, 1);
-    auto loop = scf::ForOp::create(
-        rewriter, loc, zero, constIndex(rewriter, loc, batch * numHeads), one,
-        inits,
-        [&](OpBuilder &builder, Location loc, Value bh, ValueRange iterArgs) {
-          BlockBuilder hb{{builder, loc}};
-          Value numHeadsValue = constIndex(builder, loc, numHeads);
-          Value b = arith::DivUIOp::create(builder, loc, bh, numHeadsValue);
-          Value h = arith::RemUIOp::create(builder, loc, bh, numHeadsValue);
-          Value g = arith::DivUIOp::create(builder, loc, h,
-                                           constIndex(builder, loc, groupSize));
 
-          // K[b, g] transposed once per (b, h), so that each score tile
-          // reads its [Dk, Tk] block of Kᵀ with contiguous rows (a
-          // transposed operand would be repacked by every query block), and
-          // V[b, g]; the kv head is indexed, never repeated.
-          Value kt = hb.transpose(extractHeadBlock(
-              builder, loc, adaptor.getKey(), b, g, numKeys, keyDim));
+    // One query block of query head h: its rows of O (and of the LSE).
+    auto queryBlock = [&](OpBuilder &builder, Location loc, Value b, Value h,
+                          Value kt, Value v, OpFoldResult firstRow,
+                          int64_t rows, ValueRange args) -> SmallVector<Value> {
+      AttentionBlockBuilder bb{builder, loc};
+      Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h, rows,
+                                 keyDim, firstRow);
+      // The key tiles some row of the block may see; every other key has
+      // P = 0 in every row, so it is neither scored nor summed.
+      AttentionBlockPosition at{b, h, firstRow,
+                                buildVisibleKeyTiles(builder, loc,
+                                                     logitParams.visibility,
+                                                     firstRow, rows)};
+      const AttentionKeyTiles &tiles = at.tiles;
+
+      // s[i, j] = sum_d Q[i, d] * K[j, d] on the visible columns
+      // [firstKey, endKey), tile by tile, then the logits t in place. The
+      // softmax runs on these columns alone, in place: an invisible key
+      // would add exp(-inf) = 0 to the row sum and nothing to the row max,
+      // so the rows' m, l and P are those of the whole row.
+      Value logits = bb.blockLogits(
+          logitParams, bb.visibleProduct(q, kt, tiles, numKeys, computeType),
+          at, /*inPlace=*/true);
+
+      // m[i] = max_j t[i, j]; -inf marks an empty row (also a block that
+      // sees no key).
+      Value rowMax = bb.rowMax(logits);
+
+      // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf) is
+      // never evaluated into the result.
+      double negInf = -std::numeric_limits<double>::infinity();
+      Value exps = bb.updateBlock(logits, rowMax, bb.map(2, {0}),
+                                  [&](OpBuilder &pb, Location pl,
+                                      ValueRange args, Value, Value) -> Value {
+                                    return buildGuardedExp(pb, pl, args[0],
+                                                           args[1], negInf);
+                                  });
+
+      // l[i] = sum_j e[i, j]: 0 exactly for an empty row, >= 1 otherwise.
+      Value rowSum = bb.rowSum(exps);
+
+      // P'[i, j] = e / l * Z / (1 - p), and 0 for an empty row.
+      Value probs = bb.updateBlock(
+          exps, rowSum, bb.map(2, {0}),
+          [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
+              Value j) -> Value {
+            Value zeroValue =
+                arith::ConstantOp::create(pb, pl, computeAttr(0.0));
+            Value empty = arith::CmpFOp::create(
+                pb, pl, arith::CmpFPredicate::OEQ, args[1], zeroValue);
+            Value p = arith::DivFOp::create(pb, pl, args[0], args[1]);
+            if (dropout.isActive()) {
+              auto [row, key] = at.globalIndices(pb, pl, i, j);
+              p = dropout.apply(pb, pl, p, b, h, row, key);
+            }
+            return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+          });
+
+      SmallVector<Value> yields;
+      // O[i, d] = sum_j P'[i, j] * V[j, d] over the visible tiles, as named
+      // linalg.matmuls (V extended to the compute type by their cast). They
+      // must not be linalg.generics: linalg-fuse-elementwise-ops would fuse
+      // `probs` into them, and since `probs` reads its own init (the
+      // in-place block), the fused op would re-normalize P'[i, j] once per
+      // d. The other in-place updates each have two users (a reduction and
+      // the next update), so they are never fused.
+      if (valueDim == 0) {
+        yields.push_back(args[0]);
+      } else {
+        Value out = bb.filled({rows, valueDim}, computeType, 0.0);
+        out = bb.accumulateVisible(probs, v, out, tiles, numKeys);
+        yields.push_back(insertHeadBlock(
+            builder, loc, bb.round(out, elementType), args[0], b, h, firstRow));
+      }
+
+      // LSE[i] = m + log(l), and +inf for an empty row (m = -inf, l = 0).
+      if (lseInit) {
+        Value rowLse = mapRows(
+            bb, rowMax, rowSum,
+            [&](OpBuilder &pb, Location pl, Value m, Value l) -> Value {
+              Value empty = arith::CmpFOp::create(
+                  pb, pl, arith::CmpFPredicate::OEQ, m,
+                  arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
+              Value lse = arith::AddFOp::create(pb, pl, m,
+                                                math::LogOp::create(pb, pl, l));
+              return arith::SelectOp::create(
+                  pb, pl, empty,
+                  arith::ConstantOp::create(pb, pl, computeAttr(-negInf)), lse);
+            });
+        SmallVector<OpFoldResult> lseOffsets = {b, h, firstRow};
+        SmallVector<OpFoldResult> lseSizes = {builder.getIndexAttr(1),
+                                              builder.getIndexAttr(1),
+                                              builder.getIndexAttr(rows)};
+        SmallVector<OpFoldResult> lseStrides(3, builder.getIndexAttr(1));
+        yields.push_back(tensor::InsertSliceOp::create(
+            builder, loc, rowLse, args[1], lseOffsets, lseSizes, lseStrides));
+      }
+      return yields;
+    };
+
+    // Per (b, g): K[b, g] transposed once for the R query heads of the
+    // group, so that each score tile reads its [Dk, Tk] block of Kᵀ with
+    // contiguous rows (a transposed operand would be repacked by every
+    // query block), and V[b, g]; the kv head is indexed, never repeated.
+    SmallVector<Value> results = buildKVHeadLoop(
+        rewriter, loc, sizes->batch, sizes->numKVHeads, inits,
+        [&](OpBuilder &builder, Location loc, Value b, Value g,
+            ValueRange args) {
+          Value kt =
+              AttentionBlockBuilder{builder, loc}.transpose(extractHeadBlock(
+                  builder, loc, adaptor.getKey(), b, g, numKeys, keyDim));
           Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
                                      numKeys, valueDim);
-
-          auto queryBlock = [&](OpBuilder &builder, Location loc,
-                                OpFoldResult firstRow, int64_t rows,
-                                ValueRange args) -> SmallVector<Value> {
-            BlockBuilder bb{{builder, loc}};
-            Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h,
-                                       rows, keyDim, firstRow);
-            // The key tiles some row of the block may see; every other key
-            // has P = 0 in every row, so it is neither scored nor summed.
-            AttentionKeyTiles tiles = buildVisibleKeyTiles(
-                builder, loc, logitParams.visibility, firstRow, rows);
-
-            // s[i, j] = sum_d Q[i, d] * K[j, d] on the visible columns
-            // [firstKey, endKey), tile by tile. The softmax runs on them
-            // alone, in place: an invisible key would add exp(-inf) = 0 to
-            // the row sum and nothing to the row max, so the rows' m, l and
-            // P are those of the whole row.
-            Value visibleScores =
-                bb.visibleProduct(q, kt, tiles, numKeys, computeType);
-
-            // t[i, j] = visible ? cap(scale * s) + mask_add : -inf
-            double negInf = -std::numeric_limits<double>::infinity();
-            AffineMap id2 = bb.map(2, {0, 1});
-            Value logits = bb.updateBlock(
-                visibleScores, ValueRange{}, {},
-                [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
-                    Value j) -> Value {
-                  i = addOffset(pb, pl, i, firstRow);
-                  j = addOffset(pb, pl, j, tiles.firstKey);
-                  return logitParams.build(pb, pl, args[0], b, h, i, j);
-                });
-
-            // m[i] = max_j t[i, j]; -inf marks an empty row (also a block
-            // that sees no key).
-            Value rowMax = bb.rowMax(logits);
-
-            // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf)
-            // is never evaluated into the result.
-            Value exps = bb.updateBlock(
-                logits, rowMax, bb.map(2, {0}),
-                [&](OpBuilder &pb, Location pl, ValueRange args, Value,
-                    Value) -> Value {
-                  return buildGuardedExp(pb, pl, args[0], args[1], negInf);
-                });
-
-            // l[i] = sum_j e[i, j]: 0 exactly for an empty row, >= 1
-            // otherwise.
-            Value rowSum = bb.rowSum(exps);
-
-            // P'[i, j] = e / l * Z / (1 - p), and 0 for an empty row.
-            Value probs = bb.updateBlock(
-                exps, rowSum, bb.map(2, {0}),
-                [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
-                    Value j) -> Value {
-                  Value zeroValue =
-                      arith::ConstantOp::create(pb, pl, computeAttr(0.0));
-                  Value empty = arith::CmpFOp::create(
-                      pb, pl, arith::CmpFPredicate::OEQ, args[1], zeroValue);
-                  Value p = arith::DivFOp::create(pb, pl, args[0], args[1]);
-                  if (dropout > 0.0) {
-                    i = addOffset(pb, pl, i, firstRow);
-                    j = addOffset(pb, pl, j, tiles.firstKey);
-                    Value keep = buildAttentionDropoutKeep(
-                        pb, pl, seed, dropout, scoresShape, b, h, i, j);
-                    Value scaled = arith::MulFOp::create(
-                        pb, pl, p,
-                        arith::ConstantOp::create(
-                            pb, pl, computeAttr(1.0 / (1.0 - dropout))));
-                    p = arith::SelectOp::create(pb, pl, keep, scaled,
-                                                zeroValue);
-                  }
-                  return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
-                });
-
-            SmallVector<Value> yields;
-            // O[i, d] = sum_j P'[i, j] * V[j, d] over the visible tiles, as
-            // named linalg.matmuls (V extended to the compute type by their
-            // cast). They must not be linalg.generics:
-            // linalg-fuse-elementwise-ops would fuse `probs` into them, and
-            // since `probs` reads its own init (the in-place block), the
-            // fused op would re-normalize P'[i, j] once per d. The other
-            // in-place updates each have two users (a reduction and the
-            // next update), so they are never fused.
-            if (valueDim == 0) {
-              yields.push_back(args[0]);
-            } else {
-              Value out = bb.filled({rows, valueDim}, computeType, 0.0);
-              out = bb.accumulateVisible(probs, v, out, tiles, numKeys);
-              if (computeType != elementType) {
-                Value rounded = tensor::EmptyOp::create(
-                    builder, loc, ArrayRef<int64_t>{rows, valueDim},
-                    elementType);
-                out =
-                    bb.updateBlock(rounded, out, id2,
-                                   [&](OpBuilder &pb, Location pl,
-                                       ValueRange args, Value, Value) -> Value {
-                                     return arith::TruncFOp::create(
-                                         pb, pl, elementType, args[1]);
-                                   });
-              }
-              yields.push_back(
-                  insertHeadBlock(builder, loc, out, args[0], b, h, firstRow));
-            }
-
-            // LSE[i] = m + log(l), and +inf for an empty row (m = -inf,
-            // l = 0).
-            if (lseInit) {
-              Value rowLse = bb.mapRows(
-                  rowMax, rowSum,
-                  [&](OpBuilder &pb, Location pl, Value m, Value l) -> Value {
-                    Value empty = arith::CmpFOp::create(
-                        pb, pl, arith::CmpFPredicate::OEQ, m,
-                        arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
-                    Value lse = arith::AddFOp::create(
-                        pb, pl, m, math::LogOp::create(pb, pl, l));
-                    return arith::SelectOp::create(
-                        pb, pl, empty,
-                        arith::ConstantOp::create(pb, pl, computeAttr(-negInf)),
-                        lse);
-                  });
-              SmallVector<OpFoldResult> lseOffsets = {b, h, firstRow};
-              SmallVector<OpFoldResult> lseSizes = {builder.getIndexAttr(1),
-                                                    builder.getIndexAttr(1),
-                                                    builder.getIndexAttr(rows)};
-              SmallVector<OpFoldResult> lseStrides(3, builder.getIndexAttr(1));
-              yields.push_back(tensor::InsertSliceOp::create(
-                  builder, loc, rowLse, args[1], lseOffsets, lseSizes,
-                  lseStrides));
-            }
-            return yields;
-          };
-          scf::YieldOp::create(builder, loc,
-                               buildQueryBlockLoop(builder, loc, numQueries,
-                                                   iterArgs, queryBlock));
+          return buildGroupHeadLoop(
+              builder, loc, g, sizes->groupSize, args,
+              [&](OpBuilder &builder, Location loc, Value h, ValueRange args) {
+                return buildQueryBlockLoop(
+                    builder, loc, numQueries, args,
+                    [&](OpBuilder &builder, Location loc, OpFoldResult firstRow,
+                        int64_t rows, ValueRange args) {
+                      return queryBlock(builder, loc, b, h, kt, v, firstRow,
+                                        rows, args);
+                    });
+              });
         });
-    rewriter.replaceOp(op, loop.getResults());
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

@@ -113,6 +113,30 @@ struct AttentionSizes {
                                          RewriterBase &rewriter);
 };
 
+/// The dropout of one attention op: P' = P * Z / (1 - p), with Z drawn by
+/// buildAttentionDropoutKeep. The forward applies it as it normalizes P, the
+/// adjoint to P and to dP; both through `apply`.
+struct AttentionDropout {
+  /// The drop probability, in [0, 1); 0 is no dropout.
+  double p = 0.0;
+  /// The i64 seed, read once before the loops; null when p = 0.
+  Value seed;
+  /// [B, Hq, Sq, Sk]: the draw's counter is the row-major index in it.
+  SmallVector<int64_t, 4> shape;
+
+  /// The dropout of an op of `sizes` whose (converted) `seed` operand is a
+  /// tensor<i64>: extracts the seed at the builder's point when p > 0.
+  static AttentionDropout get(OpBuilder &builder, Location loc,
+                              const AttentionSizes &sizes, Value seed);
+
+  bool isActive() const { return p > 0.0; }
+
+  /// keep(b, h, i, j) ? x * (1 / (1 - p)) : 0 for the float scalar `x` (the
+  /// factor in x's type) at the global indices; `x` itself when inactive.
+  Value apply(OpBuilder &builder, Location loc, Value x, Value b, Value h,
+              Value i, Value j) const;
+};
+
 /// Returns clamp(lengths[b], 0, bound) as an index; `lengths` is a [B]
 /// tensor or memref of i32 or i64.
 Value buildClampedLength(OpBuilder &builder, Location loc, Value lengths,
@@ -199,6 +223,19 @@ AttentionKeyTiles buildVisibleKeyTiles(OpBuilder &builder, Location loc,
                                        const AttentionVisibility &visibility,
                                        OpFoldResult firstRow, int64_t rows);
 
+/// Where a block of query rows of one (b, h) lies in the [B, Hq, Sq, Sk]
+/// scores, and the key tiles it sees: entry (i, j) of the block's visible
+/// columns is the global (firstRow + i, tiles.firstKey + j).
+struct AttentionBlockPosition {
+  Value b, h;
+  OpFoldResult firstRow;
+  AttentionKeyTiles tiles;
+
+  /// The global (i, j) of the local entry (i, j) of the visible columns.
+  std::pair<Value, Value> globalIndices(OpBuilder &builder, Location loc,
+                                        Value i, Value j) const;
+};
+
 /// `x` as an index value (a constant when it is an attribute).
 Value getIndexValue(OpBuilder &builder, Location loc, OpFoldResult x);
 
@@ -212,6 +249,29 @@ Value addOffset(OpBuilder &builder, Location loc, Value x, OpFoldResult offset);
 /// x - y, folded when both are constants; `x` itself for y = 0.
 OpFoldResult subIndex(OpBuilder &builder, Location loc, OpFoldResult x,
                       OpFoldResult y);
+
+/// The body of one (batch, kv head) pair: b, g and the loop-carried values;
+/// returns the next ones.
+using KVHeadBodyFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value b, Value g, ValueRange)>;
+
+/// Runs `body` over the B * Hkv pairs (b, g), threading `inits` through an
+/// scf.for over b * Hkv + g. Returns the final values.
+SmallVector<Value> buildKVHeadLoop(OpBuilder &builder, Location loc,
+                                   int64_t batch, int64_t numKVHeads,
+                                   ValueRange inits, KVHeadBodyFn body);
+
+/// The body of one query head h and the loop-carried values; returns the
+/// next ones.
+using QueryHeadBodyFn = function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                        Value h, ValueRange)>;
+
+/// Runs `body` over the R = `groupSize` query heads h = g * R + r that read
+/// kv head `g`, threading `inits` through an scf.for over r (for R = 1, the
+/// body itself with h = g). Returns the final values.
+SmallVector<Value> buildGroupHeadLoop(OpBuilder &builder, Location loc, Value g,
+                                      int64_t groupSize, ValueRange inits,
+                                      QueryHeadBodyFn body);
 
 /// The body of one query block: its first row (an index attribute for a
 /// static block, else an index value), its static number of rows and the
@@ -271,6 +331,37 @@ struct AttentionBlockBuilder {
 
   /// sum_j block[i, j].
   Value rowSum(Value block);
+
+  /// The payload of a parallel 2-D generic over a block: the elements it
+  /// reads, then the indices i and j; returns the element to write.
+  using BlockBodyFn =
+      function_ref<Value(OpBuilder &, Location, ValueRange, Value, Value)>;
+
+  /// A parallel 2-D generic that updates `block` in place: the payload gets
+  /// the element of `block` first, then those of `ins` (read through
+  /// `inMaps`), and the indices i and j. Reading the block through the
+  /// generic's `outs` (rather than `ins`) keeps it one buffer:
+  /// bufferization writes in place, and elementwise fusion does not swap
+  /// the init for a fresh tensor.empty. A block updated so must have another
+  /// user than the next elementwise op (see the P'·V comment in Attention.cpp).
+  Value updateBlock(Value block, ValueRange ins, ArrayRef<AffineMap> inMaps,
+                    BlockBodyFn body);
+
+  /// A fresh 2-D block of the sizes of `like` and of `type`: out[i, j] =
+  /// body(ins..., i, j), `ins` read through `inMaps`.
+  Value mapBlock(Value like, Type type, ValueRange ins,
+                 ArrayRef<AffineMap> inMaps, BlockBodyFn body);
+
+  /// The logits `logits.build(s, b, h, i, j)` of the block `scores` of the
+  /// visible columns of the block at `at`, in place over `scores` (the
+  /// forward, whose scores die there) or into a fresh block (the adjoint,
+  /// which reads the raw scores again for softcap's derivative).
+  Value blockLogits(const AttentionLogits &logits, Value scores,
+                    const AttentionBlockPosition &at, bool inPlace);
+
+  /// Rounds a tensor of the compute type to the float `type` (identity if
+  /// equal).
+  Value round(Value tensor, Type type);
 
   /// A fresh tensor of `shape` and the float `type` filled with `value`.
   Value filled(ArrayRef<int64_t> shape, Type type, double value);

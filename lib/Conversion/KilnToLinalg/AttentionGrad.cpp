@@ -48,64 +48,20 @@ using namespace mlir::kiln;
 
 namespace {
 
-using BodyFn =
-    function_ref<Value(OpBuilder &, Location, ValueRange, Value, Value)>;
-
 /// linalg helpers on the blocks of one (b, h), in the compute type.
 struct GradBlockBuilder : AttentionBlockBuilder {
   Type computeType;
-
-  MLIRContext *context() { return builder.getContext(); }
 
   Value constant(OpBuilder &b, Location l, double value) {
     return arith::ConstantOp::create(b, l, b.getFloatAttr(computeType, value));
   }
 
-  /// A fresh 2-D block of the sizes of `like` and of `type`: out[i, j] =
-  /// body(ins..., i, j), `ins` read through `inMaps`.
-  Value elementwise(Value like, Type type, ValueRange ins,
-                    ArrayRef<AffineMap> inMaps, BodyFn body) {
-    SmallVector<AffineMap> maps(inMaps);
-    maps.push_back(map(2, {0, 1}));
-    Value init = tensor::EmptyOp::create(
-        builder, loc, tensor::getMixedSizes(builder, loc, like), type);
-    SmallVector<utils::IteratorType> iterators(2,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        builder, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
-        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value i = linalg::IndexOp::create(b, l, 0);
-          Value j = linalg::IndexOp::create(b, l, 1);
-          linalg::YieldOp::create(b, l, body(b, l, args.drop_back(), i, j));
-        });
-    return generic.getResult(0);
-  }
-
-  /// Rounds a tensor of the compute type to `type` (identity if equal).
-  Value round(Value tensor, Type type) {
-    auto tensorType = cast<RankedTensorType>(tensor.getType());
-    if (tensorType.getElementType() == type)
-      return tensor;
-    unsigned rank = tensorType.getRank();
-    Value init =
-        tensor::EmptyOp::create(builder, loc, tensorType.getShape(), type);
-    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, context());
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        builder, loc, TypeRange{init.getType()}, ValueRange{tensor},
-        ValueRange{init}, SmallVector<AffineMap>{id, id}, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(
-              b, l, Value(arith::TruncFOp::create(b, l, type, args[0])));
-        });
-    return generic.getResult(0);
+  /// A fresh 2-D block of the sizes of `like` in the compute type.
+  Value elementwise(Value like, ValueRange ins, ArrayRef<AffineMap> inMaps,
+                    BlockBodyFn body) {
+    return mapBlock(like, computeType, ins, inMaps, body);
   }
 };
-
-Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(builder, loc, value);
-}
 
 /// The rank-1 [rows] slice of a rank-3 tensor at (b, head, firstRow).
 Value slice1(OpBuilder &builder, Location loc, Value source, Value b,
@@ -148,7 +104,6 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
     int64_t numQueries = sizes->numQueries, numKeys = sizes->numKeys;
     int64_t keyDim = sizes->keyDim, valueDim = sizes->valueDim;
     int64_t numKVHeads = sizes->numKVHeads, groupSize = sizes->groupSize;
-    double dropout = sizes->dropout;
     FloatType elementType = sizes->elementType;
     Type computeType = sizes->computeType;
     GradBlockBuilder top{{rewriter, loc}, computeType};
@@ -162,7 +117,6 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
     bool saved = op.hasSavedForward();
     double scale = logitParams.scale;
     std::optional<double> softcap = logitParams.softcap;
-    SmallVector<int64_t> scoresShape = {batch, numHeads, numQueries, numKeys};
 
     // The additive mask's adjoint accumulates in the compute type in its
     // rank-4 form [1.., mask dims].
@@ -208,24 +162,224 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
       return success();
     }
 
-    Value seed;
-    if (dropout > 0.0)
-      seed = tensor::ExtractOp::create(rewriter, loc, adaptor.getSeed(),
-                                       ValueRange{});
+    AttentionDropout dropout =
+        AttentionDropout::get(rewriter, loc, *sizes, adaptor.getSeed());
+
+    // One query block of query head h of kv head g: dQ of its rows, and its
+    // contributions to the group's dK and dV accumulators (args[1],
+    // args[2]) and to d_mask.
+    auto queryBlock = [&](OpBuilder &builder, Location loc, Value b, Value h,
+                          Value k, Value kt, Value vt, OpFoldResult firstRow,
+                          int64_t rows, ValueRange args) -> SmallVector<Value> {
+      GradBlockBuilder bb{{builder, loc}, computeType};
+      Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h, rows,
+                                 keyDim, firstRow);
+      Value dout = extractHeadBlock(builder, loc, adaptor.getDout(), b, h, rows,
+                                    valueDim, firstRow);
+      AffineMap id2 = bb.map(2, {0, 1});
+      AffineMap row = bb.map(2, {0});
+      double negInf = -std::numeric_limits<double>::infinity();
+      AttentionBlockPosition at{b, h, firstRow,
+                                buildVisibleKeyTiles(builder, loc,
+                                                     logitParams.visibility,
+                                                     firstRow, rows)};
+      const AttentionKeyTiles &tiles = at.tiles;
+      OpFoldResult width = subIndex(builder, loc, tiles.endKey, tiles.firstKey);
+
+      // s[i, j] = sum_d Q[i, d] K[j, d] on the visible columns, and the
+      // forward's logits t = visible ? cap(scale s) + mask_add : -inf in a
+      // fresh block: softcap's derivative reads s again.
+      Value scores = bb.visibleProduct(q, kt, tiles, numKeys, computeType);
+      Value logits = bb.blockLogits(logitParams, scores, at, /*inPlace=*/false);
+      Value probs;
+      if (saved) {
+        // P = exp(t - LSE), and 0 in an empty row (LSE = +inf); an
+        // invisible entry has t = -inf, hence P = 0.
+        Value lse =
+            slice1(builder, loc, adaptor.getLse(), b, h, firstRow, rows);
+        probs = bb.elementwise(logits, ValueRange{logits, lse}, {id2, row},
+                               [&](OpBuilder &pb, Location pl, ValueRange a,
+                                   Value, Value) -> Value {
+                                 return buildGuardedExp(pb, pl, a[0], a[1],
+                                                        -negInf);
+                               });
+      } else {
+        Value rowMax = bb.rowMax(logits);
+        Value exps =
+            bb.elementwise(logits, ValueRange{logits, rowMax}, {id2, row},
+                           [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                               Value) -> Value {
+                             return buildGuardedExp(pb, pl, a[0], a[1], negInf);
+                           });
+        Value rowSum = bb.rowSum(exps);
+        // P = e / l, 0 in an empty row.
+        probs = bb.elementwise(
+            logits, ValueRange{exps, rowSum}, {id2, row},
+            [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                Value) -> Value {
+              Value zeroValue = bb.constant(pb, pl, 0.0);
+              Value empty = arith::CmpFOp::create(
+                  pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
+              Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
+              return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+            });
+      }
+      // x * Z / (1 - p): dropout's keep bit, redrawn from the seed at the
+      // forward's (b, h, i, j).
+      auto dropped = [&](Value block) -> Value {
+        if (!dropout.isActive())
+          return block;
+        return bb.elementwise(
+            block, block, {id2},
+            [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
+                Value j) -> Value {
+              auto [row, key] = at.globalIndices(pb, pl, i, j);
+              return dropout.apply(pb, pl, a[0], b, h, row, key);
+            });
+      };
+      Value droppedProbs = dropped(probs);
+
+      // acc[j, d] += sum_i block[i, j] x[i, d] on each visible key tile of
+      // the [Sk, D] accumulator `acc` (block: [rows, width]).
+      auto accumulateTransposed = [&](Value block, Value x,
+                                      Value acc) -> Value {
+        return buildKeyTileLoop(
+            builder, loc, numKeys, tiles, acc,
+            [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
+                int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
+              AttentionBlockBuilder tb{builder, loc};
+              OpFoldResult column =
+                  subIndex(builder, loc, firstKey, tiles.firstKey);
+              Value blockTile =
+                  tb.columns(block, column, builder.getIndexAttr(keys));
+              Value accTile = tb.rows(tileArgs[0], firstKey, keys);
+              Value tile = tb.contract(blockTile, tb.map(3, {2, 0}), x,
+                                       tb.map(3, {2, 1}), accTile);
+              return {tb.insertRows(tile, tileArgs[0], firstKey)};
+            })[0];
+      };
+
+      // dV_g[j, d] += sum_i P'[i, j] dO[i, d]
+      Value dvAcc = accumulateTransposed(droppedProbs, dout, args[2]);
+      // dP[i, j] = (sum_d dO[i, d] V[j, d]) * Z / (1 - p)
+      Value dprobs =
+          dropped(bb.visibleProduct(dout, vt, tiles, numKeys, computeType));
+      // rowsum(dP * P), also with the saved forward: not the cheaper
+      // rowsum(dO * O) over Dv. dP comes from the matmul kernels' fused
+      // multiply-adds, dO * O would be rounded apart from it, and in a row
+      // whose one visible key makes P = 1 (a gradient exactly 0) the two
+      // would not cancel exactly. The [Sq, Sk] product is about 1 / (5 D)
+      // of the block's work.
+      Value products = bb.elementwise(
+          logits, ValueRange{dprobs, probs}, {id2, id2},
+          [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+            return arith::MulFOp::create(pb, pl, a[0], a[1]);
+          });
+      Value rowDot = bb.rowSum(products);
+      // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits, hence of
+      // the additive mask.
+      Value dscores = bb.elementwise(
+          logits, ValueRange{probs, dprobs, rowDot}, {id2, id2, row},
+          [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+            return arith::MulFOp::create(
+                pb, pl, a[0], arith::SubFOp::create(pb, pl, a[1], a[2]));
+          });
+
+      SmallVector<Value> yields;
+      Value dmaskAcc;
+      std::optional<int64_t> staticWidth = getConstantIntValue(width);
+      if (dmask4 && staticWidth == 0) {
+        // No visible key: nothing to add.
+        dmaskAcc = args[3];
+      } else if (dmask4) {
+        // dmask[b', h', i', j'] += dS[i, j], a broadcast (size-1) dim of
+        // the mask summing its indices: the slice at (b or 0, h or 0, the
+        // block's rows or 0, its visible columns or 0) without its size-1
+        // dims.
+        Value acc = args[3];
+        auto maskAt = [&](int64_t dim, OpFoldResult index) -> OpFoldResult {
+          if (mask4Shape[dim] == 1)
+            return builder.getIndexAttr(0);
+          return index;
+        };
+        SmallVector<OpFoldResult> offsets = {maskAt(0, b), maskAt(1, h),
+                                             maskAt(2, firstRow),
+                                             maskAt(3, tiles.firstKey)};
+        SmallVector<OpFoldResult> sizes = {
+            builder.getIndexAttr(1), builder.getIndexAttr(1),
+            builder.getIndexAttr(mask4Shape[2] == 1 ? 1 : rows),
+            mask4Shape[3] == 1 ? OpFoldResult(builder.getIndexAttr(1)) : width};
+        SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+        SmallVector<int64_t> kept;
+        SmallVector<unsigned> keptDims;
+        for (unsigned d = 0; d < 2; ++d)
+          if (mask4Shape[2 + d] != 1) {
+            kept.push_back(d == 0 ? rows
+                                  : staticWidth.value_or(ShapedType::kDynamic));
+            keptDims.push_back(d);
+          }
+        auto sliceType = RankedTensorType::get(kept, computeType);
+        Value part = tensor::ExtractSliceOp::create(
+            builder, loc, sliceType, acc, offsets, sizes, strides);
+        SmallVector<utils::IteratorType> iterators(
+            2, utils::IteratorType::reduction);
+        for (unsigned d : keptDims)
+          iterators[d] = utils::IteratorType::parallel;
+        SmallVector<AffineMap> maps = {id2, bb.map(2, keptDims)};
+        part =
+            linalg::GenericOp::create(
+                builder, loc, TypeRange{sliceType}, ValueRange{dscores},
+                ValueRange{part}, maps, iterators,
+                [&](OpBuilder &pb, Location pl, ValueRange a) {
+                  linalg::YieldOp::create(
+                      pb, pl, Value(arith::AddFOp::create(pb, pl, a[1], a[0])));
+                })
+                .getResult(0);
+        dmaskAcc = tensor::InsertSliceOp::create(builder, loc, part, acc,
+                                                 offsets, sizes, strides);
+      }
+
+      // dS' = scale * dS * (1 - tanh^2(scale s / c)).
+      Value dlogits = bb.elementwise(
+          logits, ValueRange{dscores, scores}, {id2, id2},
+          [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+            Value x = a[0];
+            if (softcap) {
+              Value t = math::TanhOp::create(
+                  pb, pl,
+                  arith::MulFOp::create(pb, pl, a[1],
+                                        bb.constant(pb, pl, scale / *softcap)));
+              Value factor =
+                  arith::SubFOp::create(pb, pl, bb.constant(pb, pl, 1.0),
+                                        arith::MulFOp::create(pb, pl, t, t));
+              x = arith::MulFOp::create(pb, pl, x, factor);
+            }
+            return arith::MulFOp::create(pb, pl, x, bb.constant(pb, pl, scale));
+          });
+      // dQ_h[i, d] = sum_j dS'[i, j] K[j, d] over the visible tiles.
+      Value dqBlock = bb.accumulateVisible(
+          dlogits, k, bb.filled({rows, keyDim}, computeType, 0.0), tiles,
+          numKeys);
+      // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
+      Value dkAcc = accumulateTransposed(dlogits, q, args[1]);
+      yields.push_back(insertHeadBlock(builder, loc,
+                                       bb.round(dqBlock, elementType), args[0],
+                                       b, h, firstRow));
+      yields.push_back(dkAcc);
+      yields.push_back(dvAcc);
+      if (dmaskAcc)
+        yields.push_back(dmaskAcc);
+      return yields;
+    };
 
     SmallVector<Value> outerInits = {dq, dk, dv};
     if (dmask4)
       outerInits.push_back(dmask4);
-    Value zero = constIndex(rewriter, loc, 0);
-    Value one = constIndex(rewriter, loc, 1);
-    auto outer = scf::ForOp::create(
-        rewriter, loc, zero, constIndex(rewriter, loc, batch * numKVHeads), one,
-        outerInits,
-        [&](OpBuilder &builder, Location loc, Value bg, ValueRange outerArgs) {
+    SmallVector<Value> results = buildKVHeadLoop(
+        rewriter, loc, batch, numKVHeads, outerInits,
+        [&](OpBuilder &builder, Location loc, Value b, Value g,
+            ValueRange outerArgs) -> SmallVector<Value> {
           GradBlockBuilder gb{{builder, loc}, computeType};
-          Value numKVValue = constIndex(builder, loc, numKVHeads);
-          Value b = arith::DivUIOp::create(builder, loc, bg, numKVValue);
-          Value g = arith::RemUIOp::create(builder, loc, bg, numKVValue);
           Value k = extractHeadBlock(builder, loc, adaptor.getKey(), b, g,
                                      numKeys, keyDim);
           Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
@@ -241,283 +395,37 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
           // iter_args, each key tile getting only the contributions of the
           // query blocks that see it (the others would add P = 0 and
           // dS = 0).
-          auto queryBlock = [&](OpBuilder &builder, Location loc, Value h,
-                                OpFoldResult firstRow, int64_t rows,
-                                ValueRange args) -> SmallVector<Value> {
-            GradBlockBuilder bb{{builder, loc}, computeType};
-            Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h,
-                                       rows, keyDim, firstRow);
-            Value dout = extractHeadBlock(builder, loc, adaptor.getDout(), b, h,
-                                          rows, valueDim, firstRow);
-            AffineMap id2 = bb.map(2, {0, 1});
-            AffineMap row = bb.map(2, {0});
-            double negInf = -std::numeric_limits<double>::infinity();
-            AttentionKeyTiles tiles = buildVisibleKeyTiles(
-                builder, loc, logitParams.visibility, firstRow, rows);
-            OpFoldResult width =
-                subIndex(builder, loc, tiles.endKey, tiles.firstKey);
-            // The (b, h, i, j) of entry (i, j) of a block of the visible
-            // columns.
-            auto globalIndices = [&](OpBuilder &pb, Location pl, Value &i,
-                                     Value &j) {
-              i = addOffset(pb, pl, i, firstRow);
-              j = addOffset(pb, pl, j, tiles.firstKey);
-            };
-            // The [rows, width] block of the visible columns of lhs · rhs
-            // (rhs [D, Sk], read tile by tile).
-            auto visibleProduct = [&](Value lhs, Value rhs) -> Value {
-              return bb.visibleProduct(lhs, rhs, tiles, numKeys, computeType);
-            };
-
-            // s[i, j] = sum_d Q[i, d] K[j, d] on the visible columns.
-            Value scores = visibleProduct(q, kt);
-
-            // t = visible ? cap(scale s) + mask_add : -inf (the forward's
-            // logits).
-            Value logits = bb.elementwise(
-                scores, computeType, scores, {id2},
-                [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
-                    Value j) -> Value {
-                  globalIndices(pb, pl, i, j);
-                  return logitParams.build(pb, pl, a[0], b, h, i, j);
-                });
-            Value probs;
-            if (saved) {
-              // P = exp(t - LSE), and 0 in an empty row (LSE = +inf); an
-              // invisible entry has t = -inf, hence P = 0.
-              Value lse =
-                  slice1(builder, loc, adaptor.getLse(), b, h, firstRow, rows);
-              probs = bb.elementwise(
-                  scores, computeType, ValueRange{logits, lse}, {id2, row},
-                  [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                      Value) -> Value {
-                    return buildGuardedExp(pb, pl, a[0], a[1], -negInf);
-                  });
-            } else {
-              Value rowMax = bb.rowMax(logits);
-              Value exps = bb.elementwise(
-                  scores, computeType, ValueRange{logits, rowMax}, {id2, row},
-                  [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                      Value) -> Value {
-                    return buildGuardedExp(pb, pl, a[0], a[1], negInf);
-                  });
-              Value rowSum = bb.rowSum(exps);
-              // P = e / l, 0 in an empty row.
-              probs = bb.elementwise(
-                  scores, computeType, ValueRange{exps, rowSum}, {id2, row},
-                  [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                      Value) -> Value {
-                    Value zeroValue = bb.constant(pb, pl, 0.0);
-                    Value empty = arith::CmpFOp::create(
-                        pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
-                    Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
-                    return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
-                  });
-            }
-            // x * Z / (1 - p): dropout's keep bit, redrawn from the seed at
-            // the forward's (b, h, i, j).
-            auto dropped = [&](Value block) -> Value {
-              if (dropout == 0.0)
-                return block;
-              return bb.elementwise(
-                  block, computeType, block, {id2},
-                  [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
-                      Value j) -> Value {
-                    globalIndices(pb, pl, i, j);
-                    Value keep = buildAttentionDropoutKeep(
-                        pb, pl, seed, dropout, scoresShape, b, h, i, j);
-                    Value scaled = arith::MulFOp::create(
-                        pb, pl, a[0],
-                        bb.constant(pb, pl, 1.0 / (1.0 - dropout)));
-                    return arith::SelectOp::create(pb, pl, keep, scaled,
-                                                   bb.constant(pb, pl, 0.0));
-                  });
-            };
-            Value droppedProbs = dropped(probs);
-
-            // acc[j, d] += sum_i block[i, j] x[i, d] on each visible key
-            // tile of the [Sk, D] accumulator `acc` (block: [rows, width]).
-            auto accumulateTransposed = [&](Value block, Value x,
-                                            Value acc) -> Value {
-              return buildKeyTileLoop(
-                  builder, loc, numKeys, tiles, acc,
-                  [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
-                      int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
-                    GradBlockBuilder tb{{builder, loc}, computeType};
-                    OpFoldResult column =
-                        subIndex(builder, loc, firstKey, tiles.firstKey);
-                    Value blockTile =
-                        tb.columns(block, column, builder.getIndexAttr(keys));
-                    Value accTile = tb.rows(tileArgs[0], firstKey, keys);
-                    Value tile = tb.contract(blockTile, tb.map(3, {2, 0}), x,
-                                             tb.map(3, {2, 1}), accTile);
-                    return {tb.insertRows(tile, tileArgs[0], firstKey)};
-                  })[0];
-            };
-
-            // dV_g[j, d] += sum_i P'[i, j] dO[i, d]
-            Value dvAcc = accumulateTransposed(droppedProbs, dout, args[2]);
-            // dP[i, j] = (sum_d dO[i, d] V[j, d]) * Z / (1 - p)
-            Value dprobs = dropped(visibleProduct(dout, vt));
-            // rowsum(dP * P), also with the saved forward: not the cheaper
-            // rowsum(dO * O) over Dv. dP comes from the matmul kernels'
-            // fused multiply-adds, dO * O would be rounded apart from it,
-            // and in a row whose one visible key makes P = 1 (a gradient
-            // exactly 0) the two would not cancel exactly. The [Sq, Sk]
-            // product is about 1 / (5 D) of the block's work.
-            Value products = bb.elementwise(
-                scores, computeType, ValueRange{dprobs, probs}, {id2, id2},
-                [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                    Value) -> Value {
-                  return arith::MulFOp::create(pb, pl, a[0], a[1]);
-                });
-            Value rowDot = bb.rowSum(products);
-            // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits,
-            // hence of the additive mask.
-            Value dscores = bb.elementwise(
-                scores, computeType, ValueRange{probs, dprobs, rowDot},
-                {id2, id2, row},
-                [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                    Value) -> Value {
-                  return arith::MulFOp::create(
-                      pb, pl, a[0], arith::SubFOp::create(pb, pl, a[1], a[2]));
-                });
-
-            SmallVector<Value> yields;
-            Value dmaskAcc;
-            std::optional<int64_t> staticWidth = getConstantIntValue(width);
-            if (dmask4 && staticWidth == 0) {
-              // No visible key: nothing to add.
-              dmaskAcc = args[3];
-            } else if (dmask4) {
-              // dmask[b', h', i', j'] += dS[i, j], a broadcast (size-1) dim
-              // of the mask summing its indices: the slice at (b or 0,
-              // h or 0, the block's rows or 0, its visible columns or 0)
-              // without its size-1 dims.
-              Value acc = args[3];
-              auto at = [&](int64_t dim, OpFoldResult index) -> OpFoldResult {
-                if (mask4Shape[dim] == 1)
-                  return builder.getIndexAttr(0);
-                return index;
-              };
-              SmallVector<OpFoldResult> offsets = {
-                  at(0, b), at(1, h), at(2, firstRow), at(3, tiles.firstKey)};
-              SmallVector<OpFoldResult> sizes = {
-                  builder.getIndexAttr(1), builder.getIndexAttr(1),
-                  builder.getIndexAttr(mask4Shape[2] == 1 ? 1 : rows),
-                  mask4Shape[3] == 1 ? OpFoldResult(builder.getIndexAttr(1))
-                                     : width};
-              SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-              SmallVector<int64_t> kept;
-              SmallVector<unsigned> keptDims;
-              for (unsigned d = 0; d < 2; ++d)
-                if (mask4Shape[2 + d] != 1) {
-                  kept.push_back(
-                      d == 0 ? rows
-                             : staticWidth.value_or(ShapedType::kDynamic));
-                  keptDims.push_back(d);
-                }
-              auto sliceType = RankedTensorType::get(kept, computeType);
-              Value part = tensor::ExtractSliceOp::create(
-                  builder, loc, sliceType, acc, offsets, sizes, strides);
-              SmallVector<utils::IteratorType> iterators(
-                  2, utils::IteratorType::reduction);
-              for (unsigned d : keptDims)
-                iterators[d] = utils::IteratorType::parallel;
-              SmallVector<AffineMap> maps = {id2, bb.map(2, keptDims)};
-              part =
-                  linalg::GenericOp::create(
-                      builder, loc, TypeRange{sliceType}, ValueRange{dscores},
-                      ValueRange{part}, maps, iterators,
-                      [&](OpBuilder &pb, Location pl, ValueRange a) {
-                        linalg::YieldOp::create(
-                            pb, pl,
-                            Value(arith::AddFOp::create(pb, pl, a[1], a[0])));
-                      })
-                      .getResult(0);
-              dmaskAcc = tensor::InsertSliceOp::create(builder, loc, part, acc,
-                                                       offsets, sizes, strides);
-            }
-
-            // dS' = scale * dS * (1 - tanh^2(scale s / c)).
-            Value dlogits = bb.elementwise(
-                scores, computeType, ValueRange{dscores, scores}, {id2, id2},
-                [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                    Value) -> Value {
-                  Value x = a[0];
-                  if (softcap) {
-                    Value t = math::TanhOp::create(
-                        pb, pl,
-                        arith::MulFOp::create(
-                            pb, pl, a[1],
-                            bb.constant(pb, pl, scale / *softcap)));
-                    Value factor = arith::SubFOp::create(
-                        pb, pl, bb.constant(pb, pl, 1.0),
-                        arith::MulFOp::create(pb, pl, t, t));
-                    x = arith::MulFOp::create(pb, pl, x, factor);
-                  }
-                  return arith::MulFOp::create(pb, pl, x,
-                                               bb.constant(pb, pl, scale));
-                });
-            // dQ_h[i, d] = sum_j dS'[i, j] K[j, d] over the visible tiles.
-            Value dqBlock = bb.accumulateVisible(
-                dlogits, k, bb.filled({rows, keyDim}, computeType, 0.0), tiles,
-                numKeys);
-            // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
-            Value dkAcc = accumulateTransposed(dlogits, q, args[1]);
-            yields.push_back(insertHeadBlock(builder, loc,
-                                             bb.round(dqBlock, elementType),
-                                             args[0], b, h, firstRow));
-            yields.push_back(dkAcc);
-            yields.push_back(dvAcc);
-            if (dmaskAcc)
-              yields.push_back(dmaskAcc);
-            return yields;
-          };
-
           SmallVector<Value> innerInits = {
               outerArgs[0], gb.filled({numKeys, keyDim}, computeType, 0.0),
               gb.filled({numKeys, valueDim}, computeType, 0.0)};
           if (dmask4)
             innerInits.push_back(outerArgs[3]);
-          auto inner = scf::ForOp::create(
-              builder, loc, constIndex(builder, loc, 0),
-              constIndex(builder, loc, groupSize), constIndex(builder, loc, 1),
-              innerInits,
-              [&](OpBuilder &builder, Location loc, Value r, ValueRange args) {
-                Value h = arith::AddIOp::create(
-                    builder, loc,
-                    arith::MulIOp::create(builder, loc, g,
-                                          constIndex(builder, loc, groupSize)),
-                    r);
-                scf::YieldOp::create(
-                    builder, loc,
-                    buildQueryBlockLoop(builder, loc, numQueries, args,
-                                        [&](OpBuilder &builder, Location loc,
-                                            OpFoldResult firstRow, int64_t rows,
-                                            ValueRange blockArgs) {
-                                          return queryBlock(builder, loc, h,
-                                                            firstRow, rows,
-                                                            blockArgs);
-                                        }));
+          SmallVector<Value> inner = buildGroupHeadLoop(
+              builder, loc, g, groupSize, innerInits,
+              [&](OpBuilder &builder, Location loc, Value h, ValueRange args) {
+                return buildQueryBlockLoop(
+                    builder, loc, numQueries, args,
+                    [&](OpBuilder &builder, Location loc, OpFoldResult firstRow,
+                        int64_t rows, ValueRange blockArgs) {
+                      return queryBlock(builder, loc, b, h, k, kt, vt, firstRow,
+                                        rows, blockArgs);
+                    });
               });
 
           SmallVector<Value> yields = {
-              inner.getResult(0),
-              insertHeadBlock(builder, loc,
-                              gb.round(inner.getResult(1), elementType),
+              inner[0],
+              insertHeadBlock(builder, loc, gb.round(inner[1], elementType),
                               outerArgs[1], b, g),
-              insertHeadBlock(builder, loc,
-                              gb.round(inner.getResult(2), elementType),
+              insertHeadBlock(builder, loc, gb.round(inner[2], elementType),
                               outerArgs[2], b, g)};
           if (dmask4)
-            yields.push_back(inner.getResult(3));
-          scf::YieldOp::create(builder, loc, yields);
+            yields.push_back(inner[3]);
+          return yields;
         });
-    dq = outer.getResult(0);
-    dk = outer.getResult(1);
-    dv = outer.getResult(2);
-    finish(dmask4 ? outer.getResult(3) : Value());
+    dq = results[0];
+    dk = results[1];
+    dv = results[2];
+    finish(dmask4 ? results[3] : Value());
     return success();
   }
 };

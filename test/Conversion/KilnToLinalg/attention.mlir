@@ -1,10 +1,11 @@
 // RUN: kiln-opt %s --convert-kiln-to-linalg --split-input-file | FileCheck %s
 
-// Plain GQA (Hq = 4 over Hkv = 2): one scf.for over the B * Hq = 8 blocks,
-// kv head g = h / 2 (K and V are sliced, never repeated; K is transposed
-// once per (b, h)), an [Sq, Sk] score block, the safe softmax and P·V,
+// Plain GQA (Hq = 4 over Hkv = 2): one scf.for over the B * Hkv = 4 (b, g)
+// pairs, slicing K and V once (never repeated) and transposing K once per
+// (b, g), around an scf.for over the R = 2 query heads h = g * 2 + r of the
+// group; per head an [Sq, Sk] score block, the safe softmax and P·V,
 // inserted at [b, h]. Sq and Sk fit in one query block and one key tile
-// (attention-tiles.mlir has the tile loops), so there is no loop and no
+// (attention_tiles.mlir has the tile loops), so there is no loop and no
 // slice of the blocks. Each step after the scores updates the one [Sq, Sk]
 // block through its outs.
 // CHECK-DAG: #[[$IJ:.*]] = affine_map<(d0, d1) -> (d0, d1)>
@@ -12,16 +13,19 @@
 // CHECK-LABEL: func.func @gqa
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x3x5xf32>, %[[K:.*]]: tensor<2x2x6x5xf32>, %[[V:.*]]: tensor<2x2x6x7xf32>)
 // CHECK: %[[INIT:.*]] = tensor.empty() : tensor<2x4x3x7xf32>
-// CHECK: %[[C8:.*]] = arith.constant 8 : index
-// CHECK: %[[LOOP:.*]] = scf.for %[[BH:.*]] = %{{.*}} to %[[C8]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
 // CHECK: %[[C4:.*]] = arith.constant 4 : index
-// CHECK: %[[B:.*]] = arith.divui %[[BH]], %[[C4]]
-// CHECK: %[[H:.*]] = arith.remui %[[BH]], %[[C4]]
+// CHECK: %[[LOOP:.*]] = scf.for %[[BG:.*]] = %{{.*}} to %[[C4]] step %{{.*}} iter_args(%[[ACC0:.*]] = %[[INIT]])
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
-// CHECK: %[[G:.*]] = arith.divui %[[H]], %[[C2]]
+// CHECK: %[[B:.*]] = arith.divui %[[BG]], %[[C2]]
+// CHECK: %[[G:.*]] = arith.remui %[[BG]], %[[C2]]
 // CHECK: %[[KS:.*]] = tensor.extract_slice %[[K]][%[[B]], %[[G]], 0, 0] [1, 1, 6, 5] [1, 1, 1, 1] : tensor<2x2x6x5xf32> to tensor<6x5xf32>
 // CHECK: %[[KT:.*]] = linalg.transpose ins(%[[KS]] : tensor<6x5xf32>) outs(%{{.*}} : tensor<5x6xf32>) permutation = [1, 0]
 // CHECK: %[[VS:.*]] = tensor.extract_slice %[[V]][%[[B]], %[[G]], 0, 0] [1, 1, 6, 7] [1, 1, 1, 1] : tensor<2x2x6x7xf32> to tensor<6x7xf32>
+// CHECK: %[[R2:.*]] = arith.constant 2 : index
+// CHECK: %[[HEADS:.*]] = scf.for %[[R:.*]] = %{{.*}} to %[[R2]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]])
+// CHECK: %[[GR:.*]] = arith.muli %[[G]], %[[R2]]
+// CHECK: %[[H:.*]] = arith.addi %[[GR]], %[[R]]
+// CHECK-NOT: linalg.transpose
 // CHECK: %[[QS:.*]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 5] [1, 1, 1, 1] : tensor<2x4x3x5xf32> to tensor<3x5xf32>
 // The scores are a named matmul on Kᵀ (kiln-matmul-kernels takes it).
 // CHECK: %[[S:.*]] = linalg.matmul ins(%[[QS]], %[[KT]] : tensor<3x5xf32>, tensor<5x6xf32>) outs(%{{.*}} : tensor<3x6xf32>)
@@ -54,6 +58,7 @@
 // CHECK: %[[O:.*]] = linalg.matmul ins(%[[P]], %[[VS]] : tensor<3x6xf32>, tensor<6x7xf32>) outs(%{{.*}} : tensor<3x7xf32>)
 // CHECK: %[[INS:.*]] = tensor.insert_slice %[[O]] into %[[ACC]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 7] [1, 1, 1, 1] : tensor<3x7xf32> into tensor<2x4x3x7xf32>
 // CHECK: scf.yield %[[INS]]
+// CHECK: scf.yield %[[HEADS]]
 // CHECK: return %[[LOOP]]
 // CHECK-NOT: kiln.
 func.func @gqa(%q: tensor<2x4x3x5xf32>, %k: tensor<2x2x6x5xf32>, %v: tensor<2x2x6x7xf32>) -> tensor<2x4x3x7xf32> {
@@ -167,7 +172,8 @@ func.func @f16_softcap_bias(%q: tensor<1x2x3x4xf16>, %k: tensor<1x2x5x4xf16>, %v
 // CHECK: %[[SEED:.*]] = tensor.extract %[[SEEDT]][] : tensor<i64>
 // CHECK: scf.for
 // CHECK: %[[B:.*]] = arith.divui
-// CHECK: %[[H:.*]] = arith.remui
+// CHECK: scf.for %[[R:[^ ]*]] =
+// CHECK: %[[H:.*]] = arith.addi %{{.*}}, %[[R]] : index
 // CHECK: arith.divf
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
 // CHECK: %[[N0:.*]] = arith.muli %[[B]], %[[C2]] : index
@@ -253,10 +259,11 @@ func.func @dropout_p0(%x: tensor<3x5xf32>, %s: tensor<i64>) -> tensor<3x5xf32> {
 // The lse result: a second iter_arg [B, Hq, Sq] (f32 for f16), each block's
 // LSE = m + log(l) from the row max and row sum the softmax computes anyway
 // (into a fresh tensor, not in place), +inf for an empty row (m = -inf),
-// inserted at [b, h].
+// inserted at [b, h] (in the loop over the R = 2 heads of the kv head).
 // CHECK-LABEL: func.func @lse_f16
 // CHECK: %[[LINIT:.*]] = tensor.empty() : tensor<1x2x3xf32>
-// CHECK: scf.for {{.*}} iter_args(%[[OACC:.*]] = %{{.*}}, %[[LACC:.*]] = %[[LINIT]]) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[LACC0:.*]] = %[[LINIT]]) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>)
+// CHECK: scf.for {{.*}} iter_args(%[[OACC:.*]] = %{{.*}}, %[[LACC:.*]] = %[[LACC0]]) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>)
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
 // CHECK: arith.maximumf
 // CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]

@@ -3,37 +3,34 @@
 // The query blocks (64 rows) and key tiles (64 keys) of kiln.attention.
 // causal, bottom_right, Sq = 200 < Sk = 300: p(i) = i + 100, so the block
 // of rows [i0, i0 + 64) sees keys up to i0 + 163, the tiles [0, end) with
-// end = min(max(floor((i0 + 163) / 64) + 1, 0), 5). The full tiles run in an
-// scf.for over first keys up to min(end, 4) * 64; the remainder tile (keys
-// 256..299, 44 of them) only when end > 4. The softmax runs on the visible
-// columns [0, min(end * 64, 300)) of the block's [64, Sk] scores, with the
-// block's first row added to the row index. The remainder block (rows
-// 192..199) is static: all 4 full tiles and the remainder tile.
+// end = min(max(floor((i0 + 163) / 64) + 1, 0), 5), one affine.max and one
+// affine.min. The full tiles run in an scf.for over first keys up to
+// min(end * 64, 256); the remainder tile (keys 256..299, 44 of them) only
+// when end > 4. The softmax runs on the visible columns
+// [0, min(end * 64, 300)) of the block's [64, Sk] scores, with the block's
+// first row added to the row index. The remainder block (rows 192..199) is
+// static: all 4 full tiles and the remainder tile, and no tile arithmetic.
+// CHECK-DAG: #[[$END0:.*]] = affine_map<(d0) -> ((d0 + 163) floordiv 64 + 1, 0)>
+// CHECK-DAG: #[[$END:.*]] = affine_map<(d0) -> (5, d0)>
+// CHECK-DAG: #[[$ENDKEY:.*]] = affine_map<(d0) -> (300, d0 * 64)>
+// CHECK-DAG: #[[$FULLKEYS:.*]] = affine_map<(d0) -> (256, d0 * 64)>
+// CHECK-DAG: #[[$ADD:.*]] = affine_map<(d0)[s0] -> (d0 + s0)>
 // CHECK-LABEL: func.func @causal_bottom_right
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
-// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C100:.*]] = arith.constant 100 : index
-// CHECK-DAG: %[[C163:.*]] = arith.constant 163 : index
 // CHECK-DAG: %[[C192:.*]] = arith.constant 192 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// CHECK-DAG: %[[C300:.*]] = arith.constant 300 : index
 // CHECK: %[[KT:.*]] = linalg.transpose ins(%{{.*}} : tensor<300x4xf32>) outs(%{{.*}} : tensor<4x300xf32>) permutation = [1, 0]
 // CHECK: %[[VS:.*]] = tensor.extract_slice %{{.*}} : tensor<1x1x300x4xf32> to tensor<300x4xf32>
 // CHECK: scf.for %[[I0:.*]] = %[[C0]] to %[[C192]] step %[[C64]] iter_args(%[[OUT:.*]] = %{{.*}})
 // CHECK: %[[Q:.*]] = tensor.extract_slice %{{.*}}[0, 0, %[[I0]], 0] [1, 1, 64, 4] [1, 1, 1, 1] : tensor<1x1x200x4xf32> to tensor<64x4xf32>
-// CHECK: %[[LAST:.*]] = arith.addi %[[I0]], %[[C163]] : index
-// CHECK: %[[LASTTILE:.*]] = arith.floordivsi %[[LAST]], %[[C64]] : index
-// CHECK: %[[E0:.*]] = arith.addi %[[LASTTILE]], %[[C1]] : index
-// CHECK: %[[E1:.*]] = arith.maxsi %[[E0]], %[[C0]] : index
-// CHECK: %[[END:.*]] = arith.minsi %[[E1]], %[[C5]] : index
-// CHECK: %[[ENDK0:.*]] = arith.muli %[[END]], %[[C64]] : index
-// CHECK: %[[ENDKEY:.*]] = arith.minsi %[[ENDK0]], %[[C300]] : index
+// CHECK: %[[E0:.*]] = affine.max #[[$END0]](%[[I0]])
+// CHECK: %[[END:.*]] = affine.min #[[$END]](%[[E0]])
+// CHECK: %[[ENDKEY:.*]] = affine.min #[[$ENDKEY]](%[[END]])
 // CHECK: %[[SCORES:.*]] = tensor.empty() : tensor<64x300xf32>
-// CHECK: %[[FULL:.*]] = arith.minsi %[[END]], %[[C4]] : index
-// CHECK: %[[FULLKEYS:.*]] = arith.muli %[[FULL]], %[[C64]] : index
+// CHECK: %[[FULLKEYS:.*]] = affine.min #[[$FULLKEYS]](%[[END]])
 // CHECK: %[[S1:.*]] = scf.for %[[J0:.*]] = %[[C0]] to %[[FULLKEYS]] step %[[C64]] iter_args(%[[SACC:.*]] = %[[SCORES]])
 // CHECK: %[[KTILE:.*]] = tensor.extract_slice %[[KT]][0, %[[J0]]] [4, 64] [1, 1] : tensor<4x300xf32> to tensor<4x64xf32>
 // CHECK: %[[ST:.*]] = linalg.matmul ins(%[[Q]], %[[KTILE]] : tensor<64x4xf32>, tensor<4x64xf32>) outs(%{{.*}} : tensor<64x64xf32>)
@@ -47,7 +44,7 @@
 // CHECK: %[[VISIBLE:.*]] = tensor.extract_slice %[[S2]][0, 0] [64, %[[ENDKEY]]] [1, 1] : tensor<64x300xf32> to tensor<64x?xf32>
 // CHECK: linalg.generic {{.*}} outs(%[[VISIBLE]] : tensor<64x?xf32>)
 // CHECK: %[[LI:.*]] = linalg.index 0 : index
-// CHECK: %[[I:.*]] = arith.addi %[[LI]], %[[I0]] : index
+// CHECK: %[[I:.*]] = affine.apply #[[$ADD]](%[[I0]])[%[[LI]]]
 // CHECK: %[[P:.*]] = arith.addi %[[I]], %[[C100]] : index
 // P'·V over the same tiles.
 // CHECK: scf.for %[[J1:.*]] = %[[C0]] to %{{.*}} step %[[C64]]
@@ -56,12 +53,14 @@
 // CHECK: linalg.matmul ins(%[[PT]], %[[VT]] : tensor<64x64xf32>, tensor<64x4xf32>)
 // CHECK: scf.if
 // CHECK: tensor.insert_slice %{{.*}} into %[[OUT]][0, 0, %[[I0]], 0] [1, 1, 64, 4]
-// The remainder block: static bounds, no scf.if.
+// The remainder block: static bounds, no scf.if, no affine.min or max.
 // CHECK: tensor.extract_slice %{{.*}}[0, 0, 192, 0] [1, 1, 8, 4] [1, 1, 1, 1] : tensor<1x1x200x4xf32> to tensor<8x4xf32>
+// CHECK-NOT: affine.m
 // CHECK: scf.for %{{.*}} = %[[C0]] to %[[C256]] step %[[C64]]
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<4x64xf32>)
 // CHECK-NOT: scf.if
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<4x44xf32>)
+// CHECK-NOT: affine.m
 // CHECK: return
 func.func @causal_bottom_right(%q: tensor<1x1x200x4xf32>, %k: tensor<1x1x300x4xf32>, %v: tensor<1x1x300x4xf32>) -> tensor<1x1x200x4xf32> {
   %0 = kiln.attention %q, %k, %v {causal} : tensor<1x1x200x4xf32>, tensor<1x1x300x4xf32>, tensor<1x1x300x4xf32> -> tensor<1x1x200x4xf32>
@@ -73,35 +72,32 @@ func.func @causal_bottom_right(%q: tensor<1x1x200x4xf32>, %k: tensor<1x1x300x4xf
 // A window, top_left, Sq = Sk = 200, L = 70, R = 10: the block of rows
 // [i0, i0 + 64) sees keys [i0 - 70, i0 + 73], the tiles [first, end) with
 // end = min(max(floor((i0 + 73) / 64) + 1, 0), 4) and first =
-// min(max(floor((i0 - 70) / 64), 0), end). The full-tile loop starts at the
-// first visible key min(first * 64, 200); the softmax's columns start there
-// too, and the payload adds it to the column index. The remainder block
-// (rows 192..199, keys 122..209) statically runs the full tiles from key 64.
+// min(max(floor((i0 - 70) / 64), 0), end) (the canonicalizer merges the
+// nested affine.min). The full-tile loop starts at the first visible key
+// min(first * 64, 200); the softmax's columns start there too, and the
+// payload adds it to the column index. The remainder block (rows 192..199,
+// keys 122..209) statically runs the full tiles from key 64.
+// CHECK-DAG: #[[$END0:.*]] = affine_map<(d0) -> ((d0 + 73) floordiv 64 + 1, 0)>
+// CHECK-DAG: #[[$END:.*]] = affine_map<(d0) -> (4, d0)>
+// CHECK-DAG: #[[$FIRST0:.*]] = affine_map<(d0) -> ((d0 - 70) floordiv 64, 0)>
+// CHECK-DAG: #[[$FIRST:.*]] = affine_map<(d0, d1) -> (4, d1, d0)>
+// CHECK-DAG: #[[$KEY:.*]] = affine_map<(d0) -> (200, d0 * 64)>
+// CHECK-DAG: #[[$FULLKEYS:.*]] = affine_map<(d0) -> (192, d0 * 64)>
+// CHECK-DAG: #[[$WIDTH:.*]] = affine_map<(d0, d1) -> (d0 - d1)>
+// CHECK-DAG: #[[$ADD:.*]] = affine_map<(d0)[s0] -> (d0 + s0)>
 // CHECK-LABEL: func.func @window_top_left
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK-DAG: %[[C73:.*]] = arith.constant 73 : index
-// CHECK-DAG: %[[CM70:.*]] = arith.constant -70 : index
 // CHECK-DAG: %[[C192:.*]] = arith.constant 192 : index
-// CHECK-DAG: %[[C200:.*]] = arith.constant 200 : index
 // CHECK: scf.for %[[I0:.*]] = %[[C0]] to %[[C192]] step %[[C64]]
-// CHECK: %[[LAST:.*]] = arith.addi %[[I0]], %[[C73]] : index
-// CHECK: %[[LT:.*]] = arith.floordivsi %[[LAST]], %[[C64]] : index
-// CHECK: %[[E0:.*]] = arith.addi %[[LT]], %{{.*}} : index
-// CHECK: %[[E1:.*]] = arith.maxsi %[[E0]], %[[C0]] : index
-// CHECK: %[[END:.*]] = arith.minsi %[[E1]], %[[C4]] : index
-// CHECK: %[[FIRSTK:.*]] = arith.addi %[[I0]], %[[CM70]] : index
-// CHECK: %[[FT:.*]] = arith.floordivsi %[[FIRSTK]], %[[C64]] : index
-// CHECK: %[[F1:.*]] = arith.maxsi %[[FT]], %[[C0]] : index
-// CHECK: %[[FIRST:.*]] = arith.minsi %[[F1]], %[[END]] : index
-// CHECK: %[[K0:.*]] = arith.muli %[[FIRST]], %[[C64]] : index
-// CHECK: %[[KEY0:.*]] = arith.minsi %[[K0]], %[[C200]] : index
-// CHECK: %[[K1:.*]] = arith.muli %[[END]], %[[C64]] : index
-// CHECK: %[[ENDKEY:.*]] = arith.minsi %[[K1]], %[[C200]] : index
-// CHECK: %[[FULL:.*]] = arith.minsi %[[END]], %[[C3]] : index
-// CHECK: %[[FULLKEYS:.*]] = arith.muli %[[FULL]], %[[C64]] : index
+// CHECK: %[[E0:.*]] = affine.max #[[$END0]](%[[I0]])
+// CHECK: %[[END:.*]] = affine.min #[[$END]](%[[E0]])
+// CHECK: %[[F0:.*]] = affine.max #[[$FIRST0]](%[[I0]])
+// CHECK: %[[FIRST:.*]] = affine.min #[[$FIRST]](%[[F0]], %[[E0]])
+// CHECK: %[[KEY0:.*]] = affine.min #[[$KEY]](%[[FIRST]])
+// CHECK: %[[ENDKEY:.*]] = affine.min #[[$KEY]](%[[END]])
+// CHECK: %[[FULLKEYS:.*]] = affine.min #[[$FULLKEYS]](%[[END]])
 // CHECK: scf.for %{{.*}} = %[[KEY0]] to %[[FULLKEYS]] step %[[C64]]
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x4xf32>, tensor<4x64xf32>)
 // CHECK: %[[REM1:.*]] = arith.cmpi sgt, %[[END]], %[[C3]] : index
@@ -109,11 +105,12 @@ func.func @causal_bottom_right(%q: tensor<1x1x200x4xf32>, %k: tensor<1x1x300x4xf
 // CHECK: %[[REM:.*]] = arith.andi %[[REM2]], %[[REM1]] : i1
 // CHECK: scf.if %[[REM]]
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x4xf32>, tensor<4x8xf32>)
-// CHECK: %[[WIDTH:.*]] = arith.subi %[[ENDKEY]], %[[KEY0]] : index
+// CHECK: %[[WIDTH:.*]] = affine.apply #[[$WIDTH]](%[[ENDKEY]], %[[KEY0]])
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[KEY0]]] [64, %[[WIDTH]]] [1, 1] : tensor<64x200xf32> to tensor<64x?xf32>
 // CHECK: linalg.index 0 : index
 // CHECK: %[[LJ:.*]] = linalg.index 1 : index
-// CHECK: arith.addi %[[LJ]], %[[KEY0]] : index
+// CHECK: affine.apply #[[$ADD]](%[[I0]])
+// CHECK: affine.apply #[[$ADD]](%[[KEY0]])[%[[LJ]]]
 // The remainder block.
 // CHECK: tensor.extract_slice %{{.*}}[0, 0, 192, 0] [1, 1, 8, 4]
 // CHECK: scf.for %{{.*}} = %[[C64]] to %[[C192]] step %[[C64]]
@@ -154,20 +151,21 @@ func.func @no_visible_tile(%q: tensor<1x1x200x2xf32>, %k: tensor<1x1x70x2xf32>, 
 // CHECK-DAG: #[[$TR:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 // CHECK-DAG: #[[$RD:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-DAG: #[[$IJ3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$END0:.*]] = affine_map<(d0) -> ((d0 + 63) floordiv 64 + 1, 0)>
+// CHECK-DAG: #[[$END:.*]] = affine_map<(d0) -> (3, d0)>
+// CHECK-DAG: #[[$FULLKEYS:.*]] = affine_map<(d0) -> (128, d0 * 64)>
 // CHECK-LABEL: func.func @grad_causal
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
-// CHECK-DAG: %[[C63:.*]] = arith.constant 63 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
 // CHECK: scf.for %[[I0:.*]] = %[[C0]] to %[[C128]] step %[[C64]] iter_args(%[[DQ:.*]] = %{{.*}}, %[[DK:.*]] = %{{.*}}, %[[DV:.*]] = %{{.*}})
 // CHECK: %[[Q:.*]] = tensor.extract_slice %{{.*}}[0, 0, %[[I0]], 0] [1, 1, 64, 3]
 // CHECK: %[[DO:.*]] = tensor.extract_slice %{{.*}}[0, 0, %[[I0]], 0] [1, 1, 64, 2]
-// CHECK: %[[LAST:.*]] = arith.addi %[[I0]], %[[C63]] : index
-// CHECK: arith.floordivsi %[[LAST]], %[[C64]] : index
-// CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %[[C3]] : index
-// CHECK: %[[FULL:.*]] = arith.minsi %[[END]], %[[C2]] : index
+// CHECK: %[[E0:.*]] = affine.max #[[$END0]](%[[I0]])
+// CHECK: %[[END:.*]] = affine.min #[[$END]](%[[E0]])
+// CHECK: %[[FULLKEYS:.*]] = affine.min #[[$FULLKEYS]](%[[END]])
+// CHECK: scf.for %{{.*}} = %[[C0]] to %[[FULLKEYS]] step %[[C64]]
 // dV: the rows [j0, j0 + 64) of the accumulator.
 // CHECK: %[[DVLOOP:.*]] = scf.for %[[J0:.*]] = %[[C0]] to %{{.*}} step %[[C64]] iter_args(%[[DVACC:.*]] = %[[DV]])
 // CHECK: %[[PT:.*]] = tensor.extract_slice %{{.*}}[0, %[[J0]]] [64, 64] [1, 1] : tensor<64x?xf32> to tensor<64x64xf32>
