@@ -26,7 +26,7 @@
 
 // After bufferization: an scf.parallel whose threads update their column of
 // the result in place; no allocation or copy per index or per column.
-// BUF-LABEL: func.func @middle_axis
+// BUF-LABEL: func.func @__kiln_func_middle_axis
 // BUF: memref.copy %arg0, %[[RES:.*]] : memref<2x5x3xf32> to memref<2x5x3xf32>
 // BUF-NEXT: scf.parallel
 // BUF-NEXT: %[[COL:.*]] = memref.subview %[[RES]]
@@ -51,7 +51,7 @@ func.func @middle_axis(%x: tensor<2x5x3xf32>, %i: tensor<4xi32>, %s: tensor<2x4x
 // CHECK: %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<10x4xf32>) -> tensor<10x4xf32>
 // CHECK: scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %[[FILL]])
 
-// BUF-LABEL: func.func @zeros_dest
+// BUF-LABEL: func.func @__kiln_func_zeros_dest
 // BUF-NOT: memref.get_global
 // BUF: linalg.fill ins(%{{.*}} : f32) outs(%[[RES:.*]] : memref<10x4xf32>)
 // BUF-NEXT: scf.parallel
