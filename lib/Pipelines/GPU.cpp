@@ -261,6 +261,7 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createKilnFinalizeEntryPointsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;

@@ -117,6 +117,7 @@ void mlir::kiln::buildKilnToCPUPipeline(
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createKilnFinalizeEntryPointsPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   if (options.enableOpenMP)

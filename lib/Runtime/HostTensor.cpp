@@ -283,3 +283,45 @@ void HostTensor::setElementFromDouble(int64_t index, double value) {
   }
   llvm_unreachable("unknown dtype");
 }
+
+int64_t HostTensor::getElementAsInt64(int64_t index) const {
+  assert(index >= 0 && index < numElements && "index out of range");
+  assert(!isFloatDType(dtype) && "not an integer tensor");
+  const char *at = storage.data() + index * getDTypeSize(dtype);
+  auto load = [&](auto zero) {
+    decltype(zero) value;
+    std::memcpy(&value, at, sizeof(value));
+    return int64_t(value);
+  };
+  switch (dtype) {
+  case DType::I1:
+    return load(uint8_t()) != 0;
+  case DType::I8:
+    return load(int8_t());
+  case DType::I32:
+    return load(int32_t());
+  case DType::I64:
+    return load(int64_t());
+  default:
+    llvm_unreachable("not an integer dtype");
+  }
+}
+
+void HostTensor::setElementFromInt64(int64_t index, int64_t value) {
+  assert(index >= 0 && index < numElements && "index out of range");
+  assert(!isFloatDType(dtype) && "not an integer tensor");
+  char *at = storage.data() + index * getDTypeSize(dtype);
+  auto store = [&](auto typed) { std::memcpy(at, &typed, sizeof(typed)); };
+  switch (dtype) {
+  case DType::I1:
+    return store(uint8_t(value != 0));
+  case DType::I8:
+    return store(int8_t(std::clamp<int64_t>(value, INT8_MIN, INT8_MAX)));
+  case DType::I32:
+    return store(int32_t(std::clamp<int64_t>(value, INT32_MIN, INT32_MAX)));
+  case DType::I64:
+    return store(value);
+  default:
+    llvm_unreachable("not an integer dtype");
+  }
+}

@@ -273,9 +273,16 @@ llvm::Expected<HostTensor> mlir::kiln::parseNpy(StringRef bytes) {
   if (available > expected)
     return npyError(".npy file has " + Twine(available - expected) +
                     " bytes after the data of " + type);
-  return HostTensor::fromBytes(
+  llvm::Expected<HostTensor> tensor = HostTensor::fromBytes(
       layout->dtype, layout->shape,
       ArrayRef<char>(bytes.data() + layout->dataOffset, expected));
+  // NumPy reads any nonzero byte of a bool array as True; the runtime's i1
+  // is one byte holding 0 or 1, which the compiled code relies on (a 2
+  // would convert to the i8 2, not 1).
+  if (tensor && tensor->getDType() == DType::I1)
+    for (uint8_t &byte : tensor->getValues<uint8_t>())
+      byte = byte != 0;
+  return tensor;
 }
 
 /// Appends up to `size` bytes read from `file` to `bytes` (fewer at the

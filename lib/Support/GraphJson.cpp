@@ -1017,6 +1017,11 @@ OwningOpRef<ModuleOp> Importer::run(StringRef text) {
       (void)fail(path, "expected a non-empty string \"name\"");
       return nullptr;
     }
+    if (StringRef(nameIt->get_ref<const std::string &>()).contains(':')) {
+      (void)fail(path,
+                 "name " + quote(nameIt->get<std::string>()) + " contains ':'");
+      return nullptr;
+    }
     if (!seenOutputs.insert(nameIt->get<std::string>()).second) {
       (void)fail(path,
                  "duplicate output name " + quote(nameIt->get<std::string>()));

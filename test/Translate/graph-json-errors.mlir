@@ -9,6 +9,8 @@
 // RUN: not kiln-translate --import-graph-json %t/shape.json 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not kiln-translate --export-graph-json %t/not-kiln.mlir 2>&1 | FileCheck %s --check-prefix=EXPORT
 // RUN: not kiln-translate --import-graph-json %t/lse-type.json 2>&1 | FileCheck %s --check-prefix=LSE
+// Output names contain no ':', as input and parameter names and node ids.
+// RUN: not kiln-translate --import-graph-json %t/output-colon.json 2>&1 | FileCheck %s --check-prefix=OUT-COLON
 // Options the translation does not read, and a negative element count, were
 // accepted silently (found while extending test/robustness/campaign.py).
 // RUN: not kiln-translate --export-graph-json %t/param.mlir --graph-json-export-weights-dir %t --graph-json-export-min-file-elements -1 2>&1 | FileCheck %s --check-prefix=MIN
@@ -32,6 +34,7 @@
 // LIFT: kiln-translate: error: --lift-parameters does nothing with --export-graph-json
 // EXPORT-DIR: kiln-translate: error: --graph-json-export-weights-dir does nothing with --import-graph-json
 // DEV-ZERO: error: parameters[0].file: '{{.*}}w.npy': not a .npy file (bad magic string)
+// OUT-COLON: error: outputs[0]: name "y:0" contains ':'
 // LSE: error: nodes[0] (id "a"): 'kiln.attention' op lse type 'tensor<1x1x4xf32>' must be 'tensor<1x1x3xf32>'
 
 //--- syntax.json
@@ -54,6 +57,10 @@
  "nodes": [{"id": "a", "op": "add", "inputs": ["x", "b:0"]},
            {"id": "b", "op": "neg", "inputs": ["a:0"]}],
  "outputs": [{"name": "y", "value": "b:0"}]}
+//--- output-colon.json
+{"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2]}],
+ "nodes": [{"id": "a", "op": "neg", "inputs": ["x"]}],
+ "outputs": [{"name": "y:0", "value": "a:0"}]}
 //--- shape.json
 {"name": "f", "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 3]}],
  "nodes": [{"id": "mm", "op": "matmul", "inputs": ["x", "x"]}],

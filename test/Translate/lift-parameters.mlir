@@ -41,6 +41,6 @@
 // GRAD: func.func @torch_block_value_and_grad(
 // GRAD-SAME: -> (tensor<f32>, tensor<16x8xf32>, tensor<3xf32>)
 
-// LLVM-NOT: kiln
+// LLVM-NOT: kiln.
 // LLVM: define void @_mlir_ciface_torch_block(
-// LLVM-NOT: kiln
+// LLVM-NOT: kiln.

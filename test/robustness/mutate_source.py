@@ -119,6 +119,11 @@ CR = "lib/Dialect/Kiln/Transforms/Rules/ConvRules.cpp"
 AR = "lib/Dialect/Kiln/Transforms/Rules/AttentionRules.cpp"
 GJ = "lib/Support/GraphJson.cpp"
 K2L = "lib/Conversion/KilnToLinalg/KilnToLinalg.cpp"
+EP = "lib/Conversion/KilnToLinalg/EntryPoints.cpp"
+KC = "tools/kiln-compile/kiln-compile.cpp"
+KR = "tools/kiln-run/kiln-run.cpp"
+NPY = "lib/Runtime/Npy.cpp"
+MPL = "lib/Conversion/GPUHost/MapParallelLoops.cpp"
 
 MUTANTS = [
     # --- The visibility predicate and logits shared by the CPU lowerings and
@@ -484,6 +489,31 @@ MUTANTS = [
            "index.getAsInteger(10, result)))",
            "a negative result index (\"x:-1\") accepted",
            [GRAPH_JSON, lit("Translate", ("kiln-opt", "kiln-translate"))]),
+    # --- The tools and the runtime's ABI.
+    Mutant("entry-body-rename", "tools", EP,
+           "      if (!func->hasAttr(kEntryPointAttrName))\n        bodies.push_back(func);\n",
+           "",
+           "function bodies keep the user's names (@exp binds LLVM's libm call)",
+           [lit("Integration/AOT/libc-names.mlir",
+                ("kiln-opt", "kiln-run", "kiln-compile", "KilnGPUEmulator"))]),
+    Mutant("aot-overlap-adjacent", "tools", KC,
+           "return m && n && x < y + n && y < x + m;",
+           "return m && n && x <= y + n && y <= x + m;",
+           "adjacent buffers count as overlapping",
+           [lit("Integration/AOT/overlap.mlir", ("kiln-compile",))]),
+    Mutant("run-int-through-double", "tools", KR,
+           "os << tensor.getElementAsInt64(i);",
+           "os << int64_t(tensor.getElementAsDouble(i));",
+           "kiln-run prints integers through a double",
+           [lit("Integration/CPU/integers.mlir", ("kiln-run",))]),
+    Mutant("npy-b1-raw", "tools", NPY,
+           "      byte = byte != 0;", "      (void)byte;",
+           "the bytes of a bool .npy pass through raw",
+           [lit("Integration/CPU/integers.mlir", ("kiln-run",))]),
+    Mutant("gpu-block-size-max", "tools", MPL,
+           "blockSize > kMaxThreadsPerBlock", "blockSize > 2 * kMaxThreadsPerBlock",
+           "block-size above CUDA's 1024 threads accepted",
+           [lit("Conversion/GPUHost/map-parallel-loops.mlir")]),
 ]
 
 

@@ -187,6 +187,7 @@ struct Spec {
 
 /// A public function of the module and its tensor signature.
 struct EntryPoint {
+  mlir::Operation *op = nullptr;
   std::string name;
   SmallVector<Spec> inputs, results;
 };
@@ -239,16 +240,70 @@ static std::string formatSignature(const EntryPoint &function) {
   return text;
 }
 
+/// The C identifiers that the library and its header define for
+/// `function`: its functions, typedefs and macros.
+static SmallVector<std::string> getIdentifiers(const EntryPoint &function) {
+  std::string lower = "kiln_" + function.name;
+  std::string upper = "KILN_" + StringRef(function.name).upper();
+  SmallVector<std::string> names = {lower, lower + "_signature",
+                                    upper + "_NUM_INPUTS",
+                                    upper + "_NUM_OUTPUTS"};
+  auto describe = [&](ArrayRef<Spec> specs, StringRef kind) {
+    for (auto [i, spec] : llvm::enumerate(specs)) {
+      std::string prefix = upper + "_" + kind.str() + std::to_string(i);
+      names.push_back(lower + "_" + kind.lower() + std::to_string(i) + "_t");
+      for (StringRef suffix :
+           {"_DTYPE", "_RANK", "_SHAPE", "_NUM_ELEMENTS", "_NUM_BYTES"})
+        names.push_back(prefix + suffix.str());
+      for (size_t d = 0; d < spec.shape.size(); ++d)
+        names.push_back(prefix + "_DIM" + std::to_string(d));
+    }
+  };
+  describe(function.inputs, "INPUT");
+  describe(function.results, "OUTPUT");
+  return names;
+}
+
+/// Fails (with a diagnostic naming both) when two functions, or a function
+/// and kiln-compile's own definitions, would define the same C identifier:
+/// `@a` and `@A` both define KILN_A_NUM_INPUTS, `@f_input0_t` the typedef of
+/// `@f`'s first input.
+static mlir::LogicalResult checkIdentifiers(ArrayRef<EntryPoint> functions) {
+  // The name of the function that defines each identifier; "" for the
+  // library's own.
+  StringMap<std::string> owners;
+  for (StringRef own : {"kiln_last_error", "kiln_dtype"})
+    owners[own] = "";
+  for (const EntryPoint &function : functions) {
+    for (const std::string &name : getIdentifiers(function)) {
+      auto [it, inserted] = owners.try_emplace(name, function.name);
+      if (inserted)
+        continue;
+      if (it->second.empty())
+        return function.op->emitError()
+               << "@" << function.name << " would define " << name
+               << ", which every kiln-compile library defines itself "
+                  "(rename @"
+               << function.name << " or make it private)";
+      return function.op->emitError()
+             << "@" << it->second << " and @" << function.name
+             << " would both define " << name
+             << " in the library or its header (rename one of them or make "
+                "it private)";
+    }
+  }
+  return mlir::success();
+}
+
 /// Records the public functions' signatures; fails (with a diagnostic) on a
 /// type the C ABI cannot pass or a name that is not a C identifier.
 static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
-                                            SmallVectorImpl<EntryPoint> &out,
-                                            bool cuda) {
-  StringSet<> names;
+                                            SmallVectorImpl<EntryPoint> &out) {
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
     if (!func.isPublic() || func.isExternal())
       continue;
     EntryPoint function;
+    function.op = func;
     function.name = func.getSymName().str();
     if (!isCIdentifier(function.name))
       return func.emitError()
@@ -256,13 +311,6 @@ static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
              << " is not a C identifier, so kiln-compile cannot name its C "
                 "function kiln_"
              << function.name << " (rename it or make it private)";
-    // A GPU library also exports kiln_last_error.
-    if (cuda && function.name == "last_error")
-      return func.emitError()
-             << "the C function of @last_error would be kiln_last_error, "
-                "which a --target=cuda library defines itself (rename "
-                "@last_error or make it private)";
-    names.insert(function.name);
     auto record = [&](mlir::TypeRange types, StringRef kind,
                       SmallVectorImpl<Spec> &specs) -> mlir::LogicalResult {
       for (auto [i, type] : llvm::enumerate(types)) {
@@ -284,12 +332,8 @@ static mlir::LogicalResult collectFunctions(mlir::ModuleOp module,
       return mlir::failure();
     out.push_back(std::move(function));
   }
-  for (const EntryPoint &function : out)
-    if (names.contains(function.name + "_signature"))
-      return module.emitError()
-             << "the C functions of @" << function.name << " and @"
-             << function.name << "_signature would both be named kiln_"
-             << function.name << "_signature";
+  if (failed(checkIdentifiers(out)))
+    return mlir::failure();
   if (out.empty())
     return module.emitError()
            << "the module has no public function with a body to export";
@@ -322,8 +366,9 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
        << " * checking). The caller allocates the outputs; the function reads\n"
        << " * the inputs only and writes every element of every output, and\n"
        << " * returns when done. It returns 0; 1 when inputs, outputs or a\n"
-       << " * pointer to a non-empty tensor is NULL (then it writes nothing); 2\n"
-       << " * when the emulator stopped a kernel (a deadlock, a misused warp\n"
+       << " * pointer to a non-empty tensor is NULL or an output overlaps an\n"
+       << " * input or another output (then it writes nothing); 2 when the\n"
+       << " * emulator stopped a kernel (a deadlock, a misused warp\n"
        << " * collective): kiln_last_error() then returns the message (\"\"\n"
        << " * after a success; per thread).\n";
   else if (cuda)
@@ -335,8 +380,9 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
        << " * thread's current CUDA context (else the primary context of\n"
        << " * device 0), ordered after the work of the legacy default stream,\n"
        << " * and returns when its work has finished. It returns 0; 1 when\n"
-       << " * inputs, outputs or a pointer to a non-empty tensor is NULL (then\n"
-       << " * it writes nothing); 2 when a CUDA call failed (no driver, no\n"
+       << " * inputs, outputs or a pointer to a non-empty tensor is NULL or an\n"
+       << " * output overlaps an input or another output (then it writes\n"
+       << " * nothing); 2 when a CUDA call failed (no driver, no\n"
        << " * device, out of memory, a failed kernel): kiln_last_error() then\n"
        << " * returns the message (\"\" after a success; per thread). The\n"
        << " * library opens libcuda.so.1 at the first call.\n";
@@ -346,7 +392,11 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
        << " * The caller allocates the outputs; the function reads the inputs\n"
        << " * only and writes every element of every output. It returns 0, or\n"
        << " * 1 when inputs, outputs or a pointer to a non-empty tensor is\n"
-       << " * NULL (then it writes nothing).\n";
+       << " * NULL or an output overlaps an input or another output (then it\n"
+       << " * writes nothing): kiln_last_error() then returns the message (\"\"\n"
+       << " * after a success; per thread).\n";
+  os << " * Outputs must not overlap inputs or each other (no in-place calls):\n"
+     << " * the code may write an output before it has read all of an input.\n";
   os << " * Element types: f16 and bf16 are\n"
      << " * their 2-byte encodings (uint16_t), i1 one byte holding 0 or 1.\n"
      << " * kiln_name_signature() returns the signature as text, e.g.\n"
@@ -366,10 +416,9 @@ static std::string makeHeader(ArrayRef<EntryPoint> functions,
     os << "  KILN_DTYPE_" << stringifyDType(dtype).upper() << " = "
        << unsigned(dtype) << ",\n";
   os << "};\n#endif\n";
-  if (cuda)
-    os << "\n/* The message of this thread's last failed call (return code 2),\n"
-       << " * or \"\" when the last call succeeded. */\n"
-       << "const char *kiln_last_error(void);\n";
+  os << "\n/* The message of this thread's last failed call (a nonzero return\n"
+     << " * code), or \"\" when the last call succeeded. */\n"
+     << "const char *kiln_last_error(void);\n";
 
   for (const EntryPoint &function : functions) {
     std::string upper = "KILN_" + StringRef(function.name).upper();
@@ -435,6 +484,16 @@ static std::string makeWrappers(ArrayRef<EntryPoint> functions,
        << "KILN_EXPORT const char *kiln_last_error(void) {\n"
        << "  const char *message = kilnCudaGetLastError();\n"
        << "  return message ? message : \"\";\n}\n\n";
+  else
+    os << "/* The message of this thread's last failed call. */\n"
+       << "static _Thread_local const char *__kiln_error = \"\";\n"
+       << "KILN_EXPORT const char *kiln_last_error(void) {\n"
+       << "  return __kiln_error;\n}\n\n";
+  // Whether the byte ranges [a, a + m) and [b, b + n) overlap.
+  os << "static int __kiln_overlaps(const void *a, uint64_t m, const void *b,\n"
+     << "                           uint64_t n) {\n"
+     << "  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;\n"
+     << "  return m && n && x < y + n && y < x + m;\n}\n\n";
   std::set<size_t> ranks;
   for (const EntryPoint &function : functions) {
     for (const Spec &spec : function.inputs)
@@ -448,15 +507,15 @@ static std::string makeWrappers(ArrayRef<EntryPoint> functions,
     if (rank)
       os << "  int64_t sizes[" << rank << "];\n  int64_t strides[" << rank
          << "];\n";
-    os << "} kiln_memref" << rank << ";\n";
+    os << "} __kiln_memref" << rank << ";\n";
   }
   if (needsMemrefCopy)
     os << R"C(
 /* memrefCopy as in MLIR's C runner utilities: copies between two strided
  * memrefs of the same shape, given as {rank, descriptor} pairs. */
-typedef struct { int64_t rank; void *descriptor; } kiln_unranked;
-KILN_HIDDEN void memrefCopy(int64_t elemSize, kiln_unranked *src,
-                            kiln_unranked *dst) {
+typedef struct { int64_t rank; void *descriptor; } __kiln_unranked;
+KILN_HIDDEN void memrefCopy(int64_t elemSize, __kiln_unranked *src,
+                            __kiln_unranked *dst) {
   int64_t rank = src->rank;
   const int64_t *s = (const int64_t *)src->descriptor;
   const int64_t *d = (const int64_t *)dst->descriptor;
@@ -521,16 +580,24 @@ KILN_HIDDEN void memrefCopy(int64_t elemSize, kiln_unranked *src,
        << "\";\n}\n\n";
     os << "KILN_EXPORT int kiln_" << function.name
        << "(const void *const *inputs, void *const *outputs) {\n";
-    // A NULL pointer returns 1; on the GPU with a message.
-    auto rejectNull = [&](StringRef pointer) {
-      os << "  if (!" << pointer << ") {\n";
+    // A NULL pointer or overlapping buffers return 1 with a message.
+    auto reject = [&](StringRef condition, StringRef message) {
+      os << "  if (" << condition << ") {\n";
       if (cuda)
         os << "    kilnCudaReportError(\"kiln_" << function.name << ": "
-           << pointer << " is NULL\");\n";
+           << message << "\");\n";
+      else
+        os << "    __kiln_error = \"kiln_" << function.name << ": " << message
+           << "\";\n";
       os << "    return 1;\n  }\n";
+    };
+    auto rejectNull = [&](StringRef pointer) {
+      reject(("!" + pointer).str(), (pointer + " is NULL").str());
     };
     if (cuda)
       os << "  kilnCudaClearLastError();\n";
+    else
+      os << "  __kiln_error = \"\";\n";
     if (!function.inputs.empty())
       rejectNull("inputs");
     if (!function.results.empty())
@@ -541,14 +608,37 @@ KILN_HIDDEN void memrefCopy(int64_t elemSize, kiln_unranked *src,
     for (auto [i, spec] : llvm::enumerate(function.results))
       if (spec.numElements())
         rejectNull("outputs[" + std::to_string(i) + "]");
+    // The code may write an output before it has read all of an input or
+    // written another output: an in-place call would compute garbage.
+    // Inputs may overlap each other (they are only read).
+    auto bytes = [](const Spec &spec) {
+      return std::to_string(spec.numElements() *
+                            int64_t(getDTypeSize(spec.dtype)));
+    };
+    for (auto [j, output] : llvm::enumerate(function.results)) {
+      std::string out = "outputs[" + std::to_string(j) + "]";
+      auto rejectOverlap = [&](const std::string &other, const Spec &spec) {
+        reject("__kiln_overlaps(" + out + ", " + bytes(output) + ", " + other +
+                   ", " + bytes(spec) + ")",
+               out + " overlaps " + other);
+      };
+      if (!output.numElements())
+        continue;
+      for (auto [i, input] : llvm::enumerate(function.inputs))
+        if (input.numElements())
+          rejectOverlap("inputs[" + std::to_string(i) + "]", input);
+      for (auto [k, other] : llvm::enumerate(function.results))
+        if (k < j && other.numElements())
+          rejectOverlap("outputs[" + std::to_string(k) + "]", other);
+    }
     for (auto [i, spec] : llvm::enumerate(function.inputs)) {
       std::string var = "in" + std::to_string(i);
-      os << "  kiln_memref" << spec.shape.size() << " d_" << var << ";\n";
+      os << "  __kiln_memref" << spec.shape.size() << " d_" << var << ";\n";
       fillDescriptor(var, "inputs[" + std::to_string(i) + "]", spec);
     }
     for (auto [i, spec] : llvm::enumerate(function.results)) {
       std::string var = "out" + std::to_string(i);
-      os << "  kiln_memref" << spec.shape.size() << " d_" << var << ";\n";
+      os << "  __kiln_memref" << spec.shape.size() << " d_" << var << ";\n";
       fillDescriptor(var, "outputs[" + std::to_string(i) + "]", spec);
     }
     os << "  _mlir_ciface_" << function.name << "(";
@@ -757,6 +847,26 @@ int main(int argc, char **argv) {
     if (path->getNumOccurrences() && path->empty())
       return fail("--" + path->ArgStr + " needs a file name");
 
+  // One path for two outputs would keep only the last one written.
+  {
+    auto flag = [](StringRef name) {
+      return (name.size() == 1 ? "-" : "--") + name.str();
+    };
+    SmallVector<std::pair<std::string, SmallString<128>>, 3> paths;
+    for (cl::opt<std::string> *path : {&outputFile, &headerFile, &objectFile}) {
+      if (path->empty())
+        continue;
+      SmallString<128> absolute(*path);
+      sys::fs::make_absolute(absolute);
+      sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+      for (auto &[option, other] : paths)
+        if (absolute == other || sys::fs::equivalent(absolute, other))
+          return fail(option + " and " + flag(path->ArgStr) +
+                      " name the same file '" + *path + "'");
+      paths.push_back({flag(path->ArgStr), absolute});
+    }
+  }
+
   // Find the C compiler first: a missing one fails before any work.
   std::string cc = ccPath;
   if (cc.empty()) {
@@ -833,7 +943,7 @@ int main(int argc, char **argv) {
     return 1;
 
   SmallVector<EntryPoint> functions;
-  if (failed(collectFunctions(*module, functions, cuda)))
+  if (failed(collectFunctions(*module, functions)))
     return 1;
 
   // The target machine first: a bad --mcpu fails before any work.

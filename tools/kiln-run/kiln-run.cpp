@@ -23,6 +23,7 @@
 #include "ToolSupport.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -140,12 +141,13 @@ static Expected<HostTensor> randomInRange(DType dtype, ArrayRef<int64_t> shape,
   uint64_t span = uint64_t(high) - uint64_t(low);
   for (int64_t i = 0; i < tensor->getNumElements(); ++i) {
     uint64_t bits = engine();
-    double value;
-    if (isFloatDType(dtype))
-      value = double(low) + double(bits >> 11) * 0x1.0p-53 * double(span);
+    // Integers in integer arithmetic: a double would round those above 2^53,
+    // possibly out of [low, high).
+    if (!isFloatDType(dtype))
+      tensor->setElementFromInt64(i, int64_t(uint64_t(low) + bits % span));
     else
-      value = double(int64_t(uint64_t(low) + bits % span));
-    tensor->setElementFromDouble(i, value);
+      tensor->setElementFromDouble(
+          i, double(low) + double(bits >> 11) * 0x1.0p-53 * double(span));
   }
   return tensor;
 }
@@ -158,13 +160,12 @@ static void printResult(raw_ostream &os, unsigned index,
   for (int64_t i = 0; i < shown; ++i) {
     if (i)
       os << ", ";
-    double value = tensor.getElementAsDouble(i);
-    if (tensor.getDType() == DType::I1)
-      os << (value != 0 ? "true" : "false");
-    else if (isFloatDType(tensor.getDType()))
-      os << format("%.6g", value);
+    if (isFloatDType(tensor.getDType()))
+      os << format("%.6g", tensor.getElementAsDouble(i));
+    else if (tensor.getDType() == DType::I1)
+      os << (tensor.getElementAsInt64(i) ? "true" : "false");
     else
-      os << int64_t(value);
+      os << tensor.getElementAsInt64(i);
   }
   if (shown < tensor.getNumElements())
     os << (shown ? ", " : "") << "... (" << tensor.getNumElements()
@@ -219,9 +220,10 @@ int main(int argc, char **argv) {
 
   const FunctionSignature *signature = (*jit)->lookupSignature(entry);
   if (!signature) {
-    // Reports the unknown function and the ones there are.
-    (void)(*jit)->invoke(entry, {});
-    return 1;
+    SmallVector<StringRef> names = (*jit)->getFunctionNames();
+    std::string known = names.empty() ? "none" : "@" + join(names, ", @");
+    return fail("--entry: " + inputFile + " has no public function @" +
+                entry + " (its public functions: " + known + ")");
   }
 
   SmallVector<HostTensor> arguments;
@@ -231,7 +233,16 @@ int main(int argc, char **argv) {
                   Twine(ranges.size() - 1) + ", but @" + entry + " takes " +
                   Twine(signature->inputs.size()));
     for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
-      // Values the dtype cannot hold would be clamped: not uniform.
+      // Values a float dtype cannot hold would round to infinity. Only
+      // f16's largest finite value, 65504, is below the int64_t bounds.
+      constexpr int64_t maxF16 = 65504;
+      if (i < ranges.size() && ranges[i] && spec.dtype == DType::F16 &&
+          (ranges[i]->low < -maxF16 || ranges[i]->high > maxF16))
+        return fail("--random-range " + Twine(i) + ":" +
+                    Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
+                    ": argument #" + Twine(i) + " of @" + entry +
+                    " is f16, whose finite values lie in [-65504, 65504]");
+      // Values an integer dtype cannot hold would be clamped: not uniform.
       if (i < ranges.size() && ranges[i] && !isFloatDType(spec.dtype)) {
         auto [min, max] = getIntegerRange(spec.dtype);
         if (ranges[i]->low < min || ranges[i]->high - 1 > max)

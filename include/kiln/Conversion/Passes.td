@@ -67,19 +67,47 @@ def KilnPrepareEntryPointsPass
     dropped: they mean nothing to the lowering, and the LLVM IR translation
     would warn about each.
 
+    Every function with a body is renamed to the reserved `__kiln_func_<name>`
+    (with a `_<n>` suffix if that is taken), so that no lowered function body
+    can take the name of a symbol that the lowering or the runtime needs: a
+    body named `@exp` or `@erff` would otherwise be what LLVM's libm calls,
+    `convert-math-to-libm` or the linker bind to. A public function keeps its
+    name in `kiln.entry_point`, and `kiln-finalize-entry-points` gives its C
+    interface that name back (`_mlir_ciface_<name>`).
+
     Runs before bufferization (the attributes survive it).
 
     ```mlir
     func.func @f(%a: tensor<2xf32>) -> tensor<2xf32>
     // becomes
-    func.func @f(%a: tensor<2xf32> {bufferization.writable = false})
-        -> tensor<2xf32> attributes {llvm.emit_c_interface}
+    func.func @__kiln_func_f(%a: tensor<2xf32> {bufferization.writable = false})
+        -> tensor<2xf32> attributes {kiln.entry_point = "f", llvm.emit_c_interface}
     ```
   }];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::LLVM::LLVMDialect",
   ];
+}
+
+def KilnFinalizeEntryPointsPass
+    : Pass<"kiln-finalize-entry-points", "ModuleOp"> {
+  let summary = "Give the C interfaces of entry points their public names";
+  let description = [{
+    Runs after `convert-func-to-llvm`. For each `llvm.func` body that
+    `kiln-prepare-entry-points` renamed (`kiln.entry_point = "name"`), renames
+    its C interface wrapper `_mlir_ciface_<body>` to `_mlir_ciface_<name>`,
+    the symbol the JIT and the AOT wrappers call, and drops the attribute.
+    A module that already has a symbol of that name is an error.
+
+    ```mlir
+    llvm.func @__kiln_func_f(...) attributes {kiln.entry_point = "f", ...}
+    llvm.func @_mlir_ciface___kiln_func_f(...) attributes {kiln.entry_point = "f", ...}
+    // becomes
+    llvm.func @__kiln_func_f(...) attributes {...}
+    llvm.func @_mlir_ciface_f(...) attributes {...}
+    ```
+  }];
 }
 
 def ConvertKilnAttentionToGPUPass

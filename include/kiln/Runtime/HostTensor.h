@@ -105,6 +105,12 @@ public:
   double getElementAsDouble(int64_t index) const;
   /// Sets element `index` (row-major) from a double (see fromDoubles).
   void setElementFromDouble(int64_t index, double value);
+  /// Element `index` (row-major) of an integer or i1 tensor, exactly (a
+  /// double holds integers only up to 2^53).
+  int64_t getElementAsInt64(int64_t index) const;
+  /// Sets element `index` (row-major) of an integer or i1 tensor: i1 stores
+  /// `value != 0`, the others clamp `value` to their range.
+  void setElementFromInt64(int64_t index, int64_t value);
 
 private:
   DType dtype = DType::F32;

@@ -58,6 +58,9 @@ static LogicalResult mapTo(scf::ParallelOp loop, gpu::Processor processor) {
   return gpu::setMappingAttr(loop, mapping);
 }
 
+/// The most threads a CUDA block can have (every compute capability).
+static constexpr int64_t kMaxThreadsPerBlock = 1024;
+
 namespace {
 
 struct KilnGPUMapParallelLoopsPass
@@ -66,9 +69,12 @@ struct KilnGPUMapParallelLoopsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (blockSize <= 0) {
+    // CUDA runs at most 1024 threads per block; a larger block would fail
+    // every launch at run time.
+    if (blockSize <= 0 || blockSize > kMaxThreadsPerBlock) {
       getOperation().emitError()
-          << "kiln-gpu-map-parallel-loops: block-size must be positive, got "
+          << "kiln-gpu-map-parallel-loops: block-size must be in [1, "
+          << kMaxThreadsPerBlock << "], got "
           << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }

@@ -1,4 +1,4 @@
-//===- EntryPoints.cpp - The kiln-prepare-entry-points pass ---------------===//
+//===- EntryPoints.cpp - kiln-prepare/finalize-entry-points ---------------===//
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -6,9 +6,11 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNFINALIZEENTRYPOINTSPASS
 #define GEN_PASS_DEF_KILNPREPAREENTRYPOINTSPASS
 #include "kiln/Conversion/Passes.h.inc"
 } // namespace mlir::kiln
@@ -58,6 +60,29 @@ static void dropKilnArgAndResultAttrs(func::FuncOp func) {
       func.removeResultAttr(i, name);
 }
 
+/// The prefix of the reserved names that function bodies get. C libraries do
+/// not define `__kiln_func_*` (names with `__` are the implementation's),
+/// and neither do Kiln's runtimes (`kiln_*`, `kilnCuda*`, `__kiln_emu*`).
+static constexpr StringLiteral kBodyPrefix = "__kiln_func_";
+
+/// The attribute in which a renamed public function keeps its name.
+static constexpr StringLiteral kEntryPointAttrName = "kiln.entry_point";
+
+/// The C interface wrapper that convert-func-to-llvm makes for `name`.
+static std::string getCInterfaceName(StringRef name) {
+  return ("_mlir_ciface_" + name).str();
+}
+
+/// Renames `func` to `__kiln_func_<name>`, or `__kiln_func_<name>_<n>` with
+/// the first `n` that no symbol of `symbolTable` has, updating its uses.
+static LogicalResult renameBody(func::FuncOp func, SymbolTable &symbolTable) {
+  std::string base = (kBodyPrefix + func.getSymName()).str();
+  std::string name = base;
+  for (unsigned n = 0; symbolTable.lookup(name); ++n)
+    name = base + "_" + std::to_string(n);
+  return symbolTable.rename(func, StringAttr::get(func.getContext(), name));
+}
+
 namespace {
 
 struct KilnPrepareEntryPointsPass
@@ -67,11 +92,16 @@ struct KilnPrepareEntryPointsPass
     StringRef cInterface = LLVM::LLVMDialect::getEmitCWrapperAttrName();
     StringRef writable = bufferization::BufferizationDialect::kWritableAttrName;
     BoolAttr readOnly = BoolAttr::get(context, false);
+    SymbolTable symbolTable(getOperation());
+    SmallVector<func::FuncOp> bodies;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
       func.walk(copyRepeatedResults);
       dropKilnArgAndResultAttrs(func);
+      // Renamed by an earlier run already.
+      if (!func->hasAttr(kEntryPointAttrName))
+        bodies.push_back(func);
       if (!func.isPublic())
         continue;
       func->setAttr(cInterface, UnitAttr::get(context));
@@ -79,6 +109,47 @@ struct KilnPrepareEntryPointsPass
         if (isa<TensorType>(type))
           func.setArgAttr(i, writable, readOnly);
     }
+    for (func::FuncOp func : bodies) {
+      if (func.isPublic())
+        func->setAttr(kEntryPointAttrName, func.getSymNameAttr());
+      if (failed(renameBody(func, symbolTable))) {
+        func.emitError() << "cannot rename the body of @" << func.getSymName();
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+struct KilnFinalizeEntryPointsPass
+    : kiln::impl::KilnFinalizeEntryPointsPassBase<KilnFinalizeEntryPointsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbolTable(module);
+    SmallVector<LLVM::LLVMFuncOp> marked;
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+      if (func->hasAttr(kEntryPointAttrName))
+        marked.push_back(func);
+    // The bodies first: a wrapper carries the attribute too, and is the
+    // `_mlir_ciface_` function of a marked body.
+    for (LLVM::LLVMFuncOp body : marked) {
+      auto name = body->getAttrOfType<StringAttr>(kEntryPointAttrName);
+      auto wrapper = symbolTable.lookup<LLVM::LLVMFuncOp>(
+          getCInterfaceName(body.getSymName()));
+      if (!name || !wrapper || !wrapper->hasAttr(kEntryPointAttrName))
+        continue;
+      std::string publicName = getCInterfaceName(name.getValue());
+      if (Operation *existing = symbolTable.lookup(publicName)) {
+        existing->emitError()
+            << "the C interface of @" << name.getValue() << " would be @"
+            << publicName << ", the name of this symbol";
+        return signalPassFailure();
+      }
+      if (failed(symbolTable.rename(
+              wrapper, StringAttr::get(&getContext(), publicName))))
+        return signalPassFailure();
+    }
+    for (LLVM::LLVMFuncOp func : marked)
+      func->removeAttr(kEntryPointAttrName);
   }
 };
 

@@ -1,7 +1,11 @@
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-gpu-map-parallel-loops{block-size=128}))" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: not kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-gpu-map-parallel-loops{block-size=0}))" --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-gpu-map-parallel-loops{block-size=1025}))" --split-input-file 2>&1 | FileCheck %s --check-prefix=BIG
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-gpu-map-parallel-loops{block-size=1024}))" --split-input-file --verify-diagnostics -o /dev/null
 
-// BAD: error: kiln-gpu-map-parallel-loops: block-size must be positive, got 0
+// BAD: error: kiln-gpu-map-parallel-loops: block-size must be in [1, 1024], got 0
+// CUDA's limit: 1024 threads per block.
+// BIG: error: kiln-gpu-map-parallel-loops: block-size must be in [1, 1024], got 1025
 
 // A 2-d loop becomes one flat loop of 6 x 200 = 1200 points, tiled by the
 // block size: the tiles map to blocks, the points to threads, with a guard

@@ -8,9 +8,9 @@
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa" > %t.sm90.mlir
 // RUN: FileCheck %s < %t.sm90.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.sm90.mlir
-// RUN: %python %S/Inputs/extract-ptx.py d64_kernel_1 < %t.sm90.mlir \
+// RUN: %python %S/Inputs/extract-ptx.py __kiln_func_d64_kernel_1 < %t.sm90.mlir \
 // RUN:   | FileCheck %s --check-prefix=D64 --implicit-check-not=ld.shared.b16 --implicit-check-not=.local
-// RUN: %python %S/Inputs/extract-ptx.py d128_kernel_5 < %t.sm90.mlir \
+// RUN: %python %S/Inputs/extract-ptx.py __kiln_func_d128_kernel_5 < %t.sm90.mlir \
 // RUN:   | FileCheck %s --check-prefix=D128 --implicit-check-not=ld.shared.b16 --implicit-check-not=.local
 // RUN: kiln-opt %s --convert-kiln-attention-to-gpu \
 // RUN:   | mlir-opt --one-shot-bufferize="bufferize-function-boundaries" \
@@ -23,9 +23,9 @@
 // The main kernels come after the zero and preprocess launches (@d128
 // zeroes the d_mask accumulator too); no libdevice call anywhere.
 // CHECK-NOT: __nv_
-// CHECK: gpu.binary @d64_kernel_1
-// CHECK: gpu.binary @d64_kernel_2
-// CHECK: gpu.binary @d128_kernel_5
+// CHECK: gpu.binary @__kiln_func_d64_kernel_1
+// CHECK: gpu.binary @__kiln_func_d64_kernel_2
+// CHECK: gpu.binary @__kiln_func_d128_kernel_5
 // CHECK-NOT: __nv_
 
 // Tiles of K, Q, dO, dS (f16/bf16, rows padded by 8 halves: 144 or 272
@@ -38,12 +38,12 @@
 // left. m16n8k16 mma with f32 accumulators; f32 atomics into dQ (and
 // d_mask); no private (.local) memory. K, Q and dO are staged 16 bytes per
 // global load and shared store.
-// HOST-LABEL: llvm.func @d64(
+// HOST-LABEL: llvm.func @__kiln_func_d64(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(37376 : i32) : i32
-// HOST: gpu.launch_func {{.*}}@d64_kernel_1::@d64_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
-// HOST-LABEL: llvm.func @d128(
+// HOST: gpu.launch_func {{.*}}@__kiln_func_d64_kernel_1::@__kiln_func_d64_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// HOST-LABEL: llvm.func @__kiln_func_d128(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(39680 : i32) : i32
-// HOST: gpu.launch_func {{.*}}@d128_kernel_5::@d128_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// HOST: gpu.launch_func {{.*}}@__kiln_func_d128_kernel_5::@__kiln_func_d128_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // D64-NOT: {{^[[:space:]]*}}.shared
 // D64: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // D64-NOT: {{^[[:space:]]*}}.shared

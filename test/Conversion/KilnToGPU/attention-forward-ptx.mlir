@@ -7,9 +7,9 @@
 //
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa" > %t.sm90.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.sm90.mlir
-// RUN: %python %S/Inputs/extract-ptx.py f16_kernel < %t.sm90.mlir > %t.f16.ptx
-// RUN: %python %S/Inputs/extract-ptx.py bf16_kernel < %t.sm90.mlir > %t.bf16.ptx
-// RUN: %python %S/Inputs/extract-ptx.py f32_kernel < %t.sm90.mlir > %t.f32.ptx
+// RUN: %python %S/Inputs/extract-ptx.py __kiln_func_f16_kernel < %t.sm90.mlir > %t.f16.ptx
+// RUN: %python %S/Inputs/extract-ptx.py __kiln_func_bf16_kernel < %t.sm90.mlir > %t.bf16.ptx
+// RUN: %python %S/Inputs/extract-ptx.py __kiln_func_f32_kernel < %t.sm90.mlir > %t.f32.ptx
 // RUN: FileCheck %s --check-prefix=F16 < %t.f16.ptx
 // RUN: FileCheck %s --check-prefix=BF16 < %t.bf16.ptx
 // RUN: FileCheck %s --check-prefix=F32 < %t.f32.ptx
@@ -18,9 +18,9 @@
 // RUN: %ptxas -arch=sm_90 %t.f32.ptx -o %t.o
 //
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa chip=sm_80 features=+ptx80" > %t.sm80.mlir
-// RUN: %python %S/Inputs/extract-ptx.py f16_kernel < %t.sm80.mlir > %t.f16.sm80.ptx
-// RUN: %python %S/Inputs/extract-ptx.py bf16_kernel < %t.sm80.mlir > %t.bf16.sm80.ptx
-// RUN: %python %S/Inputs/extract-ptx.py f32_kernel < %t.sm80.mlir > %t.f32.sm80.ptx
+// RUN: %python %S/Inputs/extract-ptx.py __kiln_func_f16_kernel < %t.sm80.mlir > %t.f16.sm80.ptx
+// RUN: %python %S/Inputs/extract-ptx.py __kiln_func_bf16_kernel < %t.sm80.mlir > %t.bf16.sm80.ptx
+// RUN: %python %S/Inputs/extract-ptx.py __kiln_func_f32_kernel < %t.sm80.mlir > %t.f32.sm80.ptx
 // RUN: FileCheck %s --check-prefix=F16 < %t.f16.sm80.ptx
 // RUN: %ptxas -arch=sm_80 %t.f16.sm80.ptx -o %t.o
 // RUN: %ptxas -arch=sm_80 %t.bf16.sm80.ptx -o %t.o
@@ -29,7 +29,7 @@
 // The software-pipelined tensor-core kernel, for both targets; cubins from
 // ptxas (format=bin fails if ptxas rejects the PTX).
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="format=isa software-pipeline=true" \
-// RUN:   | %python %S/Inputs/extract-ptx.py bf16_kernel | FileCheck %s --check-prefix=PIPE
+// RUN:   | %python %S/Inputs/extract-ptx.py __kiln_func_bf16_kernel | FileCheck %s --check-prefix=PIPE
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="software-pipeline=true" | FileCheck %s --check-prefix=BIN
 // RUN: kiln-opt %s --kiln-lower-to-nvvm="software-pipeline=true chip=sm_80 features=+ptx80" | FileCheck %s --check-prefix=BIN
 
@@ -40,15 +40,15 @@
 // global memory. Every B fragment comes from an ldmatrix (.trans for V), K
 // and V are staged 16 bytes per load and store when they are 16-byte
 // aligned, and P is one ex2.approx per score.
-// HOST-LABEL: llvm.func @f16(
+// HOST-LABEL: llvm.func @__kiln_func_f16(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(14336 : i32) : i32
-// HOST: gpu.launch_func {{.*}}@f16_kernel::@f16_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
-// HOST-LABEL: llvm.func @bf16(
+// HOST: gpu.launch_func {{.*}}@__kiln_func_f16_kernel::@__kiln_func_f16_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// HOST-LABEL: llvm.func @__kiln_func_bf16(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(34816 : i32) : i32
-// HOST: gpu.launch_func {{.*}}@bf16_kernel::@bf16_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
-// HOST-LABEL: llvm.func @f32(
+// HOST: gpu.launch_func {{.*}}@__kiln_func_bf16_kernel::@__kiln_func_bf16_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// HOST-LABEL: llvm.func @__kiln_func_f32(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(32768 : i32) : i32
-// HOST: gpu.launch_func {{.*}}@f32_kernel::@f32_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
+// HOST: gpu.launch_func {{.*}}@__kiln_func_f32_kernel::@__kiln_func_f32_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // F16-NOT: .global .align
 // F16-NOT: {{^[[:space:]]*}}.shared
 // F16: .extern .shared .align 16 .b8 __dynamic_shmem__0[];

@@ -48,7 +48,7 @@
 
 // After bufferization: an scf.parallel whose threads update their part of
 // the result in place; no allocation or copy per index or per thread.
-// BUF-LABEL: func.func @middle_axis
+// BUF-LABEL: func.func @__kiln_func_middle_axis
 // BUF: memref.copy %arg0, %[[RES:.*]] : memref<2x5x3xf32> to memref<2x5x3xf32>
 // BUF-NEXT: scf.parallel
 // BUF-NEXT: %[[PART:.*]] = memref.subview %[[RES]]
@@ -96,7 +96,7 @@ func.func @middle_axis(%x: tensor<2x5x3xf32>, %i: tensor<4xi32>, %s: tensor<2x4x
 // COLUMNS-NOT: vector.transfer_read
 
 // In place after bufferization, the vectors on the thread's part.
-// BUF-LABEL: func.func @rows
+// BUF-LABEL: func.func @__kiln_func_rows
 // BUF: memref.copy %arg0, %[[RES:.*]] : memref<10x256xf32> to memref<10x256xf32>
 // BUF-NEXT: scf.parallel
 // BUF: %[[PART:.*]] = memref.subview %[[RES]]
@@ -173,7 +173,7 @@ func.func @last_axis(%x: tensor<3x7xf32>, %i: tensor<9xi64>, %s: tensor<3x9xf32>
 // Filled in the caller's result buffer, then updated in place by two
 // threads of two elements: a single thread would be inlined by the
 // canonicalizer, and the function would then return a copy.
-// BUF-LABEL: func.func @zeros_dest
+// BUF-LABEL: func.func @__kiln_func_zeros_dest
 // BUF-NOT: memref.get_global
 // BUF: linalg.fill ins(%{{.*}} : f32) outs(%[[RES:.*]] : memref<10x4xf32>)
 // BUF-NEXT: scf.parallel

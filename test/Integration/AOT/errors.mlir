@@ -23,7 +23,22 @@
 // RUN: not kiln-compile %t/name.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NAME
 // NAME: error: @add.bias is not a C identifier, so kiln-compile cannot name its C function kiln_add.bias
 // RUN: not kiln-compile %t/clash.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=CLASH
-// CLASH: error: the C functions of @f and @f_signature would both be named kiln_f_signature
+// CLASH: error: @f and @f_signature would both define kiln_f_signature in the library or its header (rename one of them or make it private)
+// Every generated identifier is checked, the header's macros and typedefs
+// too: @a and @A both defined KILN_A_NUM_INPUTS (a redefinition, or without
+// -Werror the wrong sizes), @f_input0_t made the header not compile.
+// RUN: not kiln-compile %t/case.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=CASE
+// CASE: error: @a and @A would both define KILN_A_NUM_INPUTS in the library or its header
+// RUN: not kiln-compile %t/typedef.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=TYPEDEF
+// TYPEDEF: error: @f and @f_input0_t would both define kiln_f_input0_t in the library or its header
+// RUN: not kiln-compile %t/last-error.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=LAST-ERROR
+// LAST-ERROR: error: @last_error would define kiln_last_error, which every kiln-compile library defines itself (rename @last_error or make it private)
+// One file for two outputs: the library overwrote the header.
+// RUN: not kiln-compile %t/ok.mlir -o %t/same.out --header %t/same.out 2>&1 | FileCheck %s --check-prefix=SAME
+// SAME: kiln-compile: error: -o and --header name the same file '{{.*}}same.out'
+// RUN: not kiln-compile %t/ok.mlir -o %t/same.out --emit-object %t/./same.out 2>&1 | FileCheck %s --check-prefix=SAME-OBJ
+// SAME-OBJ: kiln-compile: error: -o and --emit-object name the same file '{{.*}}/./same.out'
+// RUN: not ls %t/same.out
 // RUN: not kiln-compile %t/none.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: error: the module has no public function with a body to export
 // RUN: not kiln-compile %t/parse.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=PARSE
@@ -64,6 +79,27 @@ func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
 }
 func.func @f_signature(%x: tensor<2xf32>) -> tensor<2xf32> {
   return %x : tensor<2xf32>
+}
+
+//--- case.mlir
+func.func @a(%x: tensor<f32>) -> tensor<f32> {
+  return %x : tensor<f32>
+}
+func.func @A(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+//--- typedef.mlir
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func @f_input0_t(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+//--- last-error.mlir
+func.func @last_error(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
 }
 
 //--- none.mlir

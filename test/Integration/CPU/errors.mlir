@@ -12,7 +12,7 @@
 // NO-NPY: kiln-run: error: cannot read '{{.*}}missing.npy':
 //
 // RUN: not kiln-run %s --entry nope --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=NO-FUNC
-// NO-FUNC: error: no public function named '@nope' in the module (it has @add_bias, @add_ints)
+// NO-FUNC: kiln-run: error: --entry: {{.*}}errors.mlir has no public function @nope (its public functions: @add_bias, @add_ints)
 //
 // RUN: not kiln-run %s --entry add_bias --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=COUNT
 // COUNT: error: @add_bias takes 2 inputs, got 1

@@ -13,4 +13,4 @@ func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
 }
 
 // RUN: not kiln-compile --target=cuda %S/Inputs/last-error.mlir -o %t.so 2>&1 | FileCheck %s --check-prefix=NAME
-// NAME: last-error.mlir:3:1: error: the C function of @last_error would be kiln_last_error, which a --target=cuda library defines itself (rename @last_error or make it private)
+// NAME: last-error.mlir:3:1: error: @last_error would define kiln_last_error, which every kiln-compile library defines itself (rename @last_error or make it private)

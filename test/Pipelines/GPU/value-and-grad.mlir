@@ -6,10 +6,10 @@
 // the coverage matrix's CPU and GPU columns (KilnGPUPipelineTests,
 // kiln-coverage).
 
-// CHECK-LABEL: llvm.func @main(
-// CHECK: llvm.call @sum_squares_value_and_grad(
+// CHECK-LABEL: llvm.func @__kiln_func_main(
+// CHECK: llvm.call @__kiln_func_sum_squares_value_and_grad(
 // CHECK-LABEL: llvm.func @_mlir_ciface_main(
-// CHECK-LABEL: llvm.func @sum_squares_value_and_grad(
+// CHECK-LABEL: llvm.func @__kiln_func_sum_squares_value_and_grad(
 // CHECK: gpu.launch_func
 
 func.func @sum_squares(%x: tensor<3xf32>) -> tensor<f32> {

@@ -60,7 +60,7 @@ def KilnGPUMapParallelLoopsPass
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "Threads per block">,
+           "Threads per block, 1 to 1024 (CUDA's limit)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -2,11 +2,13 @@
 """Writes small .npy files for the kiln-run tests, with the standard library only.
 
 Usage: make_npy.py OUT.npy DESCR SHAPE VALUES [--version 1|2] [--fortran]
-                   [--truncate N] [--bad-magic]
+                   [--truncate N] [--bad-magic] [--header-descr D]
 
 DESCR is a NumPy dtype string ('<f4', '<i8', '|b1', ...), SHAPE a comma
 separated list ('2,3', '' for a scalar), VALUES a comma separated list. The
-corruption flags produce the malformed files the error tests need.
+corruption flags produce the malformed files the error tests need;
+--header-descr writes D into the header instead of DESCR (say, the bytes of
+'|i1' values labelled '|b1').
 """
 import argparse
 import struct
@@ -26,17 +28,24 @@ def main():
     parser.add_argument("--truncate", type=int, default=0,
                         help="drop this many bytes from the end")
     parser.add_argument("--bad-magic", action="store_true")
+    parser.add_argument("--header-descr", default=None)
     args = parser.parse_args()
 
     shape = tuple(int(d) for d in args.shape.split(",") if d)
     code = FORMATS[args.descr]
-    values = [float(v) if code in "efd" else int(float(v))
+    # int(v) first: int(float(v)) would round integers above 2^53.
+    def integer(v):
+        try:
+            return int(v)
+        except ValueError:
+            return int(float(v))
+    values = [float(v) if code in "efd" else integer(v)
               for v in args.values.split(",") if v]
     data = struct.pack("<%d%s" % (len(values), code), *values)
 
     shape_text = "(%s)" % (", ".join(map(str, shape)) + ("," if len(shape) == 1 else ""))
     header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
-        args.descr, "True" if args.fortran else "False", shape_text)
+        args.header_descr or args.descr, "True" if args.fortran else "False", shape_text)
     length_size = 2 if args.version == 1 else 4
     prefix = 6 + 2 + length_size
     total = (prefix + len(header) + 1 + 63) // 64 * 64
