@@ -26,9 +26,9 @@
 // RUN: diff -r %t/rows %t/openmp
 //
 // The default lowering has vector adds; the reference has none.
-// ROWS-LABEL: func.func @cases
+// ROWS-LABEL: func.func @__kiln_func_cases
 // ROWS: vector.transfer_read
-// COLUMNS-LABEL: func.func @cases
+// COLUMNS-LABEL: func.func @__kiln_func_cases
 // COLUMNS-NOT: vector.transfer_read
 //
 // FILES: result0.npy
