@@ -674,40 +674,39 @@ Value AttentionBlockBuilder::rowSum(Value block) {
                     });
 }
 
-Value AttentionBlockBuilder::updateBlock(Value block, ValueRange ins,
-                                         ArrayRef<AffineMap> inMaps,
-                                         BlockBodyFn body) {
+Value AttentionBlockBuilder::blockGeneric(Value init, bool readInit,
+                                          ValueRange ins,
+                                          ArrayRef<AffineMap> inMaps,
+                                          BlockBodyFn body) {
   SmallVector<AffineMap> maps(inMaps);
   maps.push_back(map(2, {0, 1}));
-  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      builder, loc, TypeRange{block.getType()}, ins, ValueRange{block}, maps,
-      iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-        Value i = linalg::IndexOp::create(b, l, 0);
-        Value j = linalg::IndexOp::create(b, l, 1);
-        SmallVector<Value> values = {args.back()};
-        llvm::append_range(values, args.drop_back());
-        linalg::YieldOp::create(b, l, body(b, l, values, i, j));
-      });
-  return generic.getResult(0);
-}
-
-Value AttentionBlockBuilder::mapBlock(Value like, Type type, ValueRange ins,
-                                      ArrayRef<AffineMap> inMaps,
-                                      BlockBodyFn body) {
-  SmallVector<AffineMap> maps(inMaps);
-  maps.push_back(map(2, {0, 1}));
-  Value init = tensor::EmptyOp::create(
-      builder, loc, tensor::getMixedSizes(builder, loc, like), type);
   SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       builder, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
       iterators, [&](OpBuilder &b, Location l, ValueRange args) {
         Value i = linalg::IndexOp::create(b, l, 0);
         Value j = linalg::IndexOp::create(b, l, 1);
-        linalg::YieldOp::create(b, l, body(b, l, args.drop_back(), i, j));
+        SmallVector<Value> values;
+        if (readInit)
+          values.push_back(args.back());
+        llvm::append_range(values, args.drop_back());
+        linalg::YieldOp::create(b, l, body(b, l, values, i, j));
       });
   return generic.getResult(0);
+}
+
+Value AttentionBlockBuilder::updateBlock(Value block, ValueRange ins,
+                                         ArrayRef<AffineMap> inMaps,
+                                         BlockBodyFn body) {
+  return blockGeneric(block, /*readInit=*/true, ins, inMaps, body);
+}
+
+Value AttentionBlockBuilder::mapBlock(Value like, Type type, ValueRange ins,
+                                      ArrayRef<AffineMap> inMaps,
+                                      BlockBodyFn body) {
+  Value init = tensor::EmptyOp::create(
+      builder, loc, tensor::getMixedSizes(builder, loc, like), type);
+  return blockGeneric(init, /*readInit=*/false, ins, inMaps, body);
 }
 
 Value AttentionBlockBuilder::blockLogits(const AttentionLogits &logits,

@@ -419,6 +419,12 @@ struct AttentionBlockBuilder {
 
   /// Extends the float scalar `x` to `type` (identity if equal).
   static Value extend(OpBuilder &b, Location l, Value x, Type type);
+
+private:
+  /// The parallel 2-D generic of updateBlock and mapBlock over `init`; the
+  /// payload gets the element of `init` first when `readInit`.
+  Value blockGeneric(Value init, bool readInit, ValueRange ins,
+                     ArrayRef<AffineMap> inMaps, BlockBodyFn body);
 };
 
 } // namespace mlir::kiln
