@@ -15,6 +15,9 @@
 // - max_pool2d: the window [padding, -inf] gives its cotangent to the -inf
 //   input, not to the padding (PyTorch: the first in-bounds element); the
 //   padding tap tied with the -inf maximum and the cotangent was lost.
+//   A window holding NaN gives its cotangent to its last NaN (PyTorch's
+//   `val > max || isnan(val)`), also where windows overlap and are padded;
+//   it was lost (NaN equals nothing).
 // RUN: kiln-run %s --entry main | FileCheck %s
 
 // CHECK: result0: tensor<5xf64>
@@ -39,6 +42,10 @@
 // CHECK-NEXT: [1, 0, 2, 3]
 // CHECK-NEXT: result10: tensor<3xf64>
 // CHECK-NEXT: [{{-?}}nan, {{-?}}nan, {{-?}}nan]
+// CHECK-NEXT: result11: tensor<1x1x2x4xf64>
+// CHECK-NEXT: [0, 0, 0, 0, 0, 1, 2, 0]
+// CHECK-NEXT: result12: tensor<1x1x3x3xf64>
+// CHECK-NEXT: [14, 0, 7, 9, 10, 38, 13, 14, 31]
 
 func.func @maximum(%a: tensor<5xf64>, %b: tensor<5xf64>) -> tensor<f64> {
   %m = kiln.maximum %a, %b : (tensor<5xf64>, tensor<5xf64>) -> tensor<5xf64>
@@ -87,6 +94,22 @@ func.func @max_pool2d(%x: tensor<1x1x1x4xf64>) -> tensor<f64> {
   return %l : tensor<f64>
 }
 
+func.func @max_pool2d_nan_tiled(%x: tensor<1x1x2x4xf64>) -> tensor<f64> {
+  %y = kiln.max_pool2d %x {kernel_size = array<i64: 2, 2>} : (tensor<1x1x2x4xf64>) -> tensor<1x1x1x2xf64>
+  %c = kiln.constant dense<[[[[1.0, 2.0]]]]> : tensor<1x1x1x2xf64>
+  %yc = kiln.mul %y, %c : (tensor<1x1x1x2xf64>, tensor<1x1x1x2xf64>) -> tensor<1x1x1x2xf64>
+  %l = kiln.sum %yc {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x1x2xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+func.func @max_pool2d_nan_overlapping(%x: tensor<1x1x3x3xf64>) -> tensor<f64> {
+  %y = kiln.max_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>} : (tensor<1x1x3x3xf64>) -> tensor<1x1x4x4xf64>
+  %c = kiln.constant dense<[[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]]]> : tensor<1x1x4x4xf64>
+  %yc = kiln.mul %y, %c : (tensor<1x1x4x4xf64>, tensor<1x1x4x4xf64>) -> tensor<1x1x4x4xf64>
+  %l = kiln.sum %yc {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x4x4xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+
 func.func @amax(%x: tensor<3xf64>) -> tensor<f64> {
   %m = kiln.max %x {axes = array<i64: 0>} : tensor<3xf64> -> tensor<f64>
   return %m : tensor<f64>
@@ -94,7 +117,8 @@ func.func @amax(%x: tensor<3xf64>) -> tensor<f64> {
 
 func.func @main() -> (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>,
                       tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<f64>,
-                      tensor<2x3xf64>, tensor<1x1x1x4xf64>, tensor<3xf64>) {
+                      tensor<2x3xf64>, tensor<1x1x1x4xf64>, tensor<3xf64>,
+                      tensor<1x1x2x4xf64>, tensor<1x1x3x3xf64>) {
   // a = [nan, 1, 2, nan, 3], b = [1, nan, 2, nan, -inf]
   %a = kiln.constant dense<[0x7FF8000000000000, 1.0, 2.0, 0x7FF8000000000000, 3.0]> : tensor<5xf64>
   %b = kiln.constant dense<[1.0, 0x7FF8000000000000, 2.0, 0x7FF8000000000000, 0xFFF0000000000000]> : tensor<5xf64>
@@ -127,8 +151,17 @@ func.func @main() -> (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>
   %l7, %dx7 = kiln.value_and_grad @amax(%xm) {wrt = array<i64: 0>}
       : (tensor<3xf64>) -> (tensor<f64>, tensor<3xf64>)
 
-  return %da0, %db0, %da1, %db1, %dx2, %dx3, %dx4, %l5, %dx5, %dx6, %dx7
+  // Windows holding NaN, tiled and overlapping with padding.
+  %xt = kiln.constant dense<[[[[1.0, 0x7FF8000000000000, 0x7FF8000000000000, 2.0], [3.0, 0x7FF8000000000000, 0x7FF8000000000000, 1.0]]]]> : tensor<1x1x2x4xf64>
+  %l8, %dx8 = kiln.value_and_grad @max_pool2d_nan_tiled(%xt) {wrt = array<i64: 0>}
+      : (tensor<1x1x2x4xf64>) -> (tensor<f64>, tensor<1x1x2x4xf64>)
+  %xo = kiln.constant dense<[[[[0x7FF8000000000000, 1.0, 2.0], [3.0, 4.0, 0x7FF8000000000000], [0.0, 1.0, 2.0]]]]> : tensor<1x1x3x3xf64>
+  %l9, %dx9 = kiln.value_and_grad @max_pool2d_nan_overlapping(%xo) {wrt = array<i64: 0>}
+      : (tensor<1x1x3x3xf64>) -> (tensor<f64>, tensor<1x1x3x3xf64>)
+
+  return %da0, %db0, %da1, %db1, %dx2, %dx3, %dx4, %l5, %dx5, %dx6, %dx7, %dx8, %dx9
       : tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>,
         tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<f64>,
-        tensor<2x3xf64>, tensor<1x1x1x4xf64>, tensor<3xf64>
+        tensor<2x3xf64>, tensor<1x1x1x4xf64>, tensor<3xf64>,
+        tensor<1x1x2x4xf64>, tensor<1x1x3x3xf64>
 }

@@ -61,7 +61,9 @@ func.func @f(%x: tensor<1x2x3xf32>, %w: tensor<2x3x3xf32>) -> tensor<f32> {
 // max_pool2d with overlapping 2x1 windows (stride 1, no padding, so no
 // pad): per tap, the slice of the input equal to the result; the
 // second tap only wins where the first did not (ties go to the first
-// maximum); each share is padded to its offset and the shares add up.
+// maximum). A NaN tap (`ne` with itself) wins a NaN window where no later
+// tap is NaN (the last NaN, as PyTorch); the two routes add. Each share is
+// padded to its offset and the shares add up.
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<1x1x4x4xf32>)
 // CHECK: %[[Y:.*]] = kiln.max_pool2d %[[X]]
@@ -70,14 +72,23 @@ func.func @f(%x: tensor<1x2x3xf32>, %w: tensor<2x3x3xf32>) -> tensor<f32> {
 // CHECK: %[[T0:.*]] = kiln.slice %[[X]] {starts = array<i64: 0, 0, 0, 0>, stops = array<i64: 1, 1, 3, 4>, strides = array<i64: 1, 1, 1, 1>}
 // CHECK: %[[E0:.*]] = kiln.eq %[[T0]], %[[Y]]
 // CHECK: %[[M0:.*]] = kiln.convert %[[E0]] : tensor<1x1x3x4xi1> to tensor<1x1x3x4xf32>
-// CHECK: %[[S0:.*]] = kiln.mul %[[G]], %[[M0]]
+// CHECK: %[[NE0:.*]] = kiln.ne %[[T0]], %[[T0]]
+// CHECK: %[[NAN0:.*]] = kiln.convert %[[NE0]]
 // CHECK: %[[T1:.*]] = kiln.slice %[[X]] {starts = array<i64: 0, 0, 1, 0>, stops = array<i64: 1, 1, 4, 4>, strides = array<i64: 1, 1, 1, 1>}
 // CHECK: %[[E1:.*]] = kiln.eq %[[T1]], %[[Y]]
 // CHECK: %[[M1:.*]] = kiln.convert %[[E1]]
 // CHECK: %[[ONE:.*]] = kiln.constant dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[FREE:.*]] = kiln.sub %[[ONE]], %[[M0]]
 // CHECK: %[[WIN1:.*]] = kiln.mul %[[M1]], %[[FREE]]
-// CHECK: %[[S1:.*]] = kiln.mul %[[G]], %[[WIN1]]
+// CHECK: %[[NE1:.*]] = kiln.ne %[[T1]], %[[T1]]
+// CHECK: %[[NAN1:.*]] = kiln.convert %[[NE1]]
+// CHECK: %[[W1:.*]] = kiln.add %[[WIN1]], %[[NAN1]]
+// CHECK: %[[ONE2:.*]] = kiln.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[NFREE:.*]] = kiln.sub %[[ONE2]], %[[NAN1]]
+// CHECK: %[[NWIN0:.*]] = kiln.mul %[[NAN0]], %[[NFREE]]
+// CHECK: %[[W0:.*]] = kiln.add %[[M0]], %[[NWIN0]]
+// CHECK: %[[S0:.*]] = kiln.mul %[[G]], %[[W0]]
+// CHECK: %[[S1:.*]] = kiln.mul %[[G]], %[[W1]]
 // CHECK: %[[P0:.*]] = kiln.pad %[[S0]] {high = array<i64: 0, 0, 1, 0>, low = array<i64: 0, 0, 0, 0>} : tensor<1x1x3x4xf32> -> tensor<1x1x4x4xf32>
 // CHECK: %[[P1:.*]] = kiln.pad %[[S1]] {high = array<i64: 0, 0, 0, 0>, low = array<i64: 0, 0, 1, 0>} : tensor<1x1x3x4xf32> -> tensor<1x1x4x4xf32>
 // CHECK: %[[DX:.*]] = kiln.add %[[P0]], %[[P1]]
@@ -91,14 +102,16 @@ func.func @f(%x: tensor<1x1x4x4xf32>) -> tensor<f32> {
 // -----
 
 // max_pool2d with 2x2 windows tiling the NaN padded input (stride = kernel;
-// NaN equals nothing, so a padding tap never takes the cotangent):
+// NaN equals nothing, so a padding tap never takes the cotangent; the NaN
+// route reads the zero-padded input, so the padding is never a NaN tap):
 // the four shares interleave through concats into [N, C, Ho, 2, Wo, 2], one
 // reshape, and a crop of the padding row.
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<1x1x3x4xf32>)
 // CHECK: %[[XP:.*]] = kiln.pad %[[X]] {high = array<i64: 0, 0, 1, 0>, low = array<i64: 0, 0, 1, 0>, value = 0x7FF8000000000000 : f64} : tensor<1x1x3x4xf32> -> tensor<1x1x5x4xf32>
-// CHECK-COUNT-4: kiln.slice %[[XP]]
-// CHECK-NOT: kiln.add
+// CHECK: %[[XZ:.*]] = kiln.pad %[[X]] {high = array<i64: 0, 0, 1, 0>, low = array<i64: 0, 0, 1, 0>} : tensor<1x1x3x4xf32> -> tensor<1x1x5x4xf32>
+// CHECK-COUNT-4: kiln.slice %[[XZ]]
+// CHECK-NOT: kiln.pad
 // CHECK: %[[R0:.*]] = kiln.concat %{{.*}}, %{{.*}} {axis = 4 : i64} : (tensor<1x1x2x2x1xf32>, tensor<1x1x2x2x1xf32>) -> tensor<1x1x2x2x2xf32>
 // CHECK: %[[U0:.*]] = kiln.unsqueeze %[[R0]] {dim = 3 : i64}
 // CHECK: %[[R1:.*]] = kiln.concat %{{.*}}, %{{.*}} {axis = 4 : i64}

@@ -117,6 +117,17 @@ def nan_cases():
                   [[[[-math.inf, 1.0, 2.0, -math.inf]]]])
     line("max_pool2d dx", dx.flatten().tolist())
 
+    # Windows holding NaN: tiled (stride = kernel) and overlapping with
+    # padding (stride 1, padding 1).
+    weight = torch.tensor([[[[1.0, 2.0]]]], dtype=f64)
+    (dx,) = grads(lambda x: (F.max_pool2d(x, 2) * weight).sum(),
+                  [[[[1.0, nan, nan, 2.0], [3.0, nan, nan, 1.0]]]])
+    line("max_pool2d nan tiled dx", dx.flatten().tolist())
+    weight = torch.arange(1.0, 17.0, dtype=f64).reshape(1, 1, 4, 4)
+    (dx,) = grads(lambda x: (F.max_pool2d(x, 2, 1, 1) * weight).sum(),
+                  [[[[nan, 1.0, 2.0], [3.0, 4.0, nan], [0.0, 1.0, 2.0]]]])
+    line("max_pool2d nan overlapping dx", dx.flatten().tolist())
+
     (dx,) = grads(lambda x: torch.amax(x, 0), [nan, 1.0, 2.0])
     line("amax dx", dx.tolist())
 

@@ -17,10 +17,12 @@
 //   the roles of input and cotangent exchanged.
 // - avg_pool2d: the cotangent divided by the window divisors, then the
 //   convNd input adjoint with a kernel of ones (one channel, N x C batch).
-// - max_pool2d: one slice of the -inf padded input per window tap; a tap
+// - max_pool2d: one slice of the NaN padded input per window tap; a tap
 //   takes the cotangent where it equals the window's maximum and no earlier
-//   tap (row-major) did, as PyTorch routes it to the first maximum. Shares
-//   interleave back when the windows tile the input (stride == kernel).
+//   tap (row-major) did, as PyTorch routes it to the first maximum, or,
+//   in a window holding NaN, where it is the last NaN, as PyTorch's kernels
+//   (`val > max || isnan(val)`) do. Shares interleave back when the windows
+//   tile the input (stride == kernel).
 // - upsample2d: linear in its input, y = A_H x A_W^T per image with
 //   constant interpolation matrices from KilnConvTables.h, so the adjoint is
 //   A_H^T g A_W (two matmuls).
@@ -457,6 +459,22 @@ static Value interleaveTaps(OpBuilder &b, Location loc, ArrayRef<Value> shares,
   return padOrCrop(b, loc, merged, low, high);
 }
 
+/// Returns where `hit` (0/1) holds and `taken` (0/1, null for none yet)
+/// does not, and, unless this is the `last` hit of the chain, adds `hit` to
+/// `taken`.
+static Value firstUntaken(RuleContext &c, Value hit, Value &taken, bool last) {
+  if (!taken) {
+    taken = hit;
+    return hit;
+  }
+  Type et = getElementTypeOrSelf(hit.getType());
+  Value free = sub(c.b, c.loc, c.scalar(et, 1.0), taken);
+  Value first = mul(c.b, c.loc, hit, free);
+  if (!last)
+    taken = MaximumOp::create(c.b, c.loc, taken, hit);
+  return first;
+}
+
 static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
   // For each tap (kh, kw) in row-major order, the strided slice of the
   // padded input that the tap reads in every window; the tap takes the
@@ -464,7 +482,13 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
   // no earlier tap has, so ties go to the first maximum as in PyTorch. The
   // padding is NaN, which equals nothing: a padding tap never takes the
   // cotangent, even where the maximum is -inf (the forward pads with -inf,
-  // and PyTorch gives such a window's cotangent to its first input). The
+  // and PyTorch gives such a window's cotangent to its first input).
+  // A window holding a NaN input has a NaN maximum (the forward propagates
+  // NaN), which nothing equals either: there the cotangent goes to the last
+  // NaN input in row-major order, as PyTorch's CPU and CUDA kernels keep
+  // the last element with `val > max || isnan(val)`. The NaN taps are read
+  // from the input padded with zeros, so the padding is never one. Both
+  // routes cannot fire in one window, so a tap's share is their sum. The
   // shares go back to their inputs by interleaving when the windows tile
   // the input, and otherwise each is spread `stride` apart and padded into
   // place.
@@ -491,13 +515,16 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
     high[2 + i] = std::max(padding[i], readEnd - shape[2 + i] - padding[i]);
     paddedShape[2 + i] += low[2 + i] + high[2 + i];
   }
-  Value padded = input;
-  if (llvm::any_of(high, [](int64_t v) { return v != 0; }))
+  Value padded = input, zeroPadded = input;
+  if (llvm::any_of(high, [](int64_t v) { return v != 0; })) {
     padded = PadOp::create(c.b, c.loc, input, low, high,
                            llvm::APFloat::getNaN(llvm::APFloat::IEEEdouble()));
+    zeroPadded =
+        PadOp::create(c.b, c.loc, input, low, high, llvm::APFloat(0.0));
+  }
   SmallVector<int64_t> dims = {2, 3};
   Value taken;
-  SmallVector<Value> shares;
+  SmallVector<Value> wins, isNaN;
   SmallVector<SmallVector<int64_t>> offsets;
   for (int64_t kh = 0; kh < kernel[0]; ++kh) {
     for (int64_t kw = 0; kw < kernel[1]; ++kw) {
@@ -510,18 +537,25 @@ static LogicalResult maxPool2dRule(MaxPool2dOp op, RuleContext &c) {
       Value tap = SliceOp::create(c.b, c.loc, padded, starts, stops, steps);
       Value isMax =
           boolToFloat(c.b, c.loc, EqOp::create(c.b, c.loc, tap, result), et);
-      Value wins = isMax;
-      if (taken) {
-        Value free = sub(c.b, c.loc, c.scalar(et, 1.0), taken);
-        wins = mul(c.b, c.loc, isMax, free);
-        taken = MaximumOp::create(c.b, c.loc, taken, isMax);
-      } else {
-        taken = isMax;
-      }
-      shares.push_back(mul(c.b, c.loc, g, wins));
+      bool lastTap = kh == kernel[0] - 1 && kw == kernel[1] - 1;
+      wins.push_back(firstUntaken(c, isMax, taken, lastTap));
+      Value inputTap =
+          zeroPadded == padded
+              ? tap
+              : SliceOp::create(c.b, c.loc, zeroPadded, starts, stops, steps);
+      isNaN.push_back(boolToFloat(
+          c.b, c.loc, NeOp::create(c.b, c.loc, inputTap, inputTap), et));
       offsets.push_back(offset);
     }
   }
+  // The last NaN: the first one in reverse tap order.
+  Value nanTaken;
+  for (size_t t = wins.size(); t-- > 0;)
+    wins[t] = add(c.b, c.loc, wins[t],
+                  firstUntaken(c, isNaN[t], nanTaken, /*last=*/t == 0));
+  SmallVector<Value> shares;
+  for (Value win : wins)
+    shares.push_back(mul(c.b, c.loc, g, win));
   if (stride == kernel &&
       llvm::all_of(dilation, [](int64_t d) { return d == 1; })) {
     c.set(0, interleaveTaps(c.b, c.loc, shares, kernel, padding, shape));
