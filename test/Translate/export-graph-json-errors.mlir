@@ -34,8 +34,8 @@ func.func @dynamic(%x: tensor<2xf32>, %y: tensor<?xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @discardable(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{graph JSON export: the attribute 'note' has no JSON form}}
-  %y = kiln.neg %x {note = "keep me"} : tensor<2xf32>
+  // expected-error @+1 {{graph JSON export: the attribute 'foo.note' has no JSON form}}
+  %y = kiln.neg %x {foo.note = "keep me"} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 

@@ -75,3 +75,25 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
     return nullptr;
   return ConstantOp::create(builder, loc, type, elements);
 }
+
+LogicalResult mlir::OpTrait::kiln::verifyKnownAttributes(Operation *op) {
+  for (NamedAttribute attr : op->getDiscardableAttrs()) {
+    if (attr.getName().strref().contains('.'))
+      continue;
+    InFlightDiagnostic diag = op->emitOpError("has unknown attribute '")
+                              << attr.getName().strref() << "'";
+    SmallVector<StringRef> known;
+    for (StringAttr name : op->getName().getAttributeNames())
+      if (!name.strref().ends_with("SegmentSizes"))
+        known.push_back(name.strref());
+    if (known.empty()) {
+      diag << " (it takes none)";
+    } else {
+      diag << " (expected one of ";
+      llvm::interleaveComma(known, diag);
+      diag << ")";
+    }
+    return diag;
+  }
+  return success();
+}

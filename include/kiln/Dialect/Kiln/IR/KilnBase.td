@@ -61,7 +61,16 @@ def Kiln_SeedTensor : 0DTensorOf<[I64]>;
 // Base op class
 //===----------------------------------------------------------------------===//
 
+/// Rejects discardable attributes whose name has no dialect prefix. MLIR
+/// keeps an attribute it does not know as a discardable one, so a misspelt
+/// inherent attribute (`causl` for `causal`) would be carried along and
+/// ignored: the op would compute something the user did not write.
+/// Dialect-prefixed names (`kiln.parameter`, `foo.bar`) stay allowed.
+def Kiln_KnownAttributes : NativeOpTrait<"KnownAttributes"> {
+  let cppNamespace = "::mlir::OpTrait::kiln";
+}
+
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Kiln_Dialect, mnemonic, traits>;
+    : Op<Kiln_Dialect, mnemonic, !listconcat(traits, [Kiln_KnownAttributes])>;
 
 #endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

@@ -17,6 +17,21 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::OpTrait::kiln {
+/// The verifier of KnownAttributes.
+LogicalResult verifyKnownAttributes(Operation *op);
+
+/// Every kiln op: a discardable attribute must carry a dialect prefix, so a
+/// misspelt inherent attribute is an error rather than ignored.
+template <typename ConcreteType>
+class KnownAttributes : public TraitBase<ConcreteType, KnownAttributes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyKnownAttributes(op);
+  }
+};
+} // namespace mlir::OpTrait::kiln
+
 #include "kiln/Dialect/Kiln/IR/KilnEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
