@@ -17,6 +17,7 @@
 #include "LoweringUtils.h"
 #include "PopulatePatterns.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnAttrUtils.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,27 +46,6 @@ static Value createEmpty(OpBuilder &builder, Location loc,
                          RankedTensorType type) {
   return tensor::EmptyOp::create(builder, loc, type.getShape(),
                                  type.getElementType());
-}
-
-/// Returns the constant `value` of the integer or float type `type`: a float
-/// is rounded to nearest (ties to even), an integer must be one the type
-/// holds (i1: any non-zero value is true). Null for other types.
-static TypedAttr getScalarAttr(Type type, double value) {
-  if (auto floatType = dyn_cast<FloatType>(type)) {
-    APFloat converted(value);
-    bool losesInfo = false;
-    converted.convert(floatType.getFloatSemantics(),
-                      APFloat::rmNearestTiesToEven, &losesInfo);
-    return FloatAttr::get(floatType, converted);
-  }
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    unsigned width = intType.getWidth();
-    APInt bits = width == 1 ? APInt(1, value != 0.0 ? 1 : 0)
-                            : APInt(width, static_cast<int64_t>(value),
-                                    /*isSigned=*/true);
-    return IntegerAttr::get(intType, bits);
-  }
-  return {};
 }
 
 /// Returns true when `groups` (contiguous, in order, covering every dim of
