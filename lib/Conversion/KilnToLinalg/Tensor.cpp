@@ -942,17 +942,6 @@ private:
                         ? 0
                         : kIndexAddVectorBits / accType.getIntOrFloatBitWidth();
     int64_t chunk = std::min(inner, kIndexAddRowChunk);
-    // One thread would be two: the canonicalizer inlines a forall of one
-    // iteration, and the result of the loop left in its place reaches
-    // buffer-results-to-out-params as a loop result, not an allocation, so
-    // the function would return a copy of it. (Two threads also let OpenMP
-    // use two cores.) The first half is whole vectors where it can be.
-    int64_t outer = ShapedType::getNumElements(shape.take_front(axis));
-    if (outer == 1 && inner <= chunk) {
-      int64_t half = llvm::divideCeil(inner, 2);
-      int64_t aligned = lanes > 0 ? llvm::alignTo(half, lanes) : half;
-      chunk = aligned < inner ? aligned : half;
-    }
     int64_t numChunks = llvm::divideCeil(inner, chunk);
     bool evenChunks = inner % chunk == 0;
     SmallVector<OpFoldResult> upperBounds;
