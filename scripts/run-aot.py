@@ -57,17 +57,50 @@ SIZES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1,
 FLOATS = ("f16", "bf16", "f32", "f64")
 
 
+def float_range(dtype, low, high):
+    """The least and greatest values of dtype in [low, high), or None (as
+    kiln-run's getFloatRange)."""
+    def round_to(value):
+        return decode(dtype, encode(dtype, [value]))[0]
+
+    def step(value, up):
+        if dtype == "f64":
+            return math.nextafter(value, math.inf if up else -math.inf)
+        code = "<H" if SIZES[dtype] == 2 else "<I"
+        (bits,) = struct.unpack(code, encode(dtype, [value]))
+        if value == 0:
+            bits = 1 if up else (1 << (8 * SIZES[dtype] - 1)) | 1
+        else:
+            bits += 1 if (value > 0) == up else -1
+        return decode(dtype, struct.pack(code, bits))[0]
+
+    least, greatest = round_to(low), round_to(high)
+    while least < low:
+        least = step(least, True)
+    while greatest >= high:
+        greatest = step(greatest, False)
+    return (least, greatest) if least <= greatest else None
+
+
 def draw(dtype, count, seed, value_range):
     """The values kiln-run's --random-inputs (and --random-range) draw."""
     engine = MT19937_64(seed)
     values = []
+    if value_range and dtype in FLOATS:
+        bounds = float_range(dtype, *value_range)
+        if not bounds:
+            sys.exit(f"{dtype} holds no value in [{value_range[0]}, "
+                     f"{value_range[1]})")
+        least, greatest = bounds
     for _ in range(count):
         bits = engine()
         if value_range:
             low, high = value_range
             span = (high - low) & MASK64
             if dtype in FLOATS:
-                values.append(low + (bits >> 11) * 2.0 ** -53 * span)
+                # Clamped so as not to round to high (or below low).
+                value = low + (bits >> 11) * 2.0 ** -53 * span
+                values.append(min(max(value, least), greatest))
             else:
                 value = ((low & MASK64) + bits % span) & MASK64
                 values.append(float(value - (1 << 64) if value >> 63 else value))

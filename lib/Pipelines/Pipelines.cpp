@@ -71,6 +71,12 @@ void mlir::kiln::buildKilnEntryPointBufferizationPipeline(
   // Bufferized scf.forall (kiln.index_add) -> scf.parallel, which the
   // OpenMP and GPU stages map to threads.
   pm.addPass(createForallToParallelLoopPass());
+  // A returned buffer that is still carried through a loop (an scf.for
+  // iter_arg yielded unchanged, as bufferization leaves a tensor loop that
+  // updated its buffer in place) is no allocation to hoist into the
+  // out-param, so buffer-results-to-out-params would copy it out: fold
+  // such loop results to their buffers first.
+  pm.addPass(createCanonicalizerPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;

@@ -211,13 +211,198 @@ struct SyntaxErrorFinder : nlohmann::json_sax<json> {
   bool end_object() override { return true; }
   bool start_array(std::size_t) override { return true; }
   bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string &,
+  bool parse_error(std::size_t position, const std::string &,
                    const nlohmann::detail::exception &ex) override {
     message = ex.what();
+    // nlohmann counts the characters read, the offending one included.
+    offset = position ? position - 1 : 0;
     return false;
   }
+  /// The offset of the character where the parse failed (the text's size
+  /// at its end).
+  size_t offset = 0;
 };
 
+/// Finds the JSON values that the importer's error paths name in the raw
+/// text, since nlohmann's DOM keeps no positions: a path such as
+/// `nodes[2] (id "mm").attrs.axes[0]` is followed key by key and index by
+/// index, skipping the values in between. The text has already parsed, so
+/// the scanner only has to skip strings (with escapes), numbers, literals and
+/// nested containers; it still stops safely on anything unexpected.
+class JsonLocator {
+public:
+  explicit JsonLocator(StringRef text) : text(text) {}
+
+  /// Returns the offset of the value that `path` names, or else that of the
+  /// value its longest followable prefix names (for a missing key, its
+  /// object); the root value's for `graph` and for a path whose first key
+  /// is missing. Nullopt for a text of only white space.
+  std::optional<size_t> find(StringRef path) const;
+
+private:
+  size_t skipSpace(size_t pos) const;
+  /// The offset just past the string starting at `pos`.
+  std::optional<size_t> skipString(size_t pos) const;
+  /// The offset just past the value starting at `pos`.
+  std::optional<size_t> skipValue(size_t pos) const;
+  /// The value of the key of the object at `pos` that `path` starts with
+  /// (the longest such key, its last occurrence, as nlohmann keeps it);
+  /// advances `path` past the key.
+  std::optional<size_t> findMember(size_t pos, StringRef &path) const;
+  /// The value of element `index` of the array at `pos`.
+  std::optional<size_t> findElement(size_t pos, size_t index) const;
+
+  StringRef text;
+};
+} // namespace
+
+size_t JsonLocator::skipSpace(size_t pos) const {
+  while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' ||
+                               text[pos] == '\n' || text[pos] == '\r'))
+    ++pos;
+  return pos;
+}
+
+std::optional<size_t> JsonLocator::skipString(size_t pos) const {
+  if (pos >= text.size() || text[pos] != '"')
+    return std::nullopt;
+  for (++pos; pos < text.size(); ++pos) {
+    if (text[pos] == '\\')
+      ++pos;
+    else if (text[pos] == '"')
+      return pos + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> JsonLocator::skipValue(size_t pos) const {
+  if (pos >= text.size())
+    return std::nullopt;
+  if (text[pos] == '"')
+    return skipString(pos);
+  if (text[pos] != '{' && text[pos] != '[') {
+    // A number or a literal.
+    while (pos < text.size() && !StringRef(",]} \t\n\r").contains(text[pos]))
+      ++pos;
+    return pos;
+  }
+  // A container: count the brackets outside strings.
+  size_t depth = 0;
+  while (pos < text.size()) {
+    char c = text[pos];
+    if (c == '"') {
+      std::optional<size_t> end = skipString(pos);
+      if (!end)
+        return std::nullopt;
+      pos = *end;
+      continue;
+    }
+    ++pos;
+    if (c == '{' || c == '[')
+      ++depth;
+    else if ((c == '}' || c == ']') && --depth == 0)
+      return pos;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> JsonLocator::findMember(size_t pos,
+                                              StringRef &path) const {
+  if (pos >= text.size() || text[pos] != '{')
+    return std::nullopt;
+  std::optional<size_t> found;
+  size_t foundLength = 0;
+  pos = skipSpace(pos + 1);
+  while (pos < text.size() && text[pos] == '"') {
+    std::optional<size_t> keyEnd = skipString(pos);
+    if (!keyEnd)
+      return std::nullopt;
+    StringRef raw = text.slice(pos + 1, *keyEnd - 1);
+    std::string key = raw.str();
+    if (raw.contains('\\')) {
+      json decoded = json::parse(text.slice(pos, *keyEnd), nullptr,
+                                 /*allow_exceptions=*/false);
+      if (decoded.is_string())
+        key = decoded.get<std::string>();
+    }
+    pos = skipSpace(*keyEnd);
+    if (pos >= text.size() || text[pos] != ':')
+      return std::nullopt;
+    size_t valuePos = skipSpace(pos + 1);
+    // The key must end where the path's next step (or the path) begins.
+    StringRef rest = path;
+    if (rest.consume_front(key) &&
+        (rest.empty() || rest.starts_with(".") || rest.starts_with("[") ||
+         rest.starts_with(" (")) &&
+        key.size() >= foundLength) {
+      found = valuePos;
+      foundLength = key.size();
+    }
+    std::optional<size_t> valueEnd = skipValue(valuePos);
+    if (!valueEnd)
+      break;
+    pos = skipSpace(*valueEnd);
+    if (pos >= text.size() || text[pos] != ',')
+      break;
+    pos = skipSpace(pos + 1);
+  }
+  if (found)
+    path = path.drop_front(foundLength);
+  return found;
+}
+
+std::optional<size_t> JsonLocator::findElement(size_t pos,
+                                               size_t index) const {
+  if (pos >= text.size() || text[pos] != '[')
+    return std::nullopt;
+  pos = skipSpace(pos + 1);
+  if (pos < text.size() && text[pos] == ']')
+    return std::nullopt;
+  for (size_t i = 0; i < index; ++i) {
+    std::optional<size_t> end = skipValue(pos);
+    if (!end)
+      return std::nullopt;
+    pos = skipSpace(*end);
+    if (pos >= text.size() || text[pos] != ',')
+      return std::nullopt;
+    pos = skipSpace(pos + 1);
+  }
+  return pos < text.size() ? std::optional<size_t>(pos) : std::nullopt;
+}
+
+std::optional<size_t> JsonLocator::find(StringRef path) const {
+  // nlohmann skips a UTF-8 byte order mark.
+  size_t pos = skipSpace(text.starts_with("\xEF\xBB\xBF") ? 3 : 0);
+  if (pos >= text.size())
+    return std::nullopt;
+  if (path == "graph")
+    return pos;
+  // The first step is a key of the root object, without a leading '.'.
+  std::optional<size_t> next = findMember(pos, path);
+  while (next) {
+    pos = *next;
+    if (path.consume_front(" (id ")) {
+      // The node id the path quotes for the reader: no step.
+      std::optional<size_t> end = JsonLocator(path).skipString(0);
+      if (!end || !path.drop_front(*end).starts_with(")"))
+        break;
+      path = path.drop_front(*end + 1);
+    }
+    if (path.consume_front(".")) {
+      next = findMember(pos, path);
+    } else if (path.consume_front("[")) {
+      size_t index;
+      if (path.consumeInteger(10, index) || !path.consume_front("]"))
+        break;
+      next = findElement(pos, index);
+    } else {
+      break;
+    }
+  }
+  return pos;
+}
+
+namespace {
 /// The import of one graph; `fail` emits a diagnostic and returns failure.
 class Importer {
 public:
@@ -229,9 +414,15 @@ public:
 
 private:
   LogicalResult fail(const std::string &path, const Twine &message) {
-    emitError(loc) << path << ": " << message;
+    emitError(getLocation(path)) << path << ": " << message;
     return failure();
   }
+
+  /// The line and column of the value that `path` names in the file of
+  /// `loc`, when `loc` is a file location; `loc` otherwise.
+  Location getLocation(StringRef path) const;
+  /// The line and column of `offset` in the file of `loc`.
+  Location getLocation(size_t offset) const;
 
   LogicalResult checkKeys(const json &object, const std::string &path,
                           ArrayRef<const char *> allowed);
@@ -267,11 +458,31 @@ private:
   Location loc;
   const GraphJsonImportOptions &options;
   OpBuilder builder;
+  StringRef text;
   llvm::StringMap<Value> named;
   llvm::StringMap<size_t> nodeIndex;
   std::vector<Node> nodes;
 };
 } // namespace
+
+Location Importer::getLocation(StringRef path) const {
+  if (!isa<FileLineColRange>(loc))
+    return loc;
+  std::optional<size_t> offset = JsonLocator(text).find(path);
+  return offset ? getLocation(*offset) : loc;
+}
+
+Location Importer::getLocation(size_t offset) const {
+  auto file = dyn_cast<FileLineColRange>(loc);
+  if (!file)
+    return loc;
+  StringRef before = text.take_front(offset);
+  unsigned line = 1 + before.count('\n');
+  size_t lineStart = before.rfind('\n');
+  unsigned column =
+      1 + (lineStart == StringRef::npos ? offset : offset - lineStart - 1);
+  return FileLineColLoc::get(file.getFilename(), line, column);
+}
 
 LogicalResult Importer::checkKeys(const json &object, const std::string &path,
                                   ArrayRef<const char *> allowed) {
@@ -769,18 +980,20 @@ LogicalResult Importer::buildNode(size_t index) {
   return success();
 }
 
-OwningOpRef<ModuleOp> Importer::run(StringRef text) {
+OwningOpRef<ModuleOp> Importer::run(StringRef jsonText) {
   context->getOrLoadDialect<KilnDialect>();
   context->getOrLoadDialect<func::FuncDialect>();
+  text = jsonText;
 
   json root = json::parse(text.begin(), text.end(), nullptr,
                           /*allow_exceptions=*/false);
   if (root.is_discarded()) {
     SyntaxErrorFinder finder;
     json::sax_parse(text.begin(), text.end(), &finder);
-    (void)fail("JSON", "syntax error: " + (finder.message.empty()
-                                               ? std::string("malformed")
-                                               : finder.message));
+    emitError(getLocation(std::min(finder.offset, text.size())))
+        << "JSON: syntax error: "
+        << (finder.message.empty() ? std::string("malformed")
+                                   : finder.message);
     return nullptr;
   }
   if (!root.is_object()) {

@@ -1,4 +1,5 @@
-// Bad JSON graphs exit non-zero with a diagnostic naming the entry; `not`
+// Bad JSON graphs exit non-zero with a diagnostic naming the entry, at its
+// line and column (graph-json-error-locations.mlir tests the locator); `not`
 // fails on a crash.
 // RUN: split-file %s %t
 // RUN: not kiln-translate --import-graph-json %t/syntax.json 2>&1 | FileCheck %s --check-prefix=SYNTAX
@@ -22,20 +23,20 @@
 // RUN: mkdir -p %t/zero && ln -sf /dev/zero %t/zero/w.npy
 // RUN: not timeout 60 kiln-translate --import-graph-json %t/weights.json --graph-json-weights-dir %t/zero 2>&1 | FileCheck %s --check-prefix=DEV-ZERO
 
-// SYNTAX: error: JSON: syntax error: {{.*}}parse error at line 2, column 1
-// OP: error: nodes[1] (id "b").op: unknown op "frobnicate"
-// ATTR: error: nodes[0] (id "t").attrs.dim0: expected a 64-bit integer, got a string
-// DANGLING: error: nodes[0] (id "a").inputs[1]: dangling reference "n7:0": no input, parameter or node has that name
-// CYCLE: error: nodes[1] (id "b"): cyclic reference: "a" -> "b" -> "a"
-// SHAPE: error: nodes[0] (id "mm"): contraction dimension of lhs [2, 3] has size 3 but that of rhs [2, 3] has size 2
+// SYNTAX: syntax.json:2:1: error: JSON: syntax error: {{.*}}parse error at line 2, column 1
+// OP: unknown-op.json:3:30: error: nodes[1] (id "b").op: unknown op "frobnicate"
+// ATTR: ill-typed.json:2:78: error: nodes[0] (id "t").attrs.dim0: expected a 64-bit integer, got a string
+// DANGLING: dangling.json:2:53: error: nodes[0] (id "a").inputs[1]: dangling reference "n7:0": no input, parameter or node has that name
+// CYCLE: cycle.json:3:12: error: nodes[1] (id "b"): cyclic reference: "a" -> "b" -> "a"
+// SHAPE: shape.json:2:12: error: nodes[0] (id "mm"): contraction dimension of lhs [2, 3] has size 3 but that of rhs [2, 3] has size 2
 // EXPORT: error: graph JSON export: only kiln ops have a JSON form
 // MIN: kiln-translate: error: --graph-json-export-min-file-elements must not be negative, got -1
 // MIN-DIR: kiln-translate: error: --graph-json-export-min-file-elements needs --graph-json-export-weights-dir
 // LIFT: kiln-translate: error: --lift-parameters does nothing with --export-graph-json
 // EXPORT-DIR: kiln-translate: error: --graph-json-export-weights-dir does nothing with --import-graph-json
-// DEV-ZERO: error: parameters[0].file: '{{.*}}w.npy': not a .npy file (bad magic string)
-// OUT-COLON: error: outputs[0]: name "y:0" contains ':'
-// LSE: error: nodes[0] (id "a"): 'kiln.attention' op lse type 'tensor<1x1x4xf32>' must be 'tensor<1x1x3xf32>'
+// DEV-ZERO: weights.json:2:69: error: parameters[0].file: '{{.*}}w.npy': not a .npy file (bad magic string)
+// OUT-COLON: output-colon.json:3:14: error: outputs[0]: name "y:0" contains ':'
+// LSE: lse-type.json:2:12: error: nodes[0] (id "a"): 'kiln.attention' op lse type 'tensor<1x1x4xf32>' must be 'tensor<1x1x3xf32>'
 
 //--- syntax.json
 {"name": "f", "inputs": [

@@ -80,6 +80,28 @@ TEST_F(GraphJsonTest, SyntaxError) {
             std::string::npos);
 }
 
+/// Errors are at the offending value's line and column in the file of a file
+/// location, and at any other location unchanged.
+TEST_F(GraphJsonTest, ErrorLocations) {
+  std::string text = graph(R"([
+      {"id": "t", "op": "transpose", "inputs": ["x"],
+       "attrs": {"dim0": 0, "dim1": "1"}}])");
+  auto locationOf = [&](Location loc) {
+    std::string where;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      llvm::raw_string_ostream(where) << diag.getLocation();
+      return success();
+    });
+    EXPECT_FALSE(importGraphJson(text, &context, loc));
+    return where;
+  };
+  EXPECT_EQ(locationOf(FileLineColLoc::get(&context, "g.json", 0, 0)),
+            "loc(\"g.json\":4:37)");
+  EXPECT_EQ(locationOf(UnknownLoc::get(&context)), "loc(unknown)");
+  EXPECT_EQ(locationOf(NameLoc::get(StringAttr::get(&context, "api"))),
+            "loc(\"api\")");
+}
+
 TEST_F(GraphJsonTest, UnknownOp) {
   std::string errors = importErrors(graph(
       R"([{"id": "a", "op": "neg", "inputs": ["x"]},

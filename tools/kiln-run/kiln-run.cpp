@@ -23,6 +23,7 @@
 #include "ToolSupport.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <optional>
 #include <random>
 
@@ -55,7 +57,9 @@ static cl::list<std::string> randomRanges(
     "random-range",
     cl::cat(kilnRunCategory), cl::desc("I:LO:HI: with --random-inputs, draw argument #I uniformly from "
              "[LO, HI) instead (integers for integer arguments, e.g. token "
-             "ids); repeat per argument"));
+             "ids; a float value that rounds to HI in its dtype takes the "
+             "greatest one below, and a dtype with no value in [LO, HI) is "
+             "an error); repeat per argument"));
 static cl::opt<std::string>
     outputDir("output-dir", cl::cat(kilnRunCategory), cl::desc("Write result<i>.npy files here"));
 static cl::opt<bool> print("print", cl::cat(kilnRunCategory), cl::desc("Print the results (the default "
@@ -127,27 +131,66 @@ static std::pair<int64_t, int64_t> getIntegerRange(DType dtype) {
   }
 }
 
+/// The least and the greatest value of the float dtype `dtype` in
+/// [low, high), or nullopt when it holds none (f16 has no value in
+/// [4097, 4098)).
+static std::optional<std::pair<double, double>>
+getFloatRange(DType dtype, int64_t low, int64_t high) {
+  const fltSemantics &semantics =
+      dtype == DType::F16    ? APFloat::IEEEhalf()
+      : dtype == DType::BF16 ? APFloat::BFloat()
+      : dtype == DType::F32  ? APFloat::IEEEsingle()
+                             : APFloat::IEEEdouble();
+  APFloat least(semantics), greatest(semantics);
+  least.convertFromAPInt(APInt(64, low, /*isSigned=*/true), /*IsSigned=*/true,
+                         APFloat::rmTowardPositive);
+  if (greatest.convertFromAPInt(APInt(64, high, /*isSigned=*/true),
+                                /*IsSigned=*/true, APFloat::rmTowardNegative) ==
+      APFloat::opOK)
+    greatest.next(/*nextDown=*/true);
+  if (greatest < least)
+    return std::nullopt;
+  bool losesInfo;
+  least.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+  greatest.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                   &losesInfo);
+  return std::make_pair(least.convertToDouble(), greatest.convertToDouble());
+}
+
 /// A tensor of values uniform in [low, high) from `seed`: integers for the
-/// integer dtypes (and i1), reals for the float ones. Like
-/// HostTensor::random, it draws from mt19937_64 with its own conversions, so
-/// every platform draws the same values.
+/// integer dtypes (and i1), reals for the float ones, which must hold a value
+/// in [low, high) (getFloatRange). Like HostTensor::random, it draws from
+/// mt19937_64 with its own conversions, so every platform draws the same
+/// values.
 static Expected<HostTensor> randomInRange(DType dtype, ArrayRef<int64_t> shape,
                                           uint64_t seed, int64_t low,
                                           int64_t high) {
   Expected<HostTensor> tensor = HostTensor::allocate(dtype, shape);
   if (!tensor)
     return tensor.takeError();
+  std::optional<std::pair<double, double>> floatRange;
+  if (isFloatDType(dtype)) {
+    floatRange = getFloatRange(dtype, low, high);
+    assert(floatRange && "the dtype holds no value in the range");
+  }
   std::mt19937_64 engine(seed);
   uint64_t span = uint64_t(high) - uint64_t(low);
   for (int64_t i = 0; i < tensor->getNumElements(); ++i) {
     uint64_t bits = engine();
     // Integers in integer arithmetic: a double would round those above 2^53,
     // possibly out of [low, high).
-    if (!isFloatDType(dtype))
+    if (!isFloatDType(dtype)) {
       tensor->setElementFromInt64(i, int64_t(uint64_t(low) + bits % span));
-    else
-      tensor->setElementFromDouble(
-          i, double(low) + double(bits >> 11) * 0x1.0p-53 * double(span));
+      continue;
+    }
+    // A real drawn from [low, high) can round to high in the dtype (f16
+    // rounds 1 - 2^-12 up to 1): clamped to the dtype's values in the range,
+    // it rounds to the greatest one instead. Values that round into the
+    // range are unchanged.
+    double value = double(low) + double(bits >> 11) * 0x1.0p-53 * double(span);
+    tensor->setElementFromDouble(
+        i, std::clamp(value, floatRange->first, floatRange->second));
   }
   return tensor;
 }
@@ -242,6 +285,15 @@ int main(int argc, char **argv) {
                     Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
                     ": argument #" + Twine(i) + " of @" + entry +
                     " is f16, whose finite values lie in [-65504, 65504]");
+      // A float dtype must hold a value in the range (bf16 has none in
+      // [257, 258)).
+      if (i < ranges.size() && ranges[i] && isFloatDType(spec.dtype) &&
+          !getFloatRange(spec.dtype, ranges[i]->low, ranges[i]->high))
+        return fail("--random-range " + Twine(i) + ":" +
+                    Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
+                    ": argument #" + Twine(i) + " of @" + entry + " is " +
+                    stringifyDType(spec.dtype) +
+                    ", which holds no value in that range");
       // Values an integer dtype cannot hold would be clamped: not uniform.
       if (i < ranges.size() && ranges[i] && !isFloatDType(spec.dtype)) {
         auto [min, max] = getIntegerRange(spec.dtype);

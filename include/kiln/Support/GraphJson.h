@@ -54,8 +54,10 @@ struct GraphJsonImportOptions {
 };
 
 /// Builds a module holding one func.func from the JSON graph `text`. Every
-/// error is emitted as a diagnostic at `loc` whose message starts with the
-/// JSON path of the offending entry; the result is null after an error.
+/// error is emitted as a diagnostic whose message starts with the JSON path
+/// of the offending entry, at the entry's line and column in the file of
+/// `loc` when `loc` is a file location (the file `text` was read from), at
+/// `loc` otherwise; the result is null after an error.
 /// Needs the kiln and func dialects loaded or registered in `context`.
 OwningOpRef<ModuleOp>
 importGraphJson(StringRef text, MLIRContext *context, Location loc,

@@ -17,6 +17,7 @@
 #include "LoweringUtils.h"
 #include "PopulatePatterns.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnAttrUtils.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,27 +46,6 @@ static Value createEmpty(OpBuilder &builder, Location loc,
                          RankedTensorType type) {
   return tensor::EmptyOp::create(builder, loc, type.getShape(),
                                  type.getElementType());
-}
-
-/// Returns the constant `value` of the integer or float type `type`: a float
-/// is rounded to nearest (ties to even), an integer must be one the type
-/// holds (i1: any non-zero value is true). Null for other types.
-static TypedAttr getScalarAttr(Type type, double value) {
-  if (auto floatType = dyn_cast<FloatType>(type)) {
-    APFloat converted(value);
-    bool losesInfo = false;
-    converted.convert(floatType.getFloatSemantics(),
-                      APFloat::rmNearestTiesToEven, &losesInfo);
-    return FloatAttr::get(floatType, converted);
-  }
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    unsigned width = intType.getWidth();
-    APInt bits = width == 1 ? APInt(1, value != 0.0 ? 1 : 0)
-                            : APInt(width, static_cast<int64_t>(value),
-                                    /*isSigned=*/true);
-    return IntegerAttr::get(intType, bits);
-  }
-  return {};
 }
 
 /// Returns true when `groups` (contiguous, in order, covering every dim of
@@ -962,17 +942,6 @@ private:
                         ? 0
                         : kIndexAddVectorBits / accType.getIntOrFloatBitWidth();
     int64_t chunk = std::min(inner, kIndexAddRowChunk);
-    // One thread would be two: the canonicalizer inlines a forall of one
-    // iteration, and the result of the loop left in its place reaches
-    // buffer-results-to-out-params as a loop result, not an allocation, so
-    // the function would return a copy of it. (Two threads also let OpenMP
-    // use two cores.) The first half is whole vectors where it can be.
-    int64_t outer = ShapedType::getNumElements(shape.take_front(axis));
-    if (outer == 1 && inner <= chunk) {
-      int64_t half = llvm::divideCeil(inner, 2);
-      int64_t aligned = lanes > 0 ? llvm::alignTo(half, lanes) : half;
-      chunk = aligned < inner ? aligned : half;
-    }
     int64_t numChunks = llvm::divideCeil(inner, chunk);
     bool evenChunks = inner % chunk == 0;
     SmallVector<OpFoldResult> upperBounds;

@@ -168,17 +168,17 @@ func.func @last_axis(%x: tensor<3x7xf32>, %i: tensor<9xi64>, %s: tensor<3x9xf32>
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<10x4xf32>
 // CHECK: %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<10x4xf32>) -> tensor<10x4xf32>
 // COLUMNS: scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %[[FILL]])
-// ROWS: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %[[FILL]])
+// ROWS: scf.forall (%{{.*}}) in (1) shared_outs(%{{.*}} = %[[FILL]])
 
-// Filled in the caller's result buffer, then updated in place by two
-// threads of two elements: a single thread would be inlined by the
-// canonicalizer, and the function would then return a copy.
+// Filled in the caller's result buffer, then updated in place by the one
+// thread, whose forall the canonicalizer inlined.
 // BUF-LABEL: func.func @__kiln_func_zeros_dest
+// BUF-SAME: %[[RES:[^:]*]]: memref<10x4xf32>)
 // BUF-NOT: memref.get_global
-// BUF: linalg.fill ins(%{{.*}} : f32) outs(%[[RES:.*]] : memref<10x4xf32>)
-// BUF-NEXT: scf.parallel
-// BUF-NEXT: arith.muli
-// BUF-NEXT: memref.subview %[[RES]]
+// BUF: linalg.fill ins(%{{.*}} : f32) outs(%[[RES]] : memref<10x4xf32>)
+// BUF-NEXT: scf.for
+// BUF-NOT: memref.copy
+// BUF: memref.store %{{.*}}, %[[RES]]
 // BUF-NOT: memref.copy
 // BUF: return
 func.func @zeros_dest(%g: tensor<6x4xf32>, %ids: tensor<6xi64>) -> tensor<10x4xf32> {
@@ -189,10 +189,49 @@ func.func @zeros_dest(%g: tensor<6x4xf32>, %ids: tensor<6xi64>) -> tensor<10x4xf
 
 // -----
 
+// A one-iteration forall (a rank-1 dest, whose one column is one thread; a
+// row of one chunk) is inlined by the canonicalizer, which leaves the
+// result a loop-carried tensor; bufferized, the loop carries the result
+// buffer unchanged, and the canonicalizer that runs before
+// buffer-results-to-out-params folds it away, so the result is computed in
+// the caller's buffer: dest is copied in once and never copied out.
+// BUF-LABEL: func.func @__kiln_func_rank1
+// BUF-SAME: (%[[X:[^:]*]]: memref<30xf32>, %{{[^:]*}}: memref<100xi64>, %{{[^:]*}}: memref<100xf32>, %[[RES:[^:]*]]: memref<30xf32>)
+// BUF-NOT: memref.alloc
+// BUF: memref.copy %[[X]], %[[RES]]
+// BUF-NEXT: scf.for
+// BUF-NOT: memref.alloc
+// BUF-NOT: memref.copy
+// BUF: memref.store %{{.*}}, %[[RES]]
+// BUF-NOT: memref.copy
+// BUF: return
+// BUF-LABEL: func.func @__kiln_func_one_chunk
+// BUF-SAME: (%[[X:[^:]*]]: memref<5x100xf32>, %{{[^:]*}}: memref<7xi64>, %{{[^:]*}}: memref<7x100xf32>, %[[RES:[^:]*]]: memref<5x100xf32>)
+// BUF-NOT: memref.alloc
+// BUF: memref.copy %[[X]], %[[RES]]
+// BUF-NEXT: scf.for
+// BUF-NOT: memref.alloc
+// BUF-NOT: memref.copy
+// BUF: vector.transfer_write %{{.*}}, %[[RES]]
+// BUF-NOT: memref.copy
+// BUF: memref.store %{{.*}}, %[[RES]]
+// BUF-NOT: memref.copy
+// BUF: return
+func.func @rank1(%x: tensor<30xf32>, %i: tensor<100xi64>, %s: tensor<100xf32>) -> tensor<30xf32> {
+  %0 = kiln.index_add %x, %i, %s {axis = 0 : i64} : (tensor<30xf32>, tensor<100xi64>, tensor<100xf32>) -> tensor<30xf32>
+  return %0 : tensor<30xf32>
+}
+func.func @one_chunk(%x: tensor<5x100xf32>, %i: tensor<7xi64>, %s: tensor<7x100xf32>) -> tensor<5x100xf32> {
+  %0 = kiln.index_add %x, %i, %s {axis = 0 : i64} : (tensor<5x100xf32>, tensor<7xi64>, tensor<7x100xf32>) -> tensor<5x100xf32>
+  return %0 : tensor<5x100xf32>
+}
+
+// -----
+
 // bf16 rows: bf16 vectors widened to f32 vectors.
 // ROWS-LABEL: func.func @bf16_rows
 // ROWS: %[[U:.*]] = vector.transfer_read %{{.*}} : tensor<4x32xbf16>, vector<16xbf16>
-// ROWS: %[[OLD:.*]] = vector.transfer_read %{{.*}} : tensor<3x16xf32>, vector<16xf32>
+// ROWS: %[[OLD:.*]] = vector.transfer_read %{{.*}} : tensor<3x32xf32>, vector<16xf32>
 // ROWS: %[[UW:.*]] = arith.extf %[[U]] : vector<16xbf16> to vector<16xf32>
 // ROWS: arith.addf %[[OLD]], %[[UW]] : vector<16xf32>
 // COLUMNS-LABEL: func.func @bf16_rows

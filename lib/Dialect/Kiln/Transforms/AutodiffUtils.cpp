@@ -1,5 +1,6 @@
 //===- AutodiffUtils.cpp - Helpers of the backward rules ------------------===//
 
+#include "kiln/Dialect/Kiln/IR/KilnAttrUtils.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 
@@ -10,12 +11,6 @@ using namespace mlir::kiln;
 
 Type autodiff::getElementType(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
-}
-
-static Attribute getScalarAttr(Type elementType, double value) {
-  if (auto floatType = dyn_cast<FloatType>(elementType))
-    return FloatAttr::get(floatType, value);
-  return IntegerAttr::get(elementType, static_cast<int64_t>(value));
 }
 
 Value autodiff::createScalar(OpBuilder &b, Location loc, Type elementType,
