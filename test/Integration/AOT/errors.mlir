@@ -33,6 +33,9 @@
 // TYPEDEF: error: @f and @f_input0_t would both define kiln_f_input0_t in the library or its header
 // RUN: not kiln-compile %t/last-error.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=LAST-ERROR
 // LAST-ERROR: error: @last_error would define kiln_last_error, which every kiln-compile library defines itself (rename @last_error or make it private)
+// Each function has its own accessor of the library's error slot.
+// RUN: not kiln-compile %t/f-last-error.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=F-LAST-ERROR
+// F-LAST-ERROR: error: @f and @f_last_error would both define kiln_f_last_error in the library or its header
 // One file for two outputs: the library overwrote the header.
 // RUN: not kiln-compile %t/ok.mlir -o %t/same.out --header %t/same.out 2>&1 | FileCheck %s --check-prefix=SAME
 // SAME: kiln-compile: error: -o and --header name the same file '{{.*}}same.out'
@@ -99,6 +102,14 @@ func.func @f_input0_t(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 //--- last-error.mlir
 func.func @last_error(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+//--- f-last-error.mlir
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func @f_last_error(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %x : tensor<3xf32>
 }
 
