@@ -17,7 +17,8 @@
 //   int kiln_name(const void *const *inputs, void *const *outputs);
 //
 // whose dtypes and shapes the generated header describes (see docs/AOT.md),
-// and kiln_name_last_error, its library's error message.
+// and kiln_name_last_error, its library's error message. The outputs are
+// written to temporaries next to them and renamed once the library links.
 // The library needs only libc and libm (and libomp with --openmp) at run
 // time, no LLVM or MLIR. Every error is a message and exit code 1.
 //
@@ -68,6 +69,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -800,6 +802,38 @@ struct TempFiles {
 };
 } // namespace
 
+/// Creates the temporary file that stands for the output `path` until
+/// kiln-compile renames it there at the end: `path` with a unique suffix, in
+/// the same directory, removed by `temps` (or on a signal) unless renamed.
+/// An output that cannot be written so fails before any work, and a failed
+/// compile leaves no partial outputs (the header of a library that failed
+/// to link).
+static mlir::LogicalResult reserveOutput(StringRef path,
+                                         SmallString<128> &temp,
+                                         TempFiles &temps) {
+  // Renaming over a directory fails late; over a device (/dev/null) it
+  // would replace the device.
+  sys::fs::file_status status;
+  if (!sys::fs::status(path, status) &&
+      status.type() != sys::fs::file_type::regular_file) {
+    (void)fail("cannot write '" + path + "': it is " +
+               (status.type() == sys::fs::file_type::directory_file
+                    ? "a directory"
+                    : "not a regular file"));
+    return mlir::failure();
+  }
+  int fd;
+  if (std::error_code ec =
+          sys::fs::createUniqueFile(path + "-%%%%%%.tmp", fd, temp)) {
+    (void)fail("cannot write '" + path + "': " + ec.message());
+    return mlir::failure();
+  }
+  sys::Process::SafelyCloseFileDescriptor(fd);
+  temps.paths.push_back(temp.str().str());
+  sys::RemoveFileOnSignal(temp);
+  return mlir::success();
+}
+
 /// Registers what lowering to the GPU and translating its result need: the
 /// GPU pipeline's dialects, interfaces and translations, and the embedding of
 /// `gpu.binary` in the host's LLVM IR (`#gpu.select_object`).
@@ -910,6 +944,17 @@ int main(int argc, char **argv) {
       paths.push_back({flag(path->ArgStr), absolute});
     }
   }
+
+  // Every output is written to a temporary next to it first (see
+  // reserveOutput): an unwritable one fails here, not at the link.
+  TempFiles temps;
+  SmallString<128> libraryTemp, headerTemp, objectTemp;
+  if (failed(reserveOutput(outputFile, libraryTemp, temps)) ||
+      (!headerFile.empty() &&
+       failed(reserveOutput(headerFile, headerTemp, temps))) ||
+      (!objectFile.empty() &&
+       failed(reserveOutput(objectFile, objectTemp, temps))))
+    return 1;
 
   // Find the C compiler first: a missing one fails before any work.
   std::string cc = ccPath;
@@ -1047,8 +1092,7 @@ int main(int argc, char **argv) {
                 "device memory (a bug in the GPU pipeline)");
 
   // The object, the wrappers, then `cc -shared`.
-  TempFiles temps;
-  SmallString<128> objectPath(objectFile);
+  SmallString<128> objectPath(objectTemp);
   if (objectPath.empty()) {
     int fd;
     if (std::error_code ec =
@@ -1091,7 +1135,7 @@ int main(int argc, char **argv) {
 
   if (!headerFile.empty())
     if (Error error = writeFile(
-            headerFile,
+            headerTemp,
             makeHeader(functions, headerFile, inputFile, cuda, emulated)))
       return fail(toString(std::move(error)));
 
@@ -1102,7 +1146,7 @@ int main(int argc, char **argv) {
                                    "-fPIC",
                                    "-O2",
                                    "-o",
-                                   outputFile,
+                                   libraryTemp.str().str(),
                                    objectPath.str().str(),
                                    wrapperPath.str().str(),
                                    "-Wl,--no-undefined",
@@ -1134,6 +1178,18 @@ int main(int argc, char **argv) {
                              : linkError;
     return fail("linking the library failed (" + reason +
                 "); the command was: " + llvm::join(args, " "));
+  }
+  // All built: the outputs take their names.
+  for (auto [temp, path] : {std::pair<StringRef, StringRef>(libraryTemp,
+                                                            outputFile),
+                            {headerTemp, headerFile},
+                            {objectTemp, objectFile}}) {
+    if (path.empty())
+      continue;
+    if (std::error_code ec = sys::fs::rename(temp, path))
+      return fail("cannot write '" + path + "': " + ec.message());
+    sys::DontRemoveFileOnSignal(temp);
+    llvm::erase(temps.paths, temp.str());
   }
   if (showTimes)
     outs() << format("pipeline: %.3f ms, llvm: %.3f ms, link: %.3f ms\n",

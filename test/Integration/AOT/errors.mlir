@@ -46,9 +46,25 @@
 // NONE: error: the module has no public function with a body to export
 // RUN: not kiln-compile %t/parse.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: error:
-// RUN: not kiln-compile %t/ok.mlir -o %t/no/such/dir/lib.so 2>&1 | FileCheck %s --check-prefix=LINK
+// An output that cannot be written is an error before any work (it failed
+// only at the link, after the header was written); a failed link leaves no
+// partial outputs (the header stayed behind).
+// RUN: not kiln-compile %t/ok.mlir -o %t/no/such/dir/lib.so --header %t/nodir.h 2>&1 | FileCheck %s --check-prefix=NODIR --implicit-check-not=linking
+// NODIR: kiln-compile: error: cannot write '{{.*}}no/such/dir/lib.so': No such file or directory
+// RUN: not ls %t/nodir.h
+// RUN: not kiln-compile %t/ok.mlir -o %t/ok.mlir/lib.so 2>&1 | FileCheck %s --check-prefix=NOTDIR --implicit-check-not=linking
+// NOTDIR: kiln-compile: error: cannot write '{{.*}}ok.mlir/lib.so': Not a directory
+// RUN: not kiln-compile %t/parse.mlir -o %t/lib.so --header %t/no/such/dir/h.h 2>&1 | FileCheck %s --check-prefix=NODIR-HEADER
+// NODIR-HEADER: kiln-compile: error: cannot write '{{.*}}no/such/dir/h.h': No such file or directory
+// RUN: not kiln-compile %t/ok.mlir -o %t 2>&1 | FileCheck %s --check-prefix=ISDIR
+// ISDIR: kiln-compile: error: cannot write '{{.*}}': it is a directory
+// RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --emit-object /dev/null 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: kiln-compile: error: cannot write '/dev/null': it is not a regular file
+// RUN: not kiln-compile %t/ok.mlir -o %t/failed.so --header %t/failed.h --emit-object %t/failed.o --cc false 2>&1 | FileCheck %s --check-prefix=LINK
 // LINK: error: linking the library failed
-// RUN: not ls %t/no/such/dir/lib.so
+// RUN: not ls %t/failed.so
+// RUN: not ls %t/failed.h
+// RUN: not ls %t/failed.o
 //
 // Found while extending test/robustness/campaign.py to the tools: an
 // unknown --mcpu was "ignored" with a warning and then aborted in the
@@ -64,6 +80,10 @@
 // GPUOPT: kiln-compile: error: --gpu-chip is for --target=cuda and --target=cuda-emulator only
 // RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --header= 2>&1 | FileCheck %s --check-prefix=HEADER
 // HEADER: kiln-compile: error: --header needs a file name
+//
+// No failure above left a temporary output behind.
+// RUN: ls %t | FileCheck %s --check-prefix=NO-TEMPS --implicit-check-not=.tmp
+// NO-TEMPS: ok.mlir
 
 //--- dynamic.mlir
 func.func @f(%i: index) -> tensor<2xf32> {
