@@ -33,8 +33,8 @@ Usage: bench/attention.py [--build-dir build] [--seq 512 1024 2048]
                           [--mcpu native|generic] [--backward]
 
 Needs PyTorch (Debian's python3-torch: run it with /usr/bin/python3) and a
-built Kiln. While kiln.attention has no CPU lowering yet, it prints the
-PyTorch times and Kiln's compile error.
+built Kiln. If Kiln fails to compile or run a shape, it prints PyTorch's
+time and Kiln's error for that row and exits 1.
 """
 import argparse
 import ctypes

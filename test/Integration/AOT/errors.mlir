@@ -33,6 +33,9 @@
 // TYPEDEF: error: @f and @f_input0_t would both define kiln_f_input0_t in the library or its header
 // RUN: not kiln-compile %t/last-error.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=LAST-ERROR
 // LAST-ERROR: error: @last_error would define kiln_last_error, which every kiln-compile library defines itself (rename @last_error or make it private)
+// Each function has its own accessor of the library's error slot.
+// RUN: not kiln-compile %t/f-last-error.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=F-LAST-ERROR
+// F-LAST-ERROR: error: @f and @f_last_error would both define kiln_f_last_error in the library or its header
 // One file for two outputs: the library overwrote the header.
 // RUN: not kiln-compile %t/ok.mlir -o %t/same.out --header %t/same.out 2>&1 | FileCheck %s --check-prefix=SAME
 // SAME: kiln-compile: error: -o and --header name the same file '{{.*}}same.out'
@@ -43,9 +46,25 @@
 // NONE: error: the module has no public function with a body to export
 // RUN: not kiln-compile %t/parse.mlir -o %t/lib.so 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: error:
-// RUN: not kiln-compile %t/ok.mlir -o %t/no/such/dir/lib.so 2>&1 | FileCheck %s --check-prefix=LINK
+// An output that cannot be written is an error before any work (it failed
+// only at the link, after the header was written); a failed link leaves no
+// partial outputs (the header stayed behind).
+// RUN: not kiln-compile %t/ok.mlir -o %t/no/such/dir/lib.so --header %t/nodir.h 2>&1 | FileCheck %s --check-prefix=NODIR --implicit-check-not=linking
+// NODIR: kiln-compile: error: cannot write '{{.*}}no/such/dir/lib.so': No such file or directory
+// RUN: not ls %t/nodir.h
+// RUN: not kiln-compile %t/ok.mlir -o %t/ok.mlir/lib.so 2>&1 | FileCheck %s --check-prefix=NOTDIR --implicit-check-not=linking
+// NOTDIR: kiln-compile: error: cannot write '{{.*}}ok.mlir/lib.so': Not a directory
+// RUN: not kiln-compile %t/parse.mlir -o %t/lib.so --header %t/no/such/dir/h.h 2>&1 | FileCheck %s --check-prefix=NODIR-HEADER
+// NODIR-HEADER: kiln-compile: error: cannot write '{{.*}}no/such/dir/h.h': No such file or directory
+// RUN: not kiln-compile %t/ok.mlir -o %t 2>&1 | FileCheck %s --check-prefix=ISDIR
+// ISDIR: kiln-compile: error: cannot write '{{.*}}': it is a directory
+// RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --emit-object /dev/null 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: kiln-compile: error: cannot write '/dev/null': it is not a regular file
+// RUN: not kiln-compile %t/ok.mlir -o %t/failed.so --header %t/failed.h --emit-object %t/failed.o --cc false 2>&1 | FileCheck %s --check-prefix=LINK
 // LINK: error: linking the library failed
-// RUN: not ls %t/no/such/dir/lib.so
+// RUN: not ls %t/failed.so
+// RUN: not ls %t/failed.h
+// RUN: not ls %t/failed.o
 //
 // Found while extending test/robustness/campaign.py to the tools: an
 // unknown --mcpu was "ignored" with a warning and then aborted in the
@@ -61,6 +80,10 @@
 // GPUOPT: kiln-compile: error: --gpu-chip is for --target=cuda and --target=cuda-emulator only
 // RUN: not kiln-compile %t/ok.mlir -o %t/lib.so --header= 2>&1 | FileCheck %s --check-prefix=HEADER
 // HEADER: kiln-compile: error: --header needs a file name
+//
+// No failure above left a temporary output behind.
+// RUN: ls %t | FileCheck %s --check-prefix=NO-TEMPS --implicit-check-not=.tmp
+// NO-TEMPS: ok.mlir
 
 //--- dynamic.mlir
 func.func @f(%i: index) -> tensor<2xf32> {
@@ -99,6 +122,14 @@ func.func @f_input0_t(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 //--- last-error.mlir
 func.func @last_error(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+//--- f-last-error.mlir
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+func.func @f_last_error(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %x : tensor<3xf32>
 }
 

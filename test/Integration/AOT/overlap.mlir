@@ -12,6 +12,12 @@
 // CHECK-NEXT: outputs: 1 "kiln_two: outputs[1] overlaps outputs[0]"
 // CHECK-NEXT: same inputs: 0 "" [2, 4, 6, 8]
 // CHECK-NEXT: null: 1 "kiln_t: inputs is NULL"
+// The checks index one table of byte sizes (inputs, then outputs).
+// CHECK-NEXT: many: 1 "kiln_many: outputs[2] overlaps inputs[1]"
+// CHECK-NEXT: many: 1 "kiln_many: outputs[2] overlaps outputs[1]"
+// CHECK-NEXT: many: 1 "kiln_many: inputs[3] is NULL"
+// CHECK-NEXT: many: 1 "kiln_many: outputs[1] is NULL"
+// CHECK-NEXT: many: 0 "" [-1, -2] [-3, -4, -5]
 // The header says so.
 // RUN: FileCheck %s --check-prefix=HEADER < %t/ov.h
 // HEADER: Outputs must not overlap inputs or each other
@@ -26,6 +32,16 @@ func.func @two(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = kiln.neg %x : tensor<4xf32>
   %1 = kiln.exp %x : tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// An empty output may be NULL or anywhere.
+func.func @many(%a: tensor<2xf32>, %b: tensor<3xf32>, %c: tensor<0xf32>,
+                %d: tensor<4xf32>)
+    -> (tensor<2xf32>, tensor<3xf32>, tensor<4xf32>, tensor<0xf32>) {
+  %0 = kiln.neg %a : tensor<2xf32>
+  %1 = kiln.neg %b : tensor<3xf32>
+  %2 = kiln.neg %d : tensor<4xf32>
+  return %0, %1, %2, %c : tensor<2xf32>, tensor<3xf32>, tensor<4xf32>, tensor<0xf32>
 }
 
 func.func @add(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {

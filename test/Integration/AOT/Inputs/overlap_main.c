@@ -54,5 +54,31 @@ int main(void) {
     rc = kiln_t(NULL, outputs);
     printf("null: %d \"%s\"\n", rc, kiln_last_error());
   }
+  {
+    float a2[2] = {1, 2}, b3[3] = {3, 4, 5}, d4[4] = {6, 7, 8, 9};
+    float o2[2], o3[3], o4[4], big[8], shared[8] = {3, 4, 5};
+    const void *inputs[] = {a2, shared, NULL, d4};
+    const void *nullInput[] = {a2, b3, NULL, NULL};
+    void *outputs[] = {o2, o3, shared + 2, NULL};
+    /* inputs[1] is shared[0..2], outputs[2] shared[2..5]. */
+    rc = kiln_many(inputs, outputs);
+    printf("many: %d \"%s\"\n", rc, kiln_last_error());
+    inputs[1] = b3;
+    outputs[1] = big;
+    outputs[2] = big + 2;
+    rc = kiln_many(inputs, outputs);
+    printf("many: %d \"%s\"\n", rc, kiln_last_error());
+    rc = kiln_many(nullInput, outputs);
+    printf("many: %d \"%s\"\n", rc, kiln_last_error());
+    outputs[1] = NULL;
+    rc = kiln_many(inputs, outputs);
+    printf("many: %d \"%s\"\n", rc, kiln_last_error());
+    outputs[1] = o3;
+    outputs[2] = o4;
+    outputs[3] = a2;
+    rc = kiln_many(inputs, outputs);
+    printf("many: %d \"%s\" [%g, %g] [%g, %g, %g]\n", rc, kiln_last_error(),
+           o2[0], o2[1], o3[0], o3[1], o3[2]);
+  }
   return 0;
 }
