@@ -29,12 +29,15 @@ fewer of them. torch's is one `scaled_dot_product_attention` forward and
 `backward` under `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`. ratio = torch
 time / kiln time (above 1: kiln is faster). error: the largest of kiln's
 dQ, dK and dV errors against one flash-backend backward on the same
-inputs, each relative to that gradient's max |torch|; above 4 * 2^-7
-(check_attention_bwd.py's bf16 tolerance) the row says WRONG and the
-script exits non-zero (a timing of a wrong kernel does not count).
+inputs, each relative to that gradient's max |torch|, NaN if any of them
+is (kiln's outputs are NaN until written, again before the unpaired row);
+above 4 * 2^-7 (check_attention_bwd.py's bf16 tolerance), or NaN, the row
+says WRONG and the script exits non-zero (a timing of a wrong kernel does
+not count).
 """
 import argparse
 import ctypes
+import math
 import pathlib
 import sys
 import time
@@ -47,6 +50,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import attention_bwd_cases  # noqa: E402
+from kiln_gpu import nan_max, poison, relative_error, within  # noqa: E402
 
 
 def measure(fn, target=0.3, max_reps=20):
@@ -120,9 +124,10 @@ def main():
         k = torch.randn(B, Hkv, S, D, dtype=dt, device="cuda")
         v = torch.randn(B, Hkv, S, D, dtype=dt, device="cuda")
         dout = torch.randn(B, Hq, S, D, dtype=dt, device="cuda")
-        dq, dk, dv = (torch.empty_like(x) for x in (q, k, v))
-        out = torch.empty_like(q)
-        lse = torch.empty(B, Hq, S, dtype=torch.float32, device="cuda")
+        # NaN until kiln writes them: an unwritten element cannot pass.
+        dq, dk, dv = poison(*(torch.empty_like(x) for x in (q, k, v)))
+        out, lse = poison(torch.empty_like(q), torch.empty(
+            B, Hq, S, dtype=torch.float32, device="cuda"))
 
         def kiln_times(paired):
             """(backward, forward) seconds of kiln, None where it failed."""
@@ -220,13 +225,18 @@ def main():
             return None
 
         def error(reference):
+            """The largest relative error of dQ, dK and dV: NaN if any is
+            NaN (an unwritten or non-finite result), or without a
+            reference."""
             if reference is None:
-                return float("nan")
-            return max(((got.float() - want.float()).abs().max() /
-                        want.float().abs().max().clamp_min(1e-30)).item()
-                       for got, want in zip((dq, dk, dv), reference))
+                return math.nan
+            return nan_max(relative_error(got, want)
+                           for got, want in zip((dq, dk, dv), reference))
         reference = None
         for paired in (True, False) if args.unpaired else (True,):
+            if not paired:
+                # Not the paired run's results: NaN until written again.
+                poison(dq, dk, dv, out)
             t_bwd, t_fwd = kiln_times(paired)
             t_kiln = t_fwd + t_bwd if t_fwd and t_bwd else None
             err = float("nan")
@@ -234,7 +244,7 @@ def main():
                 if reference is None:
                     reference = reference_grads()
                 err = error(reference)
-            verdict = " WRONG" if err > 4 * 2.0 ** -7 else ""
+            verdict = "" if within(err, 4 * 2.0 ** -7) else " WRONG"
             if verdict:
                 wrong.append(name + ("" if paired else "(unpaired)"))
             row = [name + ("" if paired else "(unpaired)") + torch_note,
@@ -246,7 +256,8 @@ def main():
         seconds_per_flop = (time.perf_counter() - config_began) / flops
     print(f"# {time.perf_counter() - began:.1f} s")
     if wrong:
-        print(f"WRONG results (error above 4 * 2^-7): {' '.join(wrong)}")
+        print(f"WRONG results (error above 4 * 2^-7, or NaN): "
+              f"{' '.join(wrong)}")
         return 1
     return 0
 

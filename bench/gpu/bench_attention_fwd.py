@@ -12,9 +12,10 @@ work), after one warm-up call, for up to --iters calls or --budget seconds
 per case. It prints per case the mean times, TFLOP/s with FlashAttention's
 count (4 * B * Hq * S * S * D, halved when causal) and Kiln's TFLOP/s over
 torch's, and the largest |kiln - torch| relative to max |torch| of the
-output (a timing of a wrong kernel does not count: above 2e-2, the bf16
-tolerance of check_attention_fwd.py, the row says WRONG and the script
-exits non-zero). The `_pipelined` cases are the same shapes compiled with
+output, which is NaN until kiln writes it (a timing of a wrong kernel
+does not count: above 2e-2, the bf16 tolerance of check_attention_fwd.py,
+or NaN, the row says WRONG and the script exits non-zero). The
+`_pipelined` cases are the same shapes compiled with
 convert-kiln-attention-to-gpu's software-pipeline; a last table gives each
 one's speed over its default kernel, measured in the same run.
 
@@ -26,6 +27,7 @@ Usage: bench_attention_fwd.py [--artifacts DIR] [--iters N] [--budget S]
 import argparse
 import ctypes
 import json
+import math
 import os
 import sys
 import time
@@ -34,6 +36,8 @@ import torch
 import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kiln_gpu import relative_error, within  # noqa: E402
 
 
 def time_calls(fn, iters, budget):
@@ -83,7 +87,9 @@ def main():
         q = torch.randn(B, Hq, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
         k = torch.randn(B, Hkv, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
         v = torch.randn(B, Hkv, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
-        out = torch.empty(B, Hq, S, D, device="cuda", dtype=torch.bfloat16)
+        # NaN until kiln writes it: an unwritten element cannot pass.
+        out = torch.full((B, Hq, S, D), math.nan, device="cuda",
+                         dtype=torch.bfloat16)
         flops = 4.0 * B * Hq * S * S * D / (2.0 if causal else 1.0)
 
         kiln_ms = float("nan")
@@ -125,13 +131,12 @@ def main():
         torch_times[case["name"]] = torch_ms
         kiln_tf = flops / (kiln_ms * 1e-3) / 1e12
         torch_tf = flops / (torch_ms * 1e-3) / 1e12
-        # Kiln's last output against torch's, relative to max |torch|.
+        # Kiln's last output against torch's, relative to max |torch| (NaN,
+        # hence WRONG, if kiln failed or left a NaN).
         error = float("nan")
         if kiln_ms == kiln_ms:
-            expected = ref().float()
-            error = ((out.float() - expected).abs().max() /
-                     expected.abs().max().clamp_min(1e-30)).item()
-        verdict = " WRONG" if error > 2e-2 else ""
+            error = relative_error(out, ref())
+        verdict = "" if within(error, 2e-2) else " WRONG"
         if verdict:
             wrong.append(case["name"])
         print(f"{case['name']:40s} {kiln_ms:9.3f} {torch_ms:9.3f} {kiln_tf:9.1f} "
@@ -149,7 +154,8 @@ def main():
         print(f"{case['baseline']:40s} {base:10.3f} {piped:12.3f} "
               f"{base / piped:8.2f}", flush=True)
     if wrong:
-        print(f"WRONG results (error above 2e-2): {' '.join(wrong)}", flush=True)
+        print(f"WRONG results (error above 2e-2, or NaN): {' '.join(wrong)}",
+              flush=True)
         sys.exit(1)
 
 

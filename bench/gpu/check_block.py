@@ -38,7 +38,7 @@ import sys
 import torch
 
 from kiln_gpu import DEVICE, EMULATE, KilnError, KilnLibrary, artifact, \
-    compare, fail, finish, to_device
+    compare, fail, finish, nan_max, to_device
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -79,13 +79,13 @@ def reference(inputs, dtype):
 def check_training_step(inputs):
     loss64, grads64 = reference(inputs, torch.float64)
     loss32, grads32 = reference(inputs, torch.float32)
-    scale = max(g.abs().max().item() for g in grads64)
+    scale = nan_max(g.abs().max().item() for g in grads64)
     grad_tols = [1e-4 * scale + 1e-4 * g.abs().max().item() for g in grads64]
     loss_tol = 2e-6 + 2e-5 * abs(loss64.item())
     print("INFO block.torch_f32 loss err %.3e, max grad err %.3e" % (
         abs(loss32.item() - loss64.item()),
-        max((a.double() - b).abs().max().item()
-            for a, b in zip(grads32, grads64))), flush=True)
+        nan_max((a.double() - b).abs().max().item()
+                for a, b in zip(grads32, grads64))), flush=True)
 
     # With the attention kernels, and with attention decomposed into
     # primitive ops (the generic path).
@@ -159,7 +159,8 @@ def check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol,
         spread = [adam_reference(p, m, v, grads64[i] + s * grad_tols[i], 5, LR)
                   for s in (1.0, -1.0)]
         def tol(k, ref):
-            moved = max((other[k] - ref).abs().max().item() for other in spread)
+            moved = nan_max((other[k] - ref).abs().max().item()
+                            for other in spread)
             return moved + 8 * U * ref.abs().max().item()
         compare(prefix + name, new_p[i], ref_p, tol(0, ref_p) + 8 * U * LR)
         compare(prefix + "m_" + name, new_m[i], ref_m, tol(1, ref_m))

@@ -15,7 +15,7 @@ import threading
 import torch
 
 from kiln_gpu import DEVICE, EMULATE, KilnError, KilnLibrary, artifact, \
-    fail, finish, report, synchronize, time_ms
+    fail, finish, poison, report, synchronize, time_ms
 
 
 def main():
@@ -37,7 +37,7 @@ def main():
 
     # From a fresh thread: no current context there until the runtime pushes
     # the device's primary context, which torch's allocations live in.
-    y_thread = torch.empty_like(x)
+    (y_thread,) = poison(torch.empty_like(x))
     synchronize()
     ins = (ctypes.c_void_p * 1)(x.data_ptr())
     outs = (ctypes.c_void_p * 1)(y_thread.data_ptr())

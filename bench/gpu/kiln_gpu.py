@@ -19,6 +19,7 @@ so DEVICE is "cpu" and synchronize() does nothing. The checks use DEVICE,
 to_device() and synchronize() instead of naming CUDA.
 """
 import ctypes
+import math
 import os
 import re
 import sys
@@ -99,11 +100,13 @@ class KilnFunction:
         self.fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 
     def empty_outputs(self, device=None):
+        """The outputs, poisoned (see `poison`): what the library does not
+        write cannot pass a comparison."""
         if device is None:
             device = torch.device("cpu") if EMULATE else torch.device(
                 "cuda", torch.cuda.current_device())
-        return [torch.empty(shape, dtype=dtype, device=device)
-                for dtype, shape in self.outputs]
+        return poison(*[torch.empty(shape, dtype=dtype, device=device)
+                        for dtype, shape in self.outputs])
 
     def _check(self, kind, tensors, specs):
         if len(tensors) != len(specs):
@@ -177,15 +180,64 @@ def time_ms(fn, warmup=2, repeat=10):
     return times[len(times) // 2]
 
 
+# ---------------------------------------------------------------------------
+# Comparisons a NaN cannot pass. `err > tol` is False for a NaN error, and
+# Python's max() drops a NaN that is not first (max([1e-3, nan, 2e-3]) is
+# 2e-3), so a kernel that writes NaN, or nothing into an uninitialized
+# output, would pass both. Every check and benchmark compares with these.
+# ---------------------------------------------------------------------------
+
+
+def within(err, tol):
+    """Whether err <= tol: False when err (or tol) is NaN."""
+    return float(err) <= float(tol)
+
+
+def nan_max(values):
+    """The largest of `values` (numbers), NaN if any is NaN or there are
+    none."""
+    values = [float(v) for v in values]
+    if not values or any(math.isnan(v) for v in values):
+        return math.nan
+    return max(values)
+
+
+def relative_error(got, want):
+    """max |got - want| / max |want| (as a float, computed in float32 on
+    `want`'s device), NaN when `got` has a NaN or an infinity."""
+    got = got.to(device=want.device, dtype=torch.float32)
+    want = want.float()
+    if not torch.isfinite(got).all().item():
+        return math.nan
+    if not want.numel():
+        return 0.0
+    return ((got - want).abs().max() /
+            want.abs().max().clamp_min(1e-30)).item()
+
+
+def poison(*tensors):
+    """Fills each tensor in place with NaN (integers with their minimum,
+    booleans with True), so that an output the library leaves unwritten
+    cannot pass; returns the list of tensors."""
+    for t in tensors:
+        if t.is_floating_point():
+            t.fill_(math.nan)
+        elif t.dtype == torch.bool:
+            t.fill_(True)
+        else:
+            t.fill_(torch.iinfo(t.dtype).min)
+    return list(tensors)
+
+
 _failures = []
 _cases = [0]
 
 
 def report(name, max_abs_err, tol, ok=None, note=""):
     """Prints `PASS|FAIL name max_abs_err tol [note]`; ok defaults to
-    max_abs_err <= tol (a NaN error fails)."""
+    within(max_abs_err, tol) (a NaN error fails)."""
     if ok is None:
-        ok = max_abs_err <= tol  # False for NaN
+        ok = within(max_abs_err, tol)
     _cases[0] += 1
     if not ok:
         _failures.append(name)

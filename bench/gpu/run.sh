@@ -104,10 +104,13 @@ run_script() {  # kind limit script
   fi
   echo "-- $name: exit $rc, $(( $(date +%s) - t0 )) s"
 }
-# The runtime's own check first: if it fails, the others cannot pass.
-checks=(bench/gpu/check_runtime.py)
+# The harness's self-test (no GPU needed), then the runtime's own check: if
+# either fails, the others cannot be trusted or cannot pass.
+checks=(bench/gpu/check_harness.py bench/gpu/check_runtime.py)
 for script in bench/gpu/check_*.py; do
-  [ "$script" = bench/gpu/check_runtime.py ] && continue
+  case $script in
+    bench/gpu/check_harness.py|bench/gpu/check_runtime.py) continue ;;
+  esac
   # The emulator against the hardware: nothing to compare with here.
   [ -n "$emulate" ] && [ "$script" = bench/gpu/check_emulator.py ] && continue
   checks+=("$script")
