@@ -33,7 +33,8 @@ inputs, each relative to that gradient's max |torch|, NaN if any of them
 is (kiln's outputs are NaN until written, again before the unpaired row);
 above 4 * 2^-7 (check_attention_bwd.py's bf16 tolerance), or NaN, the row
 says WRONG and the script exits non-zero (a timing of a wrong kernel does
-not count).
+not count). A GPU fault fails its configuration and restarts the script
+after it (kiln_gpu.run_cases; the --budget counts from the first start).
 """
 import argparse
 import ctypes
@@ -50,7 +51,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import attention_bwd_cases  # noqa: E402
-from kiln_gpu import nan_max, poison, relative_error, within  # noqa: E402
+from kiln_gpu import carried, failed_cases, is_sticky, nan_max, poison, \
+    relative_error, run_cases, within  # noqa: E402
 
 
 def measure(fn, target=0.3, max_reps=20):
@@ -80,7 +82,8 @@ def kiln_call(path, symbol, inputs, outputs):
     def call():
         if fn(ins, outs) != 0:
             lib.kiln_last_error.restype = ctypes.c_char_p
-            raise RuntimeError(f"{symbol}: {lib.kiln_last_error()}")
+            raise RuntimeError(f"{symbol}: " + (
+                lib.kiln_last_error() or b"").decode(errors="replace"))
     return call
 
 
@@ -97,27 +100,33 @@ def main():
     parser.add_argument("filter", nargs="?", default="")
     args = parser.parse_args()
     torch.manual_seed(0)
-    began = time.perf_counter()
-    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}; "
-          "ms and TFLOP/s (FLOPs: fwd 4BHS^2D, bwd 2.5x, fwd+bwd 3.5x, "
-          "halved when causal)")
-    print("# config kiln_bwd_ms kiln_bwd_TFLOPs kiln_fwdbwd_ms "
-          "kiln_fwdbwd_TFLOPs torch_bwd_ms torch_fwdbwd_ms "
-          "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd error")
-    wrong = []
-    seconds_per_flop = 0.0  # of the last configuration, all of it
-    for cfg in attention_bwd_cases.bench_configs():
+    # Kept across a restart after a GPU fault (kiln_gpu.run_cases): the
+    # budget counts from the first start.
+    began = carried.setdefault("began", time.time())
+    wrong = carried.setdefault("wrong", [])
+    if not carried.setdefault("header", False):
+        carried["header"] = True
+        print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}; "
+              "ms and TFLOP/s (FLOPs: fwd 4BHS^2D, bwd 2.5x, fwd+bwd 3.5x, "
+              "halved when causal)")
+        print("# config kiln_bwd_ms kiln_bwd_TFLOPs kiln_fwdbwd_ms "
+              "kiln_fwdbwd_TFLOPs torch_bwd_ms torch_fwdbwd_ms "
+              "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd error", flush=True)
+    configs = [cfg for cfg in attention_bwd_cases.bench_configs()
+               if args.filter in cfg["name"]
+               and not (args.quick and cfg["Sq"] > 2048)]
+
+    def bench(cfg):
         name = cfg["name"]
-        if args.filter not in name or (args.quick and cfg["Sq"] > 2048):
-            continue
         B, Hq, Hkv, S, D = cfg["B"], cfg["Hq"], cfg["Hkv"], cfg["Sq"], cfg["Dk"]
         flops = 4.0 * B * Hq * S * S * D * (0.5 if cfg["causal"] else 1.0)
-        elapsed = time.perf_counter() - began
+        elapsed = time.time() - began
         # Skipped when it would not finish within the budget at the
         # previous configuration's pace.
-        if elapsed + seconds_per_flop * flops > args.budget:
-            print(f"SKIP {name} (budget)")
-            continue
+        if elapsed + carried.get("seconds_per_flop", 0.0) * flops > \
+                args.budget:
+            print(f"SKIP {name} (budget)", flush=True)
+            return
         config_began = time.perf_counter()
         dt = torch.bfloat16
         q = torch.randn(B, Hq, S, D, dtype=dt, device="cuda")
@@ -143,7 +152,9 @@ def main():
                 fwd()
                 t_fwd = measure(fwd)
             except (OSError, AttributeError, RuntimeError) as error:
-                print(f"# {name} fwd: {error}")
+                print(f"# {name} fwd: {error}", flush=True)
+                if is_sticky(error):
+                    raise
             if paired and t_fwd is None:
                 return None, None
             try:
@@ -152,7 +163,9 @@ def main():
                     [q, k, v, dout] + ([out, lse] if paired else []),
                     [dq, dk, dv]))
             except (OSError, AttributeError, RuntimeError) as error:
-                print(f"# {name} bwd: {error}")
+                print(f"# {name} bwd: {error}", flush=True)
+                if is_sticky(error):
+                    raise
             return t_bwd, t_fwd
 
         def torch_times(gqa, qt, kt, vt, grad):
@@ -178,7 +191,9 @@ def main():
         try:
             t_torch_fwd, t_torch = torch_times(Hq != Hkv, q, k, v, dout)
         except RuntimeError as error:
-            print(f"# {name} torch: {error}")
+            print(f"# {name} torch: {error}", flush=True)
+            if is_sticky(error):
+                raise
             if Hq != Hkv:
                 # A flash backend without GQA: K and V repeated to Hq heads
                 # (what a caller would do), stated in the row's name.
@@ -189,7 +204,9 @@ def main():
                         v.repeat_interleave(R, dim=1), dout)
                     torch_note = "(torch:repeated-kv)"
                 except RuntimeError as error2:
-                    print(f"# {name} torch: {error2}")
+                    print(f"# {name} torch: {error2}", flush=True)
+                    if is_sticky(error2):
+                        raise
 
         def ms(t):
             return f"{t * 1e3:.3f}" if t else "-"
@@ -215,7 +232,9 @@ def main():
                             qr, kr, vr, is_causal=cfg["causal"],
                             **({"enable_gqa": True} if gqa else {}))
                     o.backward(dout)
-                except RuntimeError:
+                except RuntimeError as error:
+                    if is_sticky(error):
+                        raise
                     continue
                 gk, gv = kr.grad, vr.grad
                 if kt is not k:  # repeated K/V: sum each group's gradients
@@ -253,11 +272,14 @@ def main():
                    tflops(3.5 * flops, t_torch), ratio(t_torch_bwd, t_bwd),
                    ratio(t_torch, t_kiln), f"{err:.1e}{verdict}"]
             print(" ".join(row), flush=True)
-        seconds_per_flop = (time.perf_counter() - config_began) / flops
-    print(f"# {time.perf_counter() - began:.1f} s")
+        carried["seconds_per_flop"] = (
+            time.perf_counter() - config_began) / flops
+    run_cases(configs, bench, name=lambda cfg: cfg["name"], rerun=False)
+    print(f"# {time.time() - began:.1f} s")
+    wrong = wrong + [name for name in failed_cases() if name not in wrong]
     if wrong:
-        print(f"WRONG results (error above 4 * 2^-7, or NaN): "
-              f"{' '.join(wrong)}")
+        print(f"WRONG or failed (error above 4 * 2^-7, NaN, or a GPU "
+              f"fault): {' '.join(wrong)}", flush=True)
         return 1
     return 0
 

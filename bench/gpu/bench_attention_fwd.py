@@ -14,8 +14,9 @@ count (4 * B * Hq * S * S * D, halved when causal) and Kiln's TFLOP/s over
 torch's, and the largest |kiln - torch| relative to max |torch| of the
 output, which is NaN until kiln writes it (a timing of a wrong kernel
 does not count: above 2e-2, the bf16 tolerance of check_attention_fwd.py,
-or NaN, the row says WRONG and the script exits non-zero). The
-`_pipelined` cases are the same shapes compiled with
+or NaN, the row says WRONG and the script exits non-zero). A GPU fault
+fails its case and restarts the script after it (kiln_gpu.run_cases).
+The `_pipelined` cases are the same shapes compiled with
 convert-kiln-attention-to-gpu's software-pipeline; a last table gives each
 one's speed over its default kernel, measured in the same run.
 
@@ -37,7 +38,8 @@ import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kiln_gpu import relative_error, within  # noqa: E402
+from kiln_gpu import KilnError, carried, failed_cases, is_sticky, \
+    relative_error, run_cases, within  # noqa: E402
 
 
 def time_calls(fn, iters, budget):
@@ -76,11 +78,17 @@ def main():
     with open(os.path.join(args.artifacts, "cases.json")) as f:
         cases = [c for c in json.load(f)["bench"] if args.filter in c["name"]
                  and not (args.quick and c["Sq"] > 2048)]
-    print(f"{'case':40s} {'kiln ms':>9s} {'torch ms':>9s} {'kiln TF/s':>9s} "
-          f"{'torch TF/s':>10s} {'ratio':>6s} {'error':>8s}", flush=True)
-    kiln_times, torch_times = {}, {}
-    wrong = []
-    for case in cases:
+    # Kept across a restart after a GPU fault (kiln_gpu.run_cases).
+    kiln_times = carried.setdefault("kiln_ms", {})
+    torch_times = carried.setdefault("torch_ms", {})
+    wrong = carried.setdefault("wrong", [])
+    if not carried.setdefault("header", False):
+        carried["header"] = True
+        print(f"{'case':40s} {'kiln ms':>9s} {'torch ms':>9s} "
+              f"{'kiln TF/s':>9s} {'torch TF/s':>10s} {'ratio':>6s} "
+              f"{'error':>8s}", flush=True)
+
+    def bench(case):
         B, Hq, Hkv, S, D = (case[n] for n in ("B", "Hq", "Hkv", "Sq", "Dk"))
         causal = bool(case.get("causal"))
         gen = torch.Generator(device="cuda").manual_seed(case["input_seed"])
@@ -95,19 +103,24 @@ def main():
         kiln_ms = float("nan")
         lib_path = os.path.join(args.artifacts, case["name"] + ".so")
         if os.path.exists(lib_path):
-            fn = ctypes.CDLL(lib_path).kiln_attn
+            lib = ctypes.CDLL(lib_path)
+            fn = lib.kiln_attn
             fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
             fn.restype = ctypes.c_int
+            lib.kiln_last_error.restype = ctypes.c_char_p
             ins = (ctypes.c_void_p * 3)(q.data_ptr(), k.data_ptr(), v.data_ptr())
             outs = (ctypes.c_void_p * 1)(out.data_ptr())
 
             def kiln():
                 if fn(ins, outs) != 0:
-                    raise RuntimeError("kiln_attn failed")
+                    raise KilnError("kiln_attn failed: " + (
+                        lib.kiln_last_error() or b"").decode(errors="replace"))
             try:
                 kiln_ms = time_calls(kiln, args.iters, args.budget)
-            except RuntimeError as e:
+            except KilnError as e:
                 print(f"{case['name']}: {e}", flush=True)
+                if is_sticky(e):
+                    raise
 
         # Grouped K/V: enable_gqa where this torch has it, else repeated K/V
         # (the repeat outside the timed call).
@@ -143,9 +156,10 @@ def main():
               f"{torch_tf:10.1f} {kiln_tf / torch_tf:6.2f} {error:8.1e}{verdict}",
               flush=True)
         kiln_times[case["name"]] = kiln_ms
-        del q, k, v, out, kt, vt
+    run_cases(cases, bench, name=lambda case: case["name"], rerun=False)
 
-    variants = [c for c in cases if c.get("baseline") in kiln_times]
+    variants = [c for c in cases if c.get("baseline") in kiln_times
+                and c["name"] in kiln_times]
     if variants:
         print(f"\n{'software-pipeline':40s} {'default ms':>10s} "
               f"{'pipelined ms':>12s} {'speed-up':>8s}", flush=True)
@@ -153,9 +167,10 @@ def main():
         base, piped = kiln_times[case["baseline"]], kiln_times[case["name"]]
         print(f"{case['baseline']:40s} {base:10.3f} {piped:12.3f} "
               f"{base / piped:8.2f}", flush=True)
+    wrong = wrong + [name for name in failed_cases() if name not in wrong]
     if wrong:
-        print(f"WRONG results (error above 2e-2, or NaN): {' '.join(wrong)}",
-              flush=True)
+        print(f"WRONG or failed (error above 2e-2, NaN, or a GPU fault): "
+              f"{' '.join(wrong)}", flush=True)
         sys.exit(1)
 
 
