@@ -26,8 +26,12 @@ forward without lse and bench_bwd.so's backward that recomputes its row
 statistics (and repeats torch's timing): off by default, because it
 roughly doubles the time per configuration, so that the --budget covers
 fewer of them. torch's is one `scaled_dot_product_attention` forward and
-`backward` under `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`. ratio = torch
-time / kiln time (above 1: kiln is faster). error: the largest of kiln's
+`backward` under `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`, which clears
+the inputs' .grad first (else it also times the accumulation into the
+previous gradients). ratio = torch time / kiln time (above 1: kiln is
+faster). The host overhead of one kiln call (kiln_gpu.call_overhead_us) is
+printed first, and each row's ovh_fwdbwd is its share (twice: two calls)
+of kiln's forward + backward time. error: the largest of kiln's
 dQ, dK and dV errors against one flash-backend backward on the same
 inputs, each relative to that gradient's max |torch|, NaN if any of them
 is (kiln's outputs are NaN until written, again before the unpaired row);
@@ -51,8 +55,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import attention_bwd_cases  # noqa: E402
-from kiln_gpu import carried, failed_cases, is_sticky, nan_max, poison, \
-    relative_error, run_cases, within  # noqa: E402
+from kiln_gpu import call_overhead_us, carried, failed_cases, is_sticky, \
+    nan_max, poison, relative_error, run_cases, within  # noqa: E402
 
 
 def measure(fn, target=0.3, max_reps=20):
@@ -104,14 +108,22 @@ def main():
     # budget counts from the first start.
     began = carried.setdefault("began", time.time())
     wrong = carried.setdefault("wrong", [])
-    if not carried.setdefault("header", False):
-        carried["header"] = True
+    if "overhead_us" not in carried:
+        carried["overhead_us"] = call_overhead_us()
+        overhead = carried["overhead_us"]
         print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}; "
               "ms and TFLOP/s (FLOPs: fwd 4BHS^2D, bwd 2.5x, fwd+bwd 3.5x, "
               "halved when causal)")
+        print("# per-call host overhead of a kiln call: " +
+              (f"{overhead:.1f} us" if overhead else "unknown") +
+              " (libruntime_smoke.so: stream, alloc, memset, copy, launch, "
+              "free, sync), part of every kiln time (a forward + backward "
+              "pays it twice); ovh_fwdbwd = its share of kiln_fwdbwd_ms")
         print("# config kiln_bwd_ms kiln_bwd_TFLOPs kiln_fwdbwd_ms "
               "kiln_fwdbwd_TFLOPs torch_bwd_ms torch_fwdbwd_ms "
-              "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd error", flush=True)
+              "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd error ovh_fwdbwd",
+              flush=True)
+    overhead = carried["overhead_us"]
     configs = [cfg for cfg in attention_bwd_cases.bench_configs()
                if args.filter in cfg["name"]
                and not (args.quick and cfg["Sq"] > 2048)]
@@ -181,6 +193,9 @@ def main():
                                                    **extra)
 
             def fwdbwd():
+                # Fresh gradients, as a training step's zero_grad(None):
+                # else backward also adds into the previous .grad.
+                qr.grad = kr.grad = vr.grad = None
                 with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
                     o = F.scaled_dot_product_attention(
                         qr, kr, vr, is_causal=cfg["causal"], **extra)
@@ -270,7 +285,9 @@ def main():
                    ms(t_bwd), tflops(2.5 * flops, t_bwd), ms(t_kiln),
                    tflops(3.5 * flops, t_kiln), ms(t_torch_bwd), ms(t_torch),
                    tflops(3.5 * flops, t_torch), ratio(t_torch_bwd, t_bwd),
-                   ratio(t_torch, t_kiln), f"{err:.1e}{verdict}"]
+                   ratio(t_torch, t_kiln), f"{err:.1e}{verdict}",
+                   f"{overhead * 2e-6 / t_kiln:.0%}" if overhead and t_kiln
+                   else "-"]
             print(" ".join(row), flush=True)
         carried["seconds_per_flop"] = (
             time.perf_counter() - config_began) / flops

@@ -14,8 +14,10 @@ count (4 * B * Hq * S * S * D, halved when causal) and Kiln's TFLOP/s over
 torch's, and the largest |kiln - torch| relative to max |torch| of the
 output, which is NaN until kiln writes it (a timing of a wrong kernel
 does not count: above 2e-2, the bf16 tolerance of check_attention_fwd.py,
-or NaN, the row says WRONG and the script exits non-zero). A GPU fault
-fails its case and restarts the script after it (kiln_gpu.run_cases).
+or NaN, the row says WRONG and the script exits non-zero). It first prints
+the host overhead of one kiln call (kiln_gpu.call_overhead_us), and each
+row its share of the kiln time (`ovh`: large at S=1024). A GPU fault fails
+its case and restarts the script after it (kiln_gpu.run_cases).
 The `_pipelined` cases are the same shapes compiled with
 convert-kiln-attention-to-gpu's software-pipeline; a last table gives each
 one's speed over its default kernel, measured in the same run.
@@ -38,8 +40,8 @@ import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kiln_gpu import KilnError, carried, failed_cases, is_sticky, \
-    relative_error, run_cases, within  # noqa: E402
+from kiln_gpu import KilnError, call_overhead_us, carried, failed_cases, \
+    is_sticky, relative_error, run_cases, within  # noqa: E402
 
 
 def time_calls(fn, iters, budget):
@@ -82,11 +84,18 @@ def main():
     kiln_times = carried.setdefault("kiln_ms", {})
     torch_times = carried.setdefault("torch_ms", {})
     wrong = carried.setdefault("wrong", [])
-    if not carried.setdefault("header", False):
-        carried["header"] = True
+    if "overhead_us" not in carried:
+        carried["overhead_us"] = call_overhead_us()
+        overhead = carried["overhead_us"]
+        print("# per-call host overhead of a kiln call: " +
+              (f"{overhead:.1f} us" if overhead else "unknown") +
+              " (libruntime_smoke.so: stream, alloc, memset, copy, launch, "
+              "free, sync), part of every kiln time; ovh = its share",
+              flush=True)
         print(f"{'case':40s} {'kiln ms':>9s} {'torch ms':>9s} "
               f"{'kiln TF/s':>9s} {'torch TF/s':>10s} {'ratio':>6s} "
-              f"{'error':>8s}", flush=True)
+              f"{'error':>8s} {'ovh':>5s}", flush=True)
+    overhead = carried["overhead_us"]
 
     def bench(case):
         B, Hq, Hkv, S, D = (case[n] for n in ("B", "Hq", "Hkv", "Sq", "Dk"))
@@ -152,9 +161,11 @@ def main():
         verdict = "" if within(error, 2e-2) else " WRONG"
         if verdict:
             wrong.append(case["name"])
+        share = f"{overhead * 1e-3 / kiln_ms:5.0%}" if overhead and \
+            kiln_ms == kiln_ms else "    -"
         print(f"{case['name']:40s} {kiln_ms:9.3f} {torch_ms:9.3f} {kiln_tf:9.1f} "
-              f"{torch_tf:10.1f} {kiln_tf / torch_tf:6.2f} {error:8.1e}{verdict}",
-              flush=True)
+              f"{torch_tf:10.1f} {kiln_tf / torch_tf:6.2f} {error:8.1e} "
+              f"{share}{verdict}", flush=True)
         kiln_times[case["name"]] = kiln_ms
     run_cases(cases, bench, name=lambda case: case["name"], rerun=False)
 

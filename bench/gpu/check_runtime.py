@@ -5,21 +5,34 @@ kernel with 64 KiB of dynamic shared memory (which needs the runtime's
 opt-in above 48 KiB). Exact in f32 (2x + 1 rounds the same everywhere).
 Also: a call from a thread where torch never ran (the runtime pushes the
 primary context torch uses), NULL pointers (return code 1 with a message),
-and the per-call overhead of a small launch (not on the emulator, where it
-means nothing).
+and the per-call overhead of a small launch, with the runtime's per-thread
+stream cache and without it (KILN_CUDA_STREAM_CACHE=0, in a child process;
+not on the emulator, where it means nothing).
 """
 import ctypes
+import os
+import subprocess
 import sys
 import threading
 
 import torch
 
 from kiln_gpu import DEVICE, EMULATE, KilnError, KilnLibrary, artifact, \
-    fail, finish, poison, report, run_cases, synchronize, time_ms
+    call_overhead_us, fail, finish, poison, report, run_cases, synchronize
+
+
+def microseconds(us):
+    return "unknown (the smoke call failed)" if us is None else \
+        "%.1f us" % us
 
 
 def main():
     quick = "--quick" in sys.argv
+    if "--overhead-only" in sys.argv:
+        print("INFO runtime.call_overhead_uncached %s per call "
+              "(KILN_CUDA_STREAM_CACHE=0: a stream created and destroyed "
+              "per call)" % microseconds(call_overhead_us()), flush=True)
+        return
     try:
         lib = KilnLibrary(artifact("libruntime_smoke.so"))
     except (OSError, FileNotFoundError) as error:
@@ -79,10 +92,17 @@ def main():
                ok=lib.last_error() == "" and torch.equal(y, ref))
 
     def call_overhead():
-        out = torch.empty_like(x)
-        ms = time_ms(lambda: smoke(x, outputs=[out]), warmup=5, repeat=50)
-        print("INFO runtime.call_overhead %.1f us per call (stream, alloc, "
-              "memset, copy, launch, free, sync)" % (ms * 1e3), flush=True)
+        print("INFO runtime.call_overhead %s per call (stream, alloc, "
+              "memset, copy, launch, free, sync)"
+              % microseconds(call_overhead_us()), flush=True)
+        # The runtime reads KILN_CUDA_STREAM_CACHE once per process: the
+        # old path, a stream created and destroyed per call, in a child.
+        child = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--overhead-only"],
+            env=dict(os.environ, KILN_CUDA_STREAM_CACHE="0"),
+            capture_output=True, text=True, timeout=60)
+        print(child.stdout.strip() or "INFO runtime.call_overhead_uncached "
+              "failed: %s" % child.stderr.strip()[-300:], flush=True)
 
     cases = [("runtime.smoke_64KiB_shared", smoke_64KiB_shared),
              ("runtime.other_thread", other_thread),

@@ -401,6 +401,22 @@ def failed_cases():
     return list(_failures)
 
 
+def call_overhead_us():
+    """The host overhead of one kiln call in microseconds: the median wall
+    time of libruntime_smoke.so's `smoke` on 4096 floats (a stream created
+    and destroyed, a temporary allocated and freed, a memset, a copy, one
+    tiny launch, a synchronize), which every kiln call pays in part; None
+    where the library is missing or fails."""
+    try:
+        smoke = KilnLibrary(artifact("libruntime_smoke.so")).function("smoke")
+        x = to_device(torch.randn(4096))
+        out = smoke.empty_outputs()
+        return 1e3 * time_ms(lambda: smoke(x, outputs=out), warmup=5,
+                             repeat=50)
+    except (OSError, FileNotFoundError, KilnError):
+        return None
+
+
 def finish():
     """Exits 1 if a case failed, after a one-line summary."""
     print("%s: %d cases, %d failed%s" % (

@@ -35,6 +35,10 @@ __attribute__((visibility("default"))) int kilnFakeGetFunctions = 0;
 __attribute__((visibility("default"))) int kilnFakeSynchronizes = 0;
 __attribute__((visibility("default"))) int kilnFakeStreamCreates = 0;
 __attribute__((visibility("default"))) int kilnFakeStreamDestroys = 0;
+/// Calls of cuMemPoolSetAttribute(RELEASE_THRESHOLD) on the default pool,
+/// and the last threshold set.
+__attribute__((visibility("default"))) int kilnFakeThresholdSets = 0;
+__attribute__((visibility("default"))) cuuint64_t kilnFakeThreshold = 0;
 
 } // extern "C"
 
@@ -220,5 +224,18 @@ CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream) {
   return cuMemAlloc(dptr, bytesize);
 }
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream) { return cuMemFree(dptr); }
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice) {
+  static CUmemoryPool pool = makeHandle<CUmemoryPool>();
+  *pool_out = pool;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute attr,
+                               void *value) {
+  if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) {
+    ++kilnFakeThresholdSets;
+    kilnFakeThreshold = *static_cast<cuuint64_t *>(value);
+  }
+  return CUDA_SUCCESS;
+}
 
 } // extern "C"

@@ -282,4 +282,64 @@ TEST_F(CudaRuntimeFakeDriver, AsynchronousFaultNamesAKernel) {
   mgpuStreamDestroy(stream);
 }
 
+TEST_F(CudaRuntimeFakeDriver, DefaultPoolKeepsItsMemory) {
+  void *first = mgpuMemAlloc(256, nullptr, false);
+  void *second = mgpuMemAlloc(256, nullptr, false);
+  ASSERT_TRUE(first && second) << lastError();
+  mgpuMemFree(first, nullptr);
+  mgpuMemFree(second, nullptr);
+  // Once per device, with the first stream-ordered allocation.
+  EXPECT_EQ(*fakeVariable<int>("kilnFakeThresholdSets"), 1);
+  EXPECT_EQ(*fakeVariable<uint64_t>("kilnFakeThreshold"), UINT64_MAX);
+  EXPECT_EQ(kilnCudaGetLastError(), nullptr) << lastError();
+}
+
+TEST_F(CudaRuntimeFakeDriver, StreamsAreCachedPerThread) {
+  int *creates = fakeVariable<int>("kilnFakeStreamCreates");
+  int *destroys = fakeVariable<int>("kilnFakeStreamDestroys");
+  const char *cache = std::getenv("KILN_CUDA_STREAM_CACHE");
+  bool cached = !cache || std::string(cache) != "0";
+  int createsBefore = *creates, destroysBefore = *destroys;
+  // What three calls of a Kiln function do.
+  void *streams[3];
+  for (void *&stream : streams) {
+    stream = mgpuStreamCreate();
+    mgpuStreamSynchronize(stream);
+    mgpuStreamDestroy(stream);
+  }
+  ASSERT_EQ(kilnCudaGetLastError(), nullptr) << lastError();
+  if (cached) {
+    // SetUp's first use created the thread's stream; it is handed out again.
+    EXPECT_EQ(*creates - createsBefore, 0);
+    EXPECT_EQ(*destroys - destroysBefore, 0);
+    EXPECT_EQ(streams[0], streams[1]);
+    EXPECT_EQ(streams[1], streams[2]);
+  } else {
+    EXPECT_EQ(*creates - createsBefore, 3);
+    EXPECT_EQ(*destroys - destroysBefore, 3);
+  }
+  // Two streams at the same time are distinct; the second is a real one.
+  void *held = mgpuStreamCreate();
+  void *another = mgpuStreamCreate();
+  EXPECT_NE(held, another);
+  createsBefore = *creates;
+  destroysBefore = *destroys;
+  mgpuStreamDestroy(another);
+  EXPECT_EQ(*destroys - destroysBefore, 1);
+  mgpuStreamDestroy(held);
+  EXPECT_EQ(*destroys - destroysBefore, cached ? 1 : 2);
+  // Another thread gets its own stream.
+  void *other = nullptr;
+  std::thread thread([&] {
+    other = mgpuStreamCreate();
+    mgpuStreamDestroy(other);
+  });
+  thread.join();
+  EXPECT_NE(other, nullptr);
+  if (cached) {
+    EXPECT_NE(other, streams[0]);
+  }
+  EXPECT_EQ(kilnCudaGetLastError(), nullptr) << lastError();
+}
+
 } // namespace

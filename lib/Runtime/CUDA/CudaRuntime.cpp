@@ -52,6 +52,9 @@ pthread_once_t driverOnce = PTHREAD_ONCE_INIT;
 /// stream after every launch, so that a fault is reported by the launch of
 /// the kernel that caused it. Read once, with the driver.
 bool syncLaunches = false;
+/// KILN_CUDA_STREAM_CACHE=0 turns the per-thread stream cache off (see
+/// mgpuStreamCreate), e.g. to measure what it saves. Read with the driver.
+bool cacheStreams = true;
 
 /// Whether an environment variable is set to something other than "" or
 /// "0".
@@ -89,6 +92,8 @@ const char *getDriverPath() {
 
 void loadDriver() {
   syncLaunches = isEnabled("KILN_CUDA_SYNC_LAUNCHES");
+  const char *cache = getenv("KILN_CUDA_STREAM_CACHE");
+  cacheStreams = !cache || strcmp(cache, "0") != 0;
   const char *path = getDriverPath();
   void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!library) {
@@ -222,6 +227,24 @@ private:
   bool pushed = false;
 };
 
+/// Sets the release threshold of `device`'s default memory pool, which
+/// cuMemAllocAsync draws from, to the maximum: with the default, 0, the pool
+/// returns its free memory to the driver at every synchronization, so every
+/// call would map its temporaries again (the attention backward's dQ
+/// accumulator is 256 MiB at S=8192, D=128). The pool then keeps up to its
+/// peak use for the process. Skipped, as a mere optimization, when the
+/// driver lacks the functions or they fail.
+void keepPoolMemory(CUdevice device) {
+  if (!driver.cuDeviceGetDefaultMemPool || !driver.cuMemPoolSetAttribute)
+    return;
+  CUmemoryPool pool = nullptr;
+  if (driver.cuDeviceGetDefaultMemPool(&pool, device) != CUDA_SUCCESS)
+    return;
+  cuuint64_t threshold = UINT64_MAX;
+  (void)driver.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                                     &threshold);
+}
+
 /// Whether the current context's device supports cuMemAllocAsync.
 bool hasMemoryPools() {
   if (!driver.cuMemAllocAsync || !driver.cuMemFreeAsync)
@@ -238,6 +261,8 @@ bool hasMemoryPools() {
         CUDA_SUCCESS)
       supported = 0;
     known = supported ? 1 : 2;
+    if (supported)
+      keepPoolMemory(device);
     __atomic_store_n(&memoryPools[device], known, __ATOMIC_RELAXED);
   }
   return known == 1;
@@ -588,22 +613,60 @@ extern "C" void mgpuLaunchClusterKernel(
 // Streams and events
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// This thread's cached stream, its context, and whether a caller holds it
+/// (between mgpuStreamCreate and mgpuStreamDestroy). Trivially
+/// constructible; never destroyed (one stream per thread that used the
+/// runtime, released with its context).
+thread_local CUstream cachedStream = nullptr;
+thread_local CUcontext cachedStreamContext = nullptr;
+thread_local bool cachedStreamInUse = false;
+} // namespace
+
 extern "C" void *mgpuStreamCreate(void) {
   if (hasError)
     return nullptr;
   ScopedContext scope;
   if (!scope.ok)
     return nullptr;
+  // Every call of a Kiln function creates a stream and destroys it at the
+  // end, which costs driver work each time: the thread's first stream is
+  // kept by mgpuStreamDestroy and handed out again while no one holds it
+  // (a second stream at the same time, or one in another context, is a
+  // fresh one). Reuse keeps the semantics: a stream orders its own work,
+  // and a blocking stream is ordered after the legacy default stream's
+  // earlier work however old it is.
+  CUcontext context = nullptr;
+  if (cacheStreams &&
+      !check(driver.cuCtxGetCurrent(&context), "cuCtxGetCurrent"))
+    return nullptr;
+  bool cacheable = cacheStreams && !cachedStreamInUse &&
+                   (!cachedStream || cachedStreamContext == context);
+  if (cacheable && cachedStream) {
+    cachedStreamInUse = true;
+    return cachedStream;
+  }
   // A blocking stream: its work is ordered after work queued before on the
   // legacy default stream, where PyTorch writes the inputs by default.
   CUstream stream = nullptr;
-  check(driver.cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
+  if (!check(driver.cuStreamCreate(&stream, CU_STREAM_DEFAULT),
+             "cuStreamCreate"))
+    return nullptr;
+  if (cacheable) {
+    cachedStream = stream;
+    cachedStreamContext = context;
+    cachedStreamInUse = true;
+  }
   return stream;
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
   if (!stream)
     return;
+  if (stream == cachedStream) {
+    cachedStreamInUse = false;
+    return;
+  }
   ScopedContext scope;
   if (scope.ok)
     checkCleanup(driver.cuStreamDestroy(static_cast<CUstream>(stream)),
