@@ -36,9 +36,15 @@ for arg in "$@"; do
     *) pattern=$arg ;;
   esac
 done
+# A time limit kills Python with whatever it had not flushed yet.
+export PYTHONUNBUFFERED=1
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   exec > >(tee -a "$OUT/gpu-run.log") 2>&1
+  tee_pid=$!
+  # bash does not wait for a process substitution at exit: close its input
+  # and wait, so the log has the summary when run.sh returns.
+  trap 'exec >&- 2>&-; wait "$tee_pid"' EXIT
 fi
 python=${PYTHON:-python3}
 # Per-script limits and the whole run's budget, in seconds.
