@@ -15,6 +15,10 @@
 #   KILN_COMPILE        kiln-compile
 #   KILN_GPU_ARTIFACTS  where to write (bench/gpu/artifacts)
 #   KILN_GPU_CHIP       the GPU architecture (default sm_90, the H200's)
+#   KILN_GPU_FORMAT     kiln-compile's --gpu-format (default fatbin: the
+#                       cubin for KILN_GPU_CHIP plus its PTX, a few KB more
+#                       per library, so that a driver that rejects the cubin
+#                       can still JIT-compile the PTX; bin: the cubin only)
 #   KILN_GPU_TARGET     kiln-compile's --target: cuda, or cuda-emulator
 #   KILN_GPU_EMULATE    1 with --emulate, else empty
 #   KILN_GPU_RUNTIME    the runtime archive kiln-compile links into every
@@ -70,6 +74,7 @@ export KILN_ROOT=$root KILN_BUILD_DIR=$build
 export KILN_COMPILE=$build/bin/kiln-compile
 export KILN_GPU_ARTIFACTS=$artifacts
 export KILN_GPU_CHIP=${KILN_GPU_CHIP:-sm_90}
+export KILN_GPU_FORMAT=${KILN_GPU_FORMAT:-fatbin}
 export KILN_GPU_TARGET=$target KILN_GPU_EMULATE=$emulate
 export KILN_GPU_RUNTIME=$build/lib/lib$runtime.a
 mkdir -p "$artifacts"
@@ -100,7 +105,7 @@ else
 fi
 {
   echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null), $tree"
-  echo "prepared $(date -u +%Y-%m-%dT%H:%M:%SZ) for ${emulate:+the emulator (--target=cuda-emulator) of }${KILN_GPU_CHIP}"
+  echo "prepared $(date -u +%Y-%m-%dT%H:%M:%SZ) for ${emulate:+the emulator (--target=cuda-emulator) of }${KILN_GPU_CHIP}$([ -n "$emulate" ] || echo " ($KILN_GPU_FORMAT)")"
   echo "failed hooks: ${failed[*]:-none}"
   echo "runtime $(basename "$KILN_GPU_RUNTIME") sha256 $(sha256sum "$KILN_GPU_RUNTIME" | cut -c1-16), built $(date -u -r "$KILN_GPU_RUNTIME" +%Y-%m-%dT%H:%M:%SZ)"
   echo "$listing"

@@ -13,13 +13,14 @@
 # Up-to-date libraries are kept: those newer than their .mlir, kiln-compile,
 # the runtime archive it links in ($KILN_GPU_RUNTIME; kiln-compile is not
 # relinked when the runtime changes) and options.txt (the target, chip and
-# flags, rewritten when they change). Exits non-zero if any case failed to
+# format, KILN_GPU_*, rewritten when they change). Exits non-zero if any case failed to
 # compile (its error is in the .log next to its .mlir).
 set -uo pipefail
 root=${KILN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 build=${KILN_BUILD_DIR:-$root/build}
 compile=${KILN_COMPILE:-$build/bin/kiln-compile}
 chip=${KILN_GPU_CHIP:-sm_90}
+format=${KILN_GPU_FORMAT:-fatbin}
 target=${KILN_GPU_TARGET:-cuda}
 out=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts}/attention_bwd
 only=${1:-}
@@ -34,7 +35,7 @@ fi
 [ -f "$runtime" ] || { echo "prepare_attention_bwd: no $runtime" >&2; exit 1; }
 
 mkdir -p "$out"
-options="--target=$target --gpu-chip=$chip"
+options="--target=$target --gpu-chip=$chip --gpu-format=$format"
 if [ "$(cat "$out/options.txt" 2>/dev/null)" != "$options" ]; then
   echo "$options" > "$out/options.txt"
 fi
