@@ -26,15 +26,23 @@ forward without lse and bench_bwd.so's backward that recomputes its row
 statistics (and repeats torch's timing): off by default, because it
 roughly doubles the time per configuration, so that the --budget covers
 fewer of them. torch's is one `scaled_dot_product_attention` forward and
-`backward` under `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`. ratio = torch
-time / kiln time (above 1: kiln is faster). error: the largest of kiln's
+`backward` under `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`, which clears
+the inputs' .grad first (else it also times the accumulation into the
+previous gradients). ratio = torch time / kiln time (above 1: kiln is
+faster). The host overhead of one kiln call (kiln_gpu.call_overhead_us) is
+printed first, and each row's ovh_fwdbwd is its share (twice: two calls)
+of kiln's forward + backward time. error: the largest of kiln's
 dQ, dK and dV errors against one flash-backend backward on the same
-inputs, each relative to that gradient's max |torch|; above 4 * 2^-7
-(check_attention_bwd.py's bf16 tolerance) the row says WRONG and the
-script exits non-zero (a timing of a wrong kernel does not count).
+inputs, each relative to that gradient's max |torch|, NaN if any of them
+is (kiln's outputs are NaN until written, again before the unpaired row);
+above 4 * 2^-7 (check_attention_bwd.py's bf16 tolerance), or NaN, the row
+says WRONG and the script exits non-zero (a timing of a wrong kernel does
+not count). A GPU fault fails its configuration and restarts the script
+after it (kiln_gpu.run_cases; the --budget counts from the first start).
 """
 import argparse
 import ctypes
+import math
 import pathlib
 import sys
 import time
@@ -47,6 +55,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import attention_bwd_cases  # noqa: E402
+from kiln_gpu import call_overhead_us, carried, failed_cases, is_sticky, \
+    nan_max, poison, relative_error, run_cases, within  # noqa: E402
 
 
 def measure(fn, target=0.3, max_reps=20):
@@ -76,7 +86,8 @@ def kiln_call(path, symbol, inputs, outputs):
     def call():
         if fn(ins, outs) != 0:
             lib.kiln_last_error.restype = ctypes.c_char_p
-            raise RuntimeError(f"{symbol}: {lib.kiln_last_error()}")
+            raise RuntimeError(f"{symbol}: " + (
+                lib.kiln_last_error() or b"").decode(errors="replace"))
     return call
 
 
@@ -93,36 +104,51 @@ def main():
     parser.add_argument("filter", nargs="?", default="")
     args = parser.parse_args()
     torch.manual_seed(0)
-    began = time.perf_counter()
-    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}; "
-          "ms and TFLOP/s (FLOPs: fwd 4BHS^2D, bwd 2.5x, fwd+bwd 3.5x, "
-          "halved when causal)")
-    print("# config kiln_bwd_ms kiln_bwd_TFLOPs kiln_fwdbwd_ms "
-          "kiln_fwdbwd_TFLOPs torch_bwd_ms torch_fwdbwd_ms "
-          "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd error")
-    wrong = []
-    seconds_per_flop = 0.0  # of the last configuration, all of it
-    for cfg in attention_bwd_cases.bench_configs():
+    # Kept across a restart after a GPU fault (kiln_gpu.run_cases): the
+    # budget counts from the first start.
+    began = carried.setdefault("began", time.time())
+    wrong = carried.setdefault("wrong", [])
+    if "overhead_us" not in carried:
+        carried["overhead_us"] = call_overhead_us()
+        overhead = carried["overhead_us"]
+        print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}; "
+              "ms and TFLOP/s (FLOPs: fwd 4BHS^2D, bwd 2.5x, fwd+bwd 3.5x, "
+              "halved when causal)")
+        print("# per-call host overhead of a kiln call: " +
+              (f"{overhead:.1f} us" if overhead else "unknown") +
+              " (libruntime_smoke.so: stream, alloc, memset, copy, launch, "
+              "free, sync), part of every kiln time (a forward + backward "
+              "pays it twice); ovh_fwdbwd = its share of kiln_fwdbwd_ms")
+        print("# config kiln_bwd_ms kiln_bwd_TFLOPs kiln_fwdbwd_ms "
+              "kiln_fwdbwd_TFLOPs torch_bwd_ms torch_fwdbwd_ms "
+              "torch_fwdbwd_TFLOPs ratio_bwd ratio_fwdbwd error ovh_fwdbwd",
+              flush=True)
+    overhead = carried["overhead_us"]
+    configs = [cfg for cfg in attention_bwd_cases.bench_configs()
+               if args.filter in cfg["name"]
+               and not (args.quick and cfg["Sq"] > 2048)]
+
+    def bench(cfg):
         name = cfg["name"]
-        if args.filter not in name or (args.quick and cfg["Sq"] > 2048):
-            continue
         B, Hq, Hkv, S, D = cfg["B"], cfg["Hq"], cfg["Hkv"], cfg["Sq"], cfg["Dk"]
         flops = 4.0 * B * Hq * S * S * D * (0.5 if cfg["causal"] else 1.0)
-        elapsed = time.perf_counter() - began
+        elapsed = time.time() - began
         # Skipped when it would not finish within the budget at the
         # previous configuration's pace.
-        if elapsed + seconds_per_flop * flops > args.budget:
-            print(f"SKIP {name} (budget)")
-            continue
+        if elapsed + carried.get("seconds_per_flop", 0.0) * flops > \
+                args.budget:
+            print(f"SKIP {name} (budget)", flush=True)
+            return
         config_began = time.perf_counter()
         dt = torch.bfloat16
         q = torch.randn(B, Hq, S, D, dtype=dt, device="cuda")
         k = torch.randn(B, Hkv, S, D, dtype=dt, device="cuda")
         v = torch.randn(B, Hkv, S, D, dtype=dt, device="cuda")
         dout = torch.randn(B, Hq, S, D, dtype=dt, device="cuda")
-        dq, dk, dv = (torch.empty_like(x) for x in (q, k, v))
-        out = torch.empty_like(q)
-        lse = torch.empty(B, Hq, S, dtype=torch.float32, device="cuda")
+        # NaN until kiln writes them: an unwritten element cannot pass.
+        dq, dk, dv = poison(*(torch.empty_like(x) for x in (q, k, v)))
+        out, lse = poison(torch.empty_like(q), torch.empty(
+            B, Hq, S, dtype=torch.float32, device="cuda"))
 
         def kiln_times(paired):
             """(backward, forward) seconds of kiln, None where it failed."""
@@ -138,7 +164,9 @@ def main():
                 fwd()
                 t_fwd = measure(fwd)
             except (OSError, AttributeError, RuntimeError) as error:
-                print(f"# {name} fwd: {error}")
+                print(f"# {name} fwd: {error}", flush=True)
+                if is_sticky(error):
+                    raise
             if paired and t_fwd is None:
                 return None, None
             try:
@@ -147,7 +175,9 @@ def main():
                     [q, k, v, dout] + ([out, lse] if paired else []),
                     [dq, dk, dv]))
             except (OSError, AttributeError, RuntimeError) as error:
-                print(f"# {name} bwd: {error}")
+                print(f"# {name} bwd: {error}", flush=True)
+                if is_sticky(error):
+                    raise
             return t_bwd, t_fwd
 
         def torch_times(gqa, qt, kt, vt, grad):
@@ -163,6 +193,9 @@ def main():
                                                    **extra)
 
             def fwdbwd():
+                # Fresh gradients, as a training step's zero_grad(None):
+                # else backward also adds into the previous .grad.
+                qr.grad = kr.grad = vr.grad = None
                 with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
                     o = F.scaled_dot_product_attention(
                         qr, kr, vr, is_causal=cfg["causal"], **extra)
@@ -173,7 +206,9 @@ def main():
         try:
             t_torch_fwd, t_torch = torch_times(Hq != Hkv, q, k, v, dout)
         except RuntimeError as error:
-            print(f"# {name} torch: {error}")
+            print(f"# {name} torch: {error}", flush=True)
+            if is_sticky(error):
+                raise
             if Hq != Hkv:
                 # A flash backend without GQA: K and V repeated to Hq heads
                 # (what a caller would do), stated in the row's name.
@@ -184,7 +219,9 @@ def main():
                         v.repeat_interleave(R, dim=1), dout)
                     torch_note = "(torch:repeated-kv)"
                 except RuntimeError as error2:
-                    print(f"# {name} torch: {error2}")
+                    print(f"# {name} torch: {error2}", flush=True)
+                    if is_sticky(error2):
+                        raise
 
         def ms(t):
             return f"{t * 1e3:.3f}" if t else "-"
@@ -210,7 +247,9 @@ def main():
                             qr, kr, vr, is_causal=cfg["causal"],
                             **({"enable_gqa": True} if gqa else {}))
                     o.backward(dout)
-                except RuntimeError:
+                except RuntimeError as error:
+                    if is_sticky(error):
+                        raise
                     continue
                 gk, gv = kr.grad, vr.grad
                 if kt is not k:  # repeated K/V: sum each group's gradients
@@ -220,13 +259,18 @@ def main():
             return None
 
         def error(reference):
+            """The largest relative error of dQ, dK and dV: NaN if any is
+            NaN (an unwritten or non-finite result), or without a
+            reference."""
             if reference is None:
-                return float("nan")
-            return max(((got.float() - want.float()).abs().max() /
-                        want.float().abs().max().clamp_min(1e-30)).item()
-                       for got, want in zip((dq, dk, dv), reference))
+                return math.nan
+            return nan_max(relative_error(got, want)
+                           for got, want in zip((dq, dk, dv), reference))
         reference = None
         for paired in (True, False) if args.unpaired else (True,):
+            if not paired:
+                # Not the paired run's results: NaN until written again.
+                poison(dq, dk, dv, out)
             t_bwd, t_fwd = kiln_times(paired)
             t_kiln = t_fwd + t_bwd if t_fwd and t_bwd else None
             err = float("nan")
@@ -234,19 +278,25 @@ def main():
                 if reference is None:
                     reference = reference_grads()
                 err = error(reference)
-            verdict = " WRONG" if err > 4 * 2.0 ** -7 else ""
+            verdict = "" if within(err, 4 * 2.0 ** -7) else " WRONG"
             if verdict:
                 wrong.append(name + ("" if paired else "(unpaired)"))
             row = [name + ("" if paired else "(unpaired)") + torch_note,
                    ms(t_bwd), tflops(2.5 * flops, t_bwd), ms(t_kiln),
                    tflops(3.5 * flops, t_kiln), ms(t_torch_bwd), ms(t_torch),
                    tflops(3.5 * flops, t_torch), ratio(t_torch_bwd, t_bwd),
-                   ratio(t_torch, t_kiln), f"{err:.1e}{verdict}"]
+                   ratio(t_torch, t_kiln), f"{err:.1e}{verdict}",
+                   f"{overhead * 2e-6 / t_kiln:.0%}" if overhead and t_kiln
+                   else "-"]
             print(" ".join(row), flush=True)
-        seconds_per_flop = (time.perf_counter() - config_began) / flops
-    print(f"# {time.perf_counter() - began:.1f} s")
+        carried["seconds_per_flop"] = (
+            time.perf_counter() - config_began) / flops
+    run_cases(configs, bench, name=lambda cfg: cfg["name"], rerun=False)
+    print(f"# {time.time() - began:.1f} s")
+    wrong = wrong + [name for name in failed_cases() if name not in wrong]
     if wrong:
-        print(f"WRONG results (error above 4 * 2^-7): {' '.join(wrong)}")
+        print(f"WRONG or failed (error above 4 * 2^-7, NaN, or a GPU "
+              f"fault): {' '.join(wrong)}", flush=True)
         return 1
     return 0
 

@@ -12,9 +12,13 @@ work), after one warm-up call, for up to --iters calls or --budget seconds
 per case. It prints per case the mean times, TFLOP/s with FlashAttention's
 count (4 * B * Hq * S * S * D, halved when causal) and Kiln's TFLOP/s over
 torch's, and the largest |kiln - torch| relative to max |torch| of the
-output (a timing of a wrong kernel does not count: above 2e-2, the bf16
-tolerance of check_attention_fwd.py, the row says WRONG and the script
-exits non-zero). The `_pipelined` cases are the same shapes compiled with
+output, which is NaN until kiln writes it (a timing of a wrong kernel
+does not count: above 2e-2, the bf16 tolerance of check_attention_fwd.py,
+or NaN, the row says WRONG and the script exits non-zero). It first prints
+the host overhead of one kiln call (kiln_gpu.call_overhead_us), and each
+row its share of the kiln time (`ovh`: large at S=1024). A GPU fault fails
+its case and restarts the script after it (kiln_gpu.run_cases).
+The `_pipelined` cases are the same shapes compiled with
 convert-kiln-attention-to-gpu's software-pipeline; a last table gives each
 one's speed over its default kernel, measured in the same run.
 
@@ -26,6 +30,7 @@ Usage: bench_attention_fwd.py [--artifacts DIR] [--iters N] [--budget S]
 import argparse
 import ctypes
 import json
+import math
 import os
 import sys
 import time
@@ -34,6 +39,9 @@ import torch
 import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kiln_gpu import KilnError, call_overhead_us, carried, failed_cases, \
+    is_sticky, relative_error, run_cases, within  # noqa: E402
 
 
 def time_calls(fn, iters, budget):
@@ -72,36 +80,56 @@ def main():
     with open(os.path.join(args.artifacts, "cases.json")) as f:
         cases = [c for c in json.load(f)["bench"] if args.filter in c["name"]
                  and not (args.quick and c["Sq"] > 2048)]
-    print(f"{'case':40s} {'kiln ms':>9s} {'torch ms':>9s} {'kiln TF/s':>9s} "
-          f"{'torch TF/s':>10s} {'ratio':>6s} {'error':>8s}", flush=True)
-    kiln_times, torch_times = {}, {}
-    wrong = []
-    for case in cases:
+    # Kept across a restart after a GPU fault (kiln_gpu.run_cases).
+    kiln_times = carried.setdefault("kiln_ms", {})
+    torch_times = carried.setdefault("torch_ms", {})
+    wrong = carried.setdefault("wrong", [])
+    if "overhead_us" not in carried:
+        carried["overhead_us"] = call_overhead_us()
+        overhead = carried["overhead_us"]
+        print("# per-call host overhead of a kiln call: " +
+              (f"{overhead:.1f} us" if overhead else "unknown") +
+              " (libruntime_smoke.so: stream, alloc, memset, copy, launch, "
+              "free, sync), part of every kiln time; ovh = its share",
+              flush=True)
+        print(f"{'case':40s} {'kiln ms':>9s} {'torch ms':>9s} "
+              f"{'kiln TF/s':>9s} {'torch TF/s':>10s} {'ratio':>6s} "
+              f"{'error':>8s} {'ovh':>5s}", flush=True)
+    overhead = carried["overhead_us"]
+
+    def bench(case):
         B, Hq, Hkv, S, D = (case[n] for n in ("B", "Hq", "Hkv", "Sq", "Dk"))
         causal = bool(case.get("causal"))
         gen = torch.Generator(device="cuda").manual_seed(case["input_seed"])
         q = torch.randn(B, Hq, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
         k = torch.randn(B, Hkv, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
         v = torch.randn(B, Hkv, S, D, generator=gen, device="cuda", dtype=torch.bfloat16)
-        out = torch.empty(B, Hq, S, D, device="cuda", dtype=torch.bfloat16)
+        # NaN until kiln writes it: an unwritten element cannot pass.
+        out = torch.full((B, Hq, S, D), math.nan, device="cuda",
+                         dtype=torch.bfloat16)
         flops = 4.0 * B * Hq * S * S * D / (2.0 if causal else 1.0)
 
         kiln_ms = float("nan")
         lib_path = os.path.join(args.artifacts, case["name"] + ".so")
         if os.path.exists(lib_path):
-            fn = ctypes.CDLL(lib_path).kiln_attn
+            lib = ctypes.CDLL(lib_path)
+            fn = lib.kiln_attn
             fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
             fn.restype = ctypes.c_int
+            lib.kiln_last_error.restype = ctypes.c_char_p
             ins = (ctypes.c_void_p * 3)(q.data_ptr(), k.data_ptr(), v.data_ptr())
             outs = (ctypes.c_void_p * 1)(out.data_ptr())
 
             def kiln():
                 if fn(ins, outs) != 0:
-                    raise RuntimeError("kiln_attn failed")
+                    raise KilnError("kiln_attn failed: " + (
+                        lib.kiln_last_error() or b"").decode(errors="replace"))
             try:
                 kiln_ms = time_calls(kiln, args.iters, args.budget)
-            except RuntimeError as e:
+            except KilnError as e:
                 print(f"{case['name']}: {e}", flush=True)
+                if is_sticky(e):
+                    raise
 
         # Grouped K/V: enable_gqa where this torch has it, else repeated K/V
         # (the repeat outside the timed call).
@@ -125,22 +153,24 @@ def main():
         torch_times[case["name"]] = torch_ms
         kiln_tf = flops / (kiln_ms * 1e-3) / 1e12
         torch_tf = flops / (torch_ms * 1e-3) / 1e12
-        # Kiln's last output against torch's, relative to max |torch|.
+        # Kiln's last output against torch's, relative to max |torch| (NaN,
+        # hence WRONG, if kiln failed or left a NaN).
         error = float("nan")
         if kiln_ms == kiln_ms:
-            expected = ref().float()
-            error = ((out.float() - expected).abs().max() /
-                     expected.abs().max().clamp_min(1e-30)).item()
-        verdict = " WRONG" if error > 2e-2 else ""
+            error = relative_error(out, ref())
+        verdict = "" if within(error, 2e-2) else " WRONG"
         if verdict:
             wrong.append(case["name"])
+        share = f"{overhead * 1e-3 / kiln_ms:5.0%}" if overhead and \
+            kiln_ms == kiln_ms else "    -"
         print(f"{case['name']:40s} {kiln_ms:9.3f} {torch_ms:9.3f} {kiln_tf:9.1f} "
-              f"{torch_tf:10.1f} {kiln_tf / torch_tf:6.2f} {error:8.1e}{verdict}",
-              flush=True)
+              f"{torch_tf:10.1f} {kiln_tf / torch_tf:6.2f} {error:8.1e} "
+              f"{share}{verdict}", flush=True)
         kiln_times[case["name"]] = kiln_ms
-        del q, k, v, out, kt, vt
+    run_cases(cases, bench, name=lambda case: case["name"], rerun=False)
 
-    variants = [c for c in cases if c.get("baseline") in kiln_times]
+    variants = [c for c in cases if c.get("baseline") in kiln_times
+                and c["name"] in kiln_times]
     if variants:
         print(f"\n{'software-pipeline':40s} {'default ms':>10s} "
               f"{'pipelined ms':>12s} {'speed-up':>8s}", flush=True)
@@ -148,8 +178,10 @@ def main():
         base, piped = kiln_times[case["baseline"]], kiln_times[case["name"]]
         print(f"{case['baseline']:40s} {base:10.3f} {piped:12.3f} "
               f"{base / piped:8.2f}", flush=True)
+    wrong = wrong + [name for name in failed_cases() if name not in wrong]
     if wrong:
-        print(f"WRONG results (error above 2e-2): {' '.join(wrong)}", flush=True)
+        print(f"WRONG or failed (error above 2e-2, NaN, or a GPU fault): "
+              f"{' '.join(wrong)}", flush=True)
         sys.exit(1)
 
 

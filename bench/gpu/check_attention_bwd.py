@@ -14,7 +14,9 @@ autograd through scripts/fixtures/attention_ref.py (the one Python
 reference of the contract, dropout's Philox mask included) in float64 on
 the same rounded inputs (--quick: bf16 only, for a first smoke run of
 bench/gpu/run.sh). Prints one line per result, `PASS|FAIL name max_abs_err
-tol`, and exits non-zero on any FAIL.
+tol`, and exits non-zero on any FAIL (kiln_gpu.report: a NaN error
+fails; the outputs are NaN until written; a GPU fault fails its case and
+restarts the script after it: kiln_gpu.run_cases).
 
 Tolerances are relative to max(1, max |reference|):
   f32   1e-4    the kernels compute in f32 (unit roundoff 6e-8) over at most
@@ -66,8 +68,8 @@ sys.path.insert(0, str(HERE.parent.parent / "scripts" / "fixtures"))
 import attention_bwd_cases  # noqa: E402
 from attention_ref import attention_logits, attention_lse_ref, \
     attention_ref, keep_mask  # noqa: E402
-from kiln_gpu import ARTIFACTS, DEVICE, EMULATE, synchronize, \
-    to_device  # noqa: E402
+from kiln_gpu import ARTIFACTS, DEVICE, EMULATE, fail, finish, report, \
+    run_cases, synchronize, to_device  # noqa: E402
 
 TORCH_DTYPE = {"f32": torch.float32, "f16": torch.float16,
                "bf16": torch.bfloat16}
@@ -252,6 +254,43 @@ def exact_zero_checks(case, got):
     return checks
 
 
+def check(case, artifacts):
+    """Runs one case and reports its results (a GPU fault propagates to
+    run_cases, which restarts the script after the case)."""
+    name = case["lib"]
+    path = artifacts / f"{name}.so"
+    if not path.exists():
+        fail(f"{name}/missing_library", f"no {path.name}: see the prepare log")
+        return
+    inputs = make_inputs(case)
+    got = run_kiln(ctypes.CDLL(str(path)), case, inputs)
+    want, out = reference(case, inputs)
+    extra = [0.0] * 4
+    if case["paired"]:
+        lse, o_extra, extra = paired_reference(case, inputs, out)
+        got_out, got_lse = got[:2]
+        got = got[2:]
+        err, tol = worst(got_out, out, TOLERANCE[case["dtype"]] * max(
+            1.0, out.abs().max().item()), o_extra)
+        report(f"{name}/o", err, tol)
+        empty = lse == math.inf
+        err = 0.0 if torch.equal(got_lse.double()[empty], lse[empty]) \
+            else math.inf
+        report(f"{name}/lse_inf_rows", err, 0.0)
+        finite = lse[~empty]
+        tol = LSE_TOLERANCE * max(
+            1.0, finite.abs().max().item() if finite.numel() else 0.0)
+        err = max_error(got_lse.double()[~empty], finite)
+        report(f"{name}/lse", err, tol)
+    for label, g, w, e in zip(("dq", "dk", "dv", "dmask"), got, want, extra):
+        scale = max(1.0, w.abs().max().item() if w.numel() else 0.0)
+        err, tol = worst(g, w, TOLERANCE[case["dtype"]] * scale, e)
+        report(f"{name}/{label}", err, tol)
+    for label, zeros in exact_zero_checks(case, got):
+        err = max_error(zeros, torch.zeros_like(zeros))
+        report(f"{name}/{label}", err, 0.0)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifacts", type=pathlib.Path,
@@ -262,57 +301,12 @@ def main():
     args = parser.parse_args()
     if not EMULATE:
         torch.cuda.init()
-    failures = 0
-
-    def report(ok, name, err, tol):
-        nonlocal failures
-        failures += 0 if ok else 1
-        print(f"{'PASS' if ok else 'FAIL'} {name} {err:.3e} {tol:.3e}",
-              flush=True)
-
-    for case in attention_bwd_cases.check_cases():
-        name = case["lib"]
-        if args.filter not in name or (args.quick and case["dtype"] != "bf16"):
-            continue
-        path = args.artifacts / f"{name}.so"
-        if not path.exists():
-            report(False, f"{name}/missing_library", math.inf, 0.0)
-            continue
-        inputs = make_inputs(case)
-        try:
-            got = run_kiln(ctypes.CDLL(str(path)), case, inputs)
-        except Exception as error:  # noqa: BLE001 - reported as a FAIL
-            print(f"# {name}: {error}")
-            report(False, f"{name}/run", math.inf, 0.0)
-            continue
-        want, out = reference(case, inputs)
-        extra = [0.0] * 4
-        if case["paired"]:
-            lse, o_extra, extra = paired_reference(case, inputs, out)
-            got_out, got_lse = got[:2]
-            got = got[2:]
-            err, tol = worst(got_out, out, TOLERANCE[case["dtype"]] * max(
-                1.0, out.abs().max().item()), o_extra)
-            report(err <= tol, f"{name}/o", err, tol)
-            empty = lse == math.inf
-            err = 0.0 if torch.equal(got_lse.double()[empty], lse[empty]) \
-                else math.inf
-            report(err == 0.0, f"{name}/lse_inf_rows", err, 0.0)
-            finite = lse[~empty]
-            tol = LSE_TOLERANCE * max(
-                1.0, finite.abs().max().item() if finite.numel() else 0.0)
-            err = max_error(got_lse.double()[~empty], finite)
-            report(err <= tol, f"{name}/lse", err, tol)
-        for label, g, w, e in zip(("dq", "dk", "dv", "dmask"), got, want,
-                                  extra):
-            scale = max(1.0, w.abs().max().item() if w.numel() else 0.0)
-            err, tol = worst(g, w, TOLERANCE[case["dtype"]] * scale, e)
-            report(err <= tol, f"{name}/{label}", err, tol)
-        for label, zeros in exact_zero_checks(case, got):
-            err = max_error(zeros, torch.zeros_like(zeros))
-            report(err == 0.0, f"{name}/{label}", err, 0.0)
-    print(f"# {failures} failure(s)")
-    return 1 if failures else 0
+    cases = [case for case in attention_bwd_cases.check_cases()
+             if args.filter in case["lib"]
+             and not (args.quick and case["dtype"] != "bf16")]
+    run_cases(cases, lambda case: check(case, args.artifacts),
+              name=lambda case: case["lib"])
+    finish()
 
 
 if __name__ == "__main__":

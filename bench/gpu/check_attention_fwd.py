@@ -12,7 +12,9 @@ values). It prints one line per case
 
     PASS|FAIL name max_abs_err tol
 
-and exits non-zero on any FAIL. Tolerances are relative to max|O_ref|:
+and exits non-zero on any FAIL (kiln_gpu.report; the output is poisoned
+with NaN first, and a NaN error fails; a GPU fault fails its case and
+restarts the script after it: kiln_gpu.run_cases). Tolerances are relative to max|O_ref|:
 f32 1e-5 (an f32 computation: the online softmax and the dot products add
 rounding errors of a few ulp of the largest terms), f16 2e-3 and bf16 2e-2
 (the output is rounded to 2^-11 and 2^-8 relative, and the tensor-core
@@ -35,7 +37,8 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "fixtures"))
 from attention_ref import attention_ref  # noqa: E402
-from kiln_gpu import ARTIFACTS, DEVICE, synchronize, to_device  # noqa: E402
+from kiln_gpu import ARTIFACTS, DEVICE, fail, finish, report, run_cases, \
+    synchronize, to_device, within  # noqa: E402
 
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 TOLERANCES = {"f32": 1e-5, "f16": 2e-3, "bf16": 2e-2}
@@ -106,6 +109,8 @@ def run_kiln(lib_path, operands, out_shape, dtype):
 
 
 def check(case, artifacts):
+    """Runs one case and reports it (a GPU fault propagates to run_cases,
+    which restarts the script after the case)."""
     name = case["name"]
     lib_path = os.path.join(artifacts, name + ".so")
     dtype = TORCH_DTYPES[case["dtype"]]
@@ -115,21 +120,20 @@ def check(case, artifacts):
     out_shape = [case["B"], case["Hq"], case["Sq"], case["Dv"]]
     tol = tol_rel * max(ref.abs().max().item(), 1e-30)
     if not os.path.exists(lib_path):
-        return False, f"FAIL {name} nan {tol:.3g} (no {name}.so: see prepare log)"
-    try:
-        out = run_kiln(lib_path, operands, out_shape, dtype).double().cpu()
-    except Exception as e:  # a CUDA error: report it and go on
-        return False, f"FAIL {name} nan {tol:.3g} ({e})"
+        fail(name, f"(no {name}.so: see prepare log)")
+        return
+    out = run_kiln(lib_path, operands, out_shape, dtype).double().cpu()
+    # NaN if the kernel wrote a NaN or left a poisoned element.
     err = (out - ref).abs().max().item()
-    ok = err <= tol  # False for NaN
+    ok = within(err, tol)
     # Empty rows: exactly 0 in the reference, and exactly 0 here.
     empty = (ref == 0).all(dim=-1)
     note = ""
     if empty.any():
         exact = bool((out[empty] == 0).all())
         ok = ok and exact
-        note = f" ({int(empty.sum())} empty rows{'' if exact else ' NOT exactly 0'})"
-    return ok, f"{'PASS' if ok else 'FAIL'} {name} {err:.3g} {tol:.3g}{note}"
+        note = f"({int(empty.sum())} empty rows{'' if exact else ' NOT exactly 0'})"
+    report(name, err, tol, ok=ok, note=note)
 
 
 def main():
@@ -143,13 +147,9 @@ def main():
     with open(os.path.join(args.artifacts, "cases.json")) as f:
         cases = [c for c in json.load(f)["check"] if args.filter in c["name"]
                  and not (args.quick and c["dtype"] != "bf16")]
-    failures = 0
-    for case in cases:
-        ok, line = check(case, args.artifacts)
-        failures += not ok
-        print(line, flush=True)
-    print(f"{len(cases) - failures}/{len(cases)} attention forward cases passed")
-    sys.exit(1 if failures else 0)
+    run_cases(cases, lambda case: check(case, args.artifacts),
+              name=lambda case: case["name"])
+    finish()
 
 
 if __name__ == "__main__":

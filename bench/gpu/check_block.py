@@ -38,7 +38,7 @@ import sys
 import torch
 
 from kiln_gpu import DEVICE, EMULATE, KilnError, KilnLibrary, artifact, \
-    compare, fail, finish, to_device
+    compare, fail, finish, nan_max, run_cases, to_device
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -76,39 +76,50 @@ def reference(inputs, dtype):
     return loss.detach(), [g.detach() for g in grads]
 
 
-def check_training_step(inputs):
-    loss64, grads64 = reference(inputs, torch.float64)
-    loss32, grads32 = reference(inputs, torch.float32)
-    scale = max(g.abs().max().item() for g in grads64)
-    grad_tols = [1e-4 * scale + 1e-4 * g.abs().max().item() for g in grads64]
-    loss_tol = 2e-6 + 2e-5 * abs(loss64.item())
-    print("INFO block.torch_f32 loss err %.3e, max grad err %.3e" % (
-        abs(loss32.item() - loss64.item()),
-        max((a.double() - b).abs().max().item()
-            for a, b in zip(grads32, grads64))), flush=True)
+class References:
+    """The float64 loss and gradients and their tolerances, computed once
+    (after a restart, again in the new process)."""
 
-    # With the attention kernels, and with attention decomposed into
-    # primitive ops (the generic path).
-    for suffix in ("", "_decomposed"):
-        lib = load("libblock_grad%s.so" % suffix)
-        if lib:
-            prefix = "block%s." % suffix
-            try:
-                loss, *grads = lib.function("main")(*inputs)
-                compare(prefix + "loss", loss, loss64, loss_tol)
-                for name, got, ref, tol in zip(NAMES, grads, grads64,
-                                               grad_tols):
-                    compare(prefix + "grad_" + name, got, ref, tol)
-            except KilnError as error:
-                fail(prefix + "value_and_grad", str(error))
+    def __init__(self, inputs):
+        loss64, grads64 = reference(inputs, torch.float64)
+        loss32, grads32 = reference(inputs, torch.float32)
+        scale = nan_max(g.abs().max().item() for g in grads64)
+        self.loss64, self.grads64 = loss64, grads64
+        self.grad_tols = [1e-4 * scale + 1e-4 * g.abs().max().item()
+                          for g in grads64]
+        self.loss_tol = 2e-6 + 2e-5 * abs(loss64.item())
+        print("INFO block.torch_f32 loss err %.3e, max grad err %.3e" % (
+            abs(loss32.item() - loss64.item()),
+            nan_max((a.double() - b).abs().max().item()
+                    for a, b in zip(grads32, grads64))), flush=True)
 
-        lib = load("libtrain_block%s.so" % suffix)
-        if lib:
-            try:
-                check_adam_step(lib, inputs, grads64, grad_tols, loss64,
-                                loss_tol, "train_step%s." % suffix)
-            except KilnError as error:
-                fail("train_step%s" % suffix, str(error))
+
+def check_value_and_grad(inputs, refs, suffix):
+    """@main of libblock_grad<suffix>.so: the loss and the 12 gradients."""
+    lib = load("libblock_grad%s.so" % suffix)
+    if not lib:
+        return
+    prefix = "block%s." % suffix
+    try:
+        loss, *grads = lib.function("main")(*inputs)
+        compare(prefix + "loss", loss, refs.loss64, refs.loss_tol)
+        for name, got, ref, tol in zip(NAMES, grads, refs.grads64,
+                                       refs.grad_tols):
+            compare(prefix + "grad_" + name, got, ref, tol)
+    except KilnError as error:
+        fail(prefix + "value_and_grad", str(error))
+
+
+def check_train_step(inputs, refs, suffix):
+    """@train_step of libtrain_block<suffix>.so."""
+    lib = load("libtrain_block%s.so" % suffix)
+    if not lib:
+        return
+    try:
+        check_adam_step(lib, inputs, refs.grads64, refs.grad_tols,
+                        refs.loss64, refs.loss_tol, "train_step%s." % suffix)
+    except KilnError as error:
+        fail("train_step%s" % suffix, str(error))
 
 
 BETA1, BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
@@ -159,55 +170,80 @@ def check_adam_step(lib, inputs, grads64, grad_tols, loss64, loss_tol,
         spread = [adam_reference(p, m, v, grads64[i] + s * grad_tols[i], 5, LR)
                   for s in (1.0, -1.0)]
         def tol(k, ref):
-            moved = max((other[k] - ref).abs().max().item() for other in spread)
+            moved = nan_max((other[k] - ref).abs().max().item()
+                            for other in spread)
             return moved + 8 * U * ref.abs().max().item()
         compare(prefix + name, new_p[i], ref_p, tol(0, ref_p) + 8 * U * LR)
         compare(prefix + "m_" + name, new_m[i], ref_m, tol(1, ref_m))
         compare(prefix + "v_" + name, new_v[i], ref_v, tol(2, ref_v))
 
 
-def check_smoke_ops():
-    lib = load("libblock_smoke_ops.so")
-    if not lib:
-        return
+def smoke_ops():
+    """(name, run) of each op of libblock_smoke_ops.so."""
     g = torch.Generator(device=DEVICE).manual_seed(1)
 
     def rand(*shape):
         return torch.rand(*shape, generator=g, device=DEVICE) * 2 - 1
 
-    def run(name, inputs, ref_fn, tol_fn):
-        try:
-            (got,) = lib.function(name)(*inputs)
-        except KilnError as error:
-            fail("ops." + name, str(error))
-            return
-        ref = ref_fn(*[t.double() for t in inputs])
-        compare("ops." + name, got, ref, tol_fn(*[t.double() for t in inputs]))
+    def op(name, inputs, ref_fn, tol_fn):
+        def run():
+            lib = load("libblock_smoke_ops.so")
+            if not lib:
+                return
+            try:
+                (got,) = lib.function(name)(*inputs)
+            except KilnError as error:
+                fail("ops." + name, str(error))
+                return
+            ref = ref_fn(*[t.double() for t in inputs])
+            compare("ops." + name, got, ref,
+                    tol_fn(*[t.double() for t in inputs]))
+        return "ops." + name, run
 
     def max_abs(t):
         return t.abs().max().item()
 
-    run("add_bcast", [rand(64, 128), rand(128)], lambda x, b: x + b,
-        lambda x, b: U * max_abs(x + b))
-    run("exp_mul", [rand(4096) * 4], lambda x: torch.exp(x) * x,
-        lambda x: 8 * U * max_abs(torch.exp(x) * x))
-    run("row_sum", [rand(64, 300)], lambda x: x.sum(1),
-        lambda x: 300 * U * max_abs(x.abs().sum(1)))
-    run("col_max", [rand(300, 64)], lambda x: x.max(0).values,
-        lambda x: 0.0)
-    run("softmax", [rand(32, 200) * 8], lambda x: torch.softmax(x, 1),
-        lambda x: (200 + 24) * U * max_abs(torch.softmax(x, 1)))
-    run("matmul", [rand(96, 80), rand(80, 112)], lambda a, b: a @ b,
-        lambda a, b: 80 * U * max_abs(a.abs() @ b.abs()))
-    run("batched_matmul", [rand(4, 32, 48), rand(48, 16)], lambda a, b: a @ b,
-        lambda a, b: 48 * U * max_abs(a.abs() @ b.abs()))
+    return [
+        op("add_bcast", [rand(64, 128), rand(128)], lambda x, b: x + b,
+           lambda x, b: U * max_abs(x + b)),
+        op("exp_mul", [rand(4096) * 4], lambda x: torch.exp(x) * x,
+           lambda x: 8 * U * max_abs(torch.exp(x) * x)),
+        op("row_sum", [rand(64, 300)], lambda x: x.sum(1),
+           lambda x: 300 * U * max_abs(x.abs().sum(1))),
+        op("col_max", [rand(300, 64)], lambda x: x.max(0).values,
+           lambda x: 0.0),
+        op("softmax", [rand(32, 200) * 8], lambda x: torch.softmax(x, 1),
+           lambda x: (200 + 24) * U * max_abs(torch.softmax(x, 1))),
+        op("matmul", [rand(96, 80), rand(80, 112)], lambda a, b: a @ b,
+           lambda a, b: 80 * U * max_abs(a.abs() @ b.abs())),
+        op("batched_matmul", [rand(4, 32, 48), rand(48, 16)],
+           lambda a, b: a @ b,
+           lambda a, b: 48 * U * max_abs(a.abs() @ b.abs())),
+    ]
 
 
 def main():
     torch.manual_seed(0)
     inputs = [to_device(t) for t in params()]
-    check_training_step(inputs)
-    check_smoke_ops()
+    refs = []
+
+    def references():
+        if not refs:
+            refs.append(References(inputs))
+        return refs[0]
+    # One case per library call, so that a GPU fault costs that call only
+    # (run_cases restarts the script after it). With the attention kernels,
+    # and with attention decomposed into primitive ops (the generic path).
+    sections = []
+    for suffix in ("", "_decomposed"):
+        sections += [
+            ("block%s" % suffix, lambda s=suffix: check_value_and_grad(
+                inputs, references(), s)),
+            ("train_step%s" % suffix, lambda s=suffix: check_train_step(
+                inputs, references(), s))]
+    sections += smoke_ops()
+    run_cases(sections, lambda section: section[1](),
+              name=lambda section: section[0])
     finish()
 
 

@@ -7,7 +7,6 @@ without .trans, bit-exact) on the GPU and through the emulator, and compares
 them. Its PASS/FAIL lines are re-reported here.
 """
 import subprocess
-import sys
 
 from kiln_gpu import artifact, fail, finish, report
 
@@ -18,8 +17,13 @@ def main():
     except FileNotFoundError as error:
         fail("emulator.load", str(error))
         finish()
-    result = subprocess.run([binary], capture_output=True, text=True,
-                            timeout=60)
+    try:
+        result = subprocess.run([binary], capture_output=True, text=True,
+                                timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        # No exec bit after the carry, a wrong architecture, or a hang.
+        fail("emulator.run", "%s: %s" % (type(error).__name__, error))
+        finish()
     seen = False
     for line in result.stdout.splitlines():
         fields = line.split(" ", 4)

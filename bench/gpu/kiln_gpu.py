@@ -19,10 +19,13 @@ so DEVICE is "cpu" and synchronize() does nothing. The checks use DEVICE,
 to_device() and synchronize() instead of naming CUDA.
 """
 import ctypes
+import json
+import math
 import os
 import re
 import sys
 import time
+import traceback
 
 import torch
 
@@ -99,11 +102,13 @@ class KilnFunction:
         self.fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 
     def empty_outputs(self, device=None):
+        """The outputs, poisoned (see `poison`): what the library does not
+        write cannot pass a comparison."""
         if device is None:
             device = torch.device("cpu") if EMULATE else torch.device(
                 "cuda", torch.cuda.current_device())
-        return [torch.empty(shape, dtype=dtype, device=device)
-                for dtype, shape in self.outputs]
+        return poison(*[torch.empty(shape, dtype=dtype, device=device)
+                        for dtype, shape in self.outputs])
 
     def _check(self, kind, tensors, specs):
         if len(tensors) != len(specs):
@@ -177,15 +182,109 @@ def time_ms(fn, warmup=2, repeat=10):
     return times[len(times) // 2]
 
 
-_failures = []
-_cases = [0]
+# ---------------------------------------------------------------------------
+# Comparisons a NaN cannot pass. `err > tol` is False for a NaN error, and
+# Python's max() drops a NaN that is not first (max([1e-3, nan, 2e-3]) is
+# 2e-3), so a kernel that writes NaN, or nothing into an uninitialized
+# output, would pass both. Every check and benchmark compares with these.
+# ---------------------------------------------------------------------------
+
+
+def within(err, tol):
+    """Whether err <= tol: False when err (or tol) is NaN."""
+    return float(err) <= float(tol)
+
+
+def nan_max(values):
+    """The largest of `values` (numbers), NaN if any is NaN or there are
+    none."""
+    values = [float(v) for v in values]
+    if not values or any(math.isnan(v) for v in values):
+        return math.nan
+    return max(values)
+
+
+def relative_error(got, want):
+    """max |got - want| / max |want| (as a float, computed in float32 on
+    `want`'s device), NaN when `got` has a NaN or an infinity."""
+    got = got.to(device=want.device, dtype=torch.float32)
+    want = want.float()
+    if not torch.isfinite(got).all().item():
+        return math.nan
+    if not want.numel():
+        return 0.0
+    return ((got - want).abs().max() /
+            want.abs().max().clamp_min(1e-30)).item()
+
+
+def poison(*tensors):
+    """Fills each tensor in place with NaN (integers with their minimum,
+    booleans with True), so that an output the library leaves unwritten
+    cannot pass; returns the list of tensors."""
+    for t in tensors:
+        if t.is_floating_point():
+            t.fill_(math.nan)
+        elif t.dtype == torch.bool:
+            t.fill_(True)
+        else:
+            t.fill_(torch.iinfo(t.dtype).min)
+    return list(tensors)
+
+
+# ---------------------------------------------------------------------------
+# Sticky GPU faults. An illegal address, misaligned access, illegal
+# instruction, device assert or launch failure poisons the CUDA context for
+# the rest of the process (torch shares it), so every later case would fail
+# with the same message. `run_cases` records the faulting case as FAIL and
+# restarts the script in place (os.execv: same PID, so run.sh's timeout
+# still applies) with --resume=STATE, which carries the counts and resumes
+# after that case. The first fault of a script re-runs the case once with
+# KILN_CUDA_SYNC_LAUNCHES=1 (the runtime then synchronizes after every
+# launch, so the message names the faulting kernel; docs/GPURuntime.md).
+# ---------------------------------------------------------------------------
+
+STICKY_ERRORS = (
+    # CUresult names (Kiln's runtime, kiln_last_error()).
+    "ILLEGAL_ADDRESS", "MISALIGNED", "ILLEGAL_INSTRUCTION", "LAUNCH_FAILED",
+    "HARDWARE_STACK_ERROR", "INVALID_PC", "CUDA_ERROR_ASSERT",
+    # torch's texts of the same errors.
+    "an illegal memory access", "misaligned address",
+    "an illegal instruction", "unspecified launch failure",
+    "device-side assert")
+# Restarts of one script before it gives up on the rest of its cases.
+MAX_RESTARTS = 20
+
+
+def is_sticky(message):
+    """Whether an error message is one of a fault that loses the context."""
+    text = str(message).lower()
+    return any(marker.lower() in text for marker in STICKY_ERRORS)
+
+
+def _take_resume_state():
+    """Removes --resume=STATE from sys.argv (so the scripts' own argument
+    parsing never sees it) and returns STATE, a dict ({} on a first run)."""
+    for i, arg in enumerate(sys.argv[1:], 1):
+        if arg.startswith("--resume="):
+            del sys.argv[i]
+            return json.loads(arg[len("--resume="):])
+    return {}
+
+
+_resume = _take_resume_state()
+_failures = list(_resume.get("failed", []))
+_cases = [int(_resume.get("cases", 0))]
+# Values a script keeps across restarts (JSON-serializable).
+carried = dict(_resume.get("carried", {}))
+# The sticky error seen during the running case, if any.
+_fault = [None]
 
 
 def report(name, max_abs_err, tol, ok=None, note=""):
     """Prints `PASS|FAIL name max_abs_err tol [note]`; ok defaults to
-    max_abs_err <= tol (a NaN error fails)."""
+    within(max_abs_err, tol) (a NaN error fails)."""
     if ok is None:
-        ok = max_abs_err <= tol  # False for NaN
+        ok = within(max_abs_err, tol)
     _cases[0] += 1
     if not ok:
         _failures.append(name)
@@ -196,10 +295,13 @@ def report(name, max_abs_err, tol, ok=None, note=""):
 
 
 def fail(name, reason):
-    """A case that could not run: FAIL with the reason."""
+    """A case that could not run: FAIL with the reason. A reason that is a
+    sticky GPU fault makes `run_cases` restart the script after the case."""
     _cases[0] += 1
     _failures.append(name)
     print("FAIL %s nan nan %s" % (name, reason), flush=True)
+    if is_sticky(reason) and _fault[0] is None:
+        _fault[0] = str(reason)
 
 
 def compare(name, got, ref, tol, note=""):
@@ -215,6 +317,104 @@ def compare(name, got, ref, tol, note=""):
     if ref.numel() and not torch.isfinite(got).all().item():
         err = float("nan")
     return report(name, err, tol, note=note)
+
+
+def _sync_launches():
+    return os.environ.get("KILN_CUDA_SYNC_LAUNCHES", "") not in ("", "0")
+
+
+def _restart(name, before, rerun):
+    """Re-executes the script after a sticky fault in case `name`; `before`
+    is (cases, failures) at the case's start."""
+    restarts = int(_resume.get("restarts", 0)) + 1
+    state = {"restarts": restarts, "carried": carried}
+    if rerun and not _sync_launches():
+        # Its results are replaced by the re-run's.
+        state.update(rerun=name, cases=before[0], failed=before[1],
+                     first_fault=_fault[0])
+        os.environ["KILN_CUDA_SYNC_LAUNCHES"] = "1"
+        print("# %s: a GPU fault lost the CUDA context; the lines of %s "
+              "above are discarded: restarting (pid %d) to re-run it with "
+              "KILN_CUDA_SYNC_LAUNCHES=1, which names the faulting kernel"
+              % (name, name, os.getpid()), flush=True)
+    else:
+        state.update(after=name, cases=_cases[0], failed=_failures)
+        print("# %s: a GPU fault lost the CUDA context: restarting (pid %d) "
+              "after it" % (name, os.getpid()), flush=True)
+    if restarts > MAX_RESTARTS:
+        fail("restarts", "%d GPU faults: the remaining cases are not run"
+             % MAX_RESTARTS)
+        finish()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    script = os.path.abspath(sys.argv[0])
+    os.execv(sys.executable, [sys.executable, script] + sys.argv[1:] +
+             ["--resume=" + json.dumps(state)])
+
+
+def run_cases(items, body, name=str, rerun=True):
+    """Runs body(item) for each of `items` (named name(item)) as one case,
+    so that a GPU fault costs that case only.
+
+    A case that raises fails with the exception's message (the others still
+    run). A sticky fault (raised, or passed to `fail`) restarts the script
+    (see above): with `rerun`, the first fault re-runs its case with
+    synchronous launches to name the kernel (a case that passes then still
+    fails, as `<name>/first_run`); then the script resumes after the case.
+    KILN_GPU_FAKE_FAULT=NAME raises a simulated fault in case NAME (the
+    harness self-test, check_harness.py, uses it)."""
+    items = list(items)
+    names = [name(item) for item in items]
+    start = 0
+    for key, offset in (("rerun", 0), ("after", 1)):
+        if key in _resume:
+            if _resume[key] not in names:
+                fail("resume", "no case %r to resume at" % _resume[key])
+                return
+            start = names.index(_resume[key]) + offset
+    rerunning = _resume.get("rerun")
+    fake = os.environ.get("KILN_GPU_FAKE_FAULT")
+    for item, case in zip(items[start:], names[start:]):
+        before = (_cases[0], list(_failures))
+        _fault[0] = None
+        try:
+            if case == fake:
+                raise RuntimeError(
+                    "CUDA_ERROR_ILLEGAL_ADDRESS: simulated by "
+                    "KILN_GPU_FAKE_FAULT (KILN_CUDA_SYNC_LAUNCHES=%s)"
+                    % os.environ.get("KILN_CUDA_SYNC_LAUNCHES", ""))
+            body(item)
+        except Exception as error:  # noqa: BLE001 - reported as a FAIL
+            if not is_sticky(error):
+                traceback.print_exc(file=sys.stdout)
+            fail(case, "%s: %s" % (type(error).__name__, error))
+        if _fault[0] is not None:
+            _restart(case, before, rerun)
+        if case == rerunning:
+            fail(case + "/first_run",
+                 "the first run faulted (%s); the re-run with "
+                 "KILN_CUDA_SYNC_LAUNCHES=1 did not" % _resume["first_fault"])
+
+
+def failed_cases():
+    """The names of the cases that failed so far (across restarts)."""
+    return list(_failures)
+
+
+def call_overhead_us():
+    """The host overhead of one kiln call in microseconds: the median wall
+    time of libruntime_smoke.so's `smoke` on 4096 floats (a stream created
+    and destroyed, a temporary allocated and freed, a memset, a copy, one
+    tiny launch, a synchronize), which every kiln call pays in part; None
+    where the library is missing or fails."""
+    try:
+        smoke = KilnLibrary(artifact("libruntime_smoke.so")).function("smoke")
+        x = to_device(torch.randn(4096))
+        out = smoke.empty_outputs()
+        return 1e3 * time_ms(lambda: smoke(x, outputs=out), warmup=5,
+                             repeat=50)
+    except (OSError, FileNotFoundError, KilnError):
+        return None
 
 
 def finish():

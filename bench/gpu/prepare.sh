@@ -15,8 +15,17 @@
 #   KILN_COMPILE        kiln-compile
 #   KILN_GPU_ARTIFACTS  where to write (bench/gpu/artifacts)
 #   KILN_GPU_CHIP       the GPU architecture (default sm_90, the H200's)
+#   KILN_GPU_FORMAT     kiln-compile's --gpu-format (default fatbin: the
+#                       cubin for KILN_GPU_CHIP plus its PTX, a few KB more
+#                       per library, so that a driver that rejects the cubin
+#                       can still JIT-compile the PTX; bin: the cubin only)
 #   KILN_GPU_TARGET     kiln-compile's --target: cuda, or cuda-emulator
 #   KILN_GPU_EMULATE    1 with --emulate, else empty
+#   KILN_GPU_RUNTIME    the runtime archive kiln-compile links into every
+#                       library (libKilnCudaRuntime.a, libKilnGPUEmulator.a):
+#                       a hook that keeps up-to-date libraries must also
+#                       rebuild those older than it (kiln-compile only
+#                       names it, so it is not relinked when it changes)
 #
 # --emulate builds the same libraries for Kiln's GPU emulator instead
 # (kiln-compile --target=cuda-emulator, linked with libKilnGPUEmulator.a:
@@ -65,7 +74,9 @@ export KILN_ROOT=$root KILN_BUILD_DIR=$build
 export KILN_COMPILE=$build/bin/kiln-compile
 export KILN_GPU_ARTIFACTS=$artifacts
 export KILN_GPU_CHIP=${KILN_GPU_CHIP:-sm_90}
+export KILN_GPU_FORMAT=${KILN_GPU_FORMAT:-fatbin}
 export KILN_GPU_TARGET=$target KILN_GPU_EMULATE=$emulate
+export KILN_GPU_RUNTIME=$build/lib/lib$runtime.a
 mkdir -p "$artifacts"
 
 failed=()
@@ -82,10 +93,21 @@ for hook in "$root"/bench/gpu/prepare_*.sh; do
 done
 
 listing=$(cd "$artifacts" && ls -l --time-style=+ | awk 'NR > 1 && $NF != "MANIFEST.txt" {print $5, $NF}')
+# Whether the libraries are those of the commit: any tracked change, staged
+# or not, or untracked file (ignored ones, such as the artifacts, aside)
+# makes the tree "modified", and the first few are named.
+changes=$(git -C "$root" status --porcelain 2>/dev/null | awk '{print $NF}')
+if [ -z "$changes" ]; then
+  tree="clean tree"
+else
+  tree="modified tree: $(echo "$changes" | wc -l) changed or untracked"
+  tree="$tree file(s): $(echo "$changes" | head -5 | paste -sd' ')"
+fi
 {
-  echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (modified)')"
-  echo "prepared $(date -u +%Y-%m-%dT%H:%M:%SZ) for ${emulate:+the emulator (--target=cuda-emulator) of }${KILN_GPU_CHIP}"
+  echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null), $tree"
+  echo "prepared $(date -u +%Y-%m-%dT%H:%M:%SZ) for ${emulate:+the emulator (--target=cuda-emulator) of }${KILN_GPU_CHIP}$([ -n "$emulate" ] || echo " ($KILN_GPU_FORMAT)")"
   echo "failed hooks: ${failed[*]:-none}"
+  echo "runtime $(basename "$KILN_GPU_RUNTIME") sha256 $(sha256sum "$KILN_GPU_RUNTIME" | cut -c1-16), built $(date -u -r "$KILN_GPU_RUNTIME" +%Y-%m-%dT%H:%M:%SZ)"
   echo "$listing"
 } > "$artifacts/MANIFEST.txt"
 echo "prepare: artifacts in $artifacts ($(du -sh "$artifacts" | cut -f1))"

@@ -10,19 +10,35 @@
 # For the emulator (KILN_GPU_EMULATE=1, KILN_GPU_TARGET=cuda-emulator) only
 # the check libraries.
 #
-# Up-to-date libraries are kept. Exits non-zero if any case failed to
+# Up-to-date libraries are kept: those newer than their .mlir, kiln-compile,
+# the runtime archive it links in ($KILN_GPU_RUNTIME; kiln-compile is not
+# relinked when the runtime changes) and options.txt (the target, chip and
+# format, KILN_GPU_*, rewritten when they change). Exits non-zero if any case failed to
 # compile (its error is in the .log next to its .mlir).
 set -uo pipefail
 root=${KILN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 build=${KILN_BUILD_DIR:-$root/build}
 compile=${KILN_COMPILE:-$build/bin/kiln-compile}
 chip=${KILN_GPU_CHIP:-sm_90}
+format=${KILN_GPU_FORMAT:-fatbin}
 target=${KILN_GPU_TARGET:-cuda}
 out=${KILN_GPU_ARTIFACTS:-$root/bench/gpu/artifacts}/attention_bwd
 only=${1:-}
 [ -n "${KILN_GPU_EMULATE:-}" ] && only=check
+if [ "$target" = cuda-emulator ]; then
+  runtime=${KILN_GPU_RUNTIME:-$build/lib/libKilnGPUEmulator.a}
+else
+  runtime=${KILN_GPU_RUNTIME:-$build/lib/libKilnCudaRuntime.a}
+fi
+# Without it, every library would look up to date (-nt is true against a
+# missing file).
+[ -f "$runtime" ] || { echo "prepare_attention_bwd: no $runtime" >&2; exit 1; }
 
 mkdir -p "$out"
+options="--target=$target --gpu-chip=$chip --gpu-format=$format"
+if [ "$(cat "$out/options.txt" 2>/dev/null)" != "$options" ]; then
+  echo "$options" > "$out/options.txt"
+fi
 /usr/bin/python3 "$root/bench/gpu/attention_bwd_cases.py" --out "$out" \
   ${only:+--only "$only"} > "$out/list.txt" || exit 1
 
@@ -30,11 +46,11 @@ failed=0
 built=0
 while read -r mlir; do
   lib=${mlir%.mlir}.so
-  if [ -f "$lib" ] && [ "$lib" -nt "$mlir" ] && [ "$lib" -nt "$compile" ]; then
+  if [ -f "$lib" ] && [ "$lib" -nt "$mlir" ] && [ "$lib" -nt "$compile" ] \
+       && [ "$lib" -nt "$runtime" ] && [ "$lib" -nt "$out/options.txt" ]; then
     continue
   fi
-  if "$compile" --target="$target" --gpu-chip="$chip" "$mlir" -o "$lib" \
-       2> "${mlir%.mlir}.log"; then
+  if "$compile" $options "$mlir" -o "$lib" 2> "${mlir%.mlir}.log"; then
     built=$((built + 1))
   else
     echo "prepare_attention_bwd: FAILED $mlir (see ${mlir%.mlir}.log)" >&2

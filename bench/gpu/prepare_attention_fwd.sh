@@ -10,7 +10,9 @@
 #   python3 bench/gpu/bench_attention_fwd.py      # there
 #
 # Environment: KILN_BUILD_DIR (default build), JOBS (parallel compiles,
-# default 2), KILN_COMPILE_FLAGS (extra kiln-compile flags), ONLY=check|bench
+# default 2), KILN_GPU_CHIP (default sm_90) and KILN_GPU_FORMAT (default
+# fatbin; see prepare.sh), KILN_COMPILE_FLAGS (extra kiln-compile flags),
+# ONLY=check|bench
 # (compile only one group), KILN_GPU_ARTIFACTS, KILN_GPU_TARGET and
 # KILN_GPU_EMULATE (from prepare.sh; with KILN_GPU_EMULATE=1 only the check
 # group, for the emulator). A module that fails to compile is reported and
@@ -32,7 +34,9 @@ case ${ONLY:-} in
   bench) select=(-name 'bench_*.mlir') ;;
   *) select=(-name '*.mlir') ;;
 esac
-export compile target KILN_COMPILE_FLAGS="${KILN_COMPILE_FLAGS:-}"
+# The chip and format first: a case's own .flags come later, and win.
+export compile target KILN_COMPILE_FLAGS="--gpu-chip=${KILN_GPU_CHIP:-sm_90} \
+--gpu-format=${KILN_GPU_FORMAT:-fatbin} ${KILN_COMPILE_FLAGS:-}"
 find "$out" "${select[@]}" | sort | xargs -P "${JOBS:-2}" -I{} sh -c '
   f={}; so=${f%.mlir}.so
   flags=$(cat "${f%.mlir}.flags" 2>/dev/null)

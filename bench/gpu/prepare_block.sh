@@ -20,7 +20,8 @@ out=$KILN_GPU_ARTIFACTS
 status=0
 target=${KILN_GPU_TARGET:-cuda}
 compile() {  # source library [kiln-compile options]
-  if "$KILN_COMPILE" --target="$target" --gpu-chip="$KILN_GPU_CHIP" "$1" -o "$out/$2" "${@:3}"; then
+  if "$KILN_COMPILE" --target="$target" --gpu-chip="$KILN_GPU_CHIP" \
+       --gpu-format="${KILN_GPU_FORMAT:-fatbin}" "$1" -o "$out/$2" "${@:3}"; then
     echo "prepare_block: $2"
   else
     echo "prepare_block: kiln-compile --target=$target $1 failed" >&2
@@ -38,7 +39,7 @@ compile "$out/block_grad.mlir" libblock_grad.so
 compile "$KILN_ROOT/examples/train_block.mlir" libtrain_block.so
 compile "$KILN_ROOT/bench/gpu/block_smoke_ops.mlir" libblock_smoke_ops.so
 # --gpu-pipeline replaces the whole pipeline, `emulate` included.
-decomposed="--gpu-pipeline=kiln-decompose-attention,kiln-lower-to-nvvm{chip=$KILN_GPU_CHIP${KILN_GPU_EMULATE:+ emulate=true}}"
+decomposed="--gpu-pipeline=kiln-decompose-attention,kiln-lower-to-nvvm{chip=$KILN_GPU_CHIP format=${KILN_GPU_FORMAT:-fatbin}${KILN_GPU_EMULATE:+ emulate=true}}"
 compile "$out/block_grad.mlir" libblock_grad_decomposed.so "$decomposed"
 compile "$KILN_ROOT/examples/train_block.mlir" libtrain_block_decomposed.so "$decomposed"
 exit $status

@@ -32,7 +32,7 @@ reconcile-unrealized-casts),gpu-to-llvm)" -o "$work/nvvm.mlir"
   runtime=$KILN_BUILD_DIR/lib/libKilnGPUEmulator.a
 else
   "$tools/mlir-opt" "$inputs/runtime_smoke.mlir" \
-    --gpu-lower-to-nvvm-pipeline="cubin-chip=$KILN_GPU_CHIP cubin-features=+ptx80 cubin-format=bin" \
+    --gpu-lower-to-nvvm-pipeline="cubin-chip=$KILN_GPU_CHIP cubin-features=+ptx80 cubin-format=${KILN_GPU_FORMAT:-fatbin}" \
     -o "$work/smoke.mlir"
   runtime=$KILN_BUILD_DIR/lib/libKilnCudaRuntime.a
 fi

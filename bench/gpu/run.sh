@@ -13,6 +13,12 @@
 # summary but does not change the exit code.
 # Needs python3 with torch and numpy, and the CUDA driver; not LLVM or Kiln.
 #
+# At the end, when time remains in the run's budget and compute-sanitizer
+# is on PATH (not with --emulate or a PATTERN), memcheck runs on the
+# smallest attention cases (each with its own limit,
+# KILN_GPU_SANITIZER_LIMIT, default 120 s): reported in the summary, never
+# changing the exit code.
+#
 # --emulate runs the checks HERE, without a GPU, on Kiln's GPU emulator:
 # the libraries of `bench/gpu/prepare.sh --emulate`
 # (bench/gpu/artifacts-emulator/), torch on the CPU (KILN_GPU_EMULATE=1,
@@ -36,9 +42,15 @@ for arg in "$@"; do
     *) pattern=$arg ;;
   esac
 done
+# A time limit kills Python with whatever it had not flushed yet.
+export PYTHONUNBUFFERED=1
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   exec > >(tee -a "$OUT/gpu-run.log") 2>&1
+  tee_pid=$!
+  # bash does not wait for a process substitution at exit: close its input
+  # and wait, so the log has the summary when run.sh returns.
+  trap 'exec >&- 2>&-; wait "$tee_pid"' EXIT
 fi
 python=${PYTHON:-python3}
 # Per-script limits and the whole run's budget, in seconds.
@@ -104,10 +116,13 @@ run_script() {  # kind limit script
   fi
   echo "-- $name: exit $rc, $(( $(date +%s) - t0 )) s"
 }
-# The runtime's own check first: if it fails, the others cannot pass.
-checks=(bench/gpu/check_runtime.py)
+# The harness's self-test (no GPU needed), then the runtime's own check: if
+# either fails, the others cannot be trusted or cannot pass.
+checks=(bench/gpu/check_harness.py bench/gpu/check_runtime.py)
 for script in bench/gpu/check_*.py; do
-  [ "$script" = bench/gpu/check_runtime.py ] && continue
+  case $script in
+    bench/gpu/check_harness.py|bench/gpu/check_runtime.py) continue ;;
+  esac
   # The emulator against the hardware: nothing to compare with here.
   [ -n "$emulate" ] && [ "$script" = bench/gpu/check_emulator.py ] && continue
   checks+=("$script")
@@ -121,9 +136,47 @@ if [ -z "$checks_only" ]; then
   done
 fi
 
+# compute-sanitizer's memcheck: the only tool that sees a kernel read past
+# the end of a buffer. torch's caching allocator packs tensors into large
+# blocks, inside which such a read is legal to memcheck, so caching is off
+# (PYTORCH_NO_CUDA_MEMORY_CACHING=1): every tensor is its own allocation.
+sanitized=()
+sanitize() {  # label script [args]
+  local label=$1 limit=${KILN_GPU_SANITIZER_LIMIT:-120} log rc errors
+  shift
+  if [ $(( $(date +%s) - start + limit )) -gt "$budget" ]; then
+    sanitized+=("$label: skipped (the budget is spent)"); return
+  fi
+  echo "== sanitizer: $label"
+  log=$(mktemp)
+  PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout -k 5 "$limit" \
+    compute-sanitizer --tool memcheck --print-limit 20 $python "$@" \
+    > "$log" 2>&1
+  rc=$?
+  cat "$log"
+  errors=$(sed -n 's/^========= ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$log" | tail -1)
+  rm -f "$log"
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    sanitized+=("$label: timed out after ${limit} s")
+  elif [ -z "$errors" ]; then
+    sanitized+=("$label: no memcheck summary (exit $rc)")
+  else
+    sanitized+=("$label: $errors memcheck error(s), exit $rc")
+  fi
+}
+if [ -z "$emulate" ] && [ -z "$pattern" ] && command -v compute-sanitizer > /dev/null; then
+  # A forward (tensor cores, partial tiles) and a backward, unpaired and
+  # paired: three small libraries.
+  sanitize check_attention_fwd:plain_bf16 bench/gpu/check_attention_fwd.py --filter plain_bf16
+  sanitize check_attention_bwd:plain_bf16 bench/gpu/check_attention_bwd.py plain_bf16
+fi
+
 echo "== summary: ${#passed[@]} passed, ${#failed[@]} failed, ${#skipped[@]} skipped, $(( $(date +%s) - start )) s"
 [ ${#failed[@]} -eq 0 ] || echo "failed: ${failed[*]}"
 [ ${#skipped[@]} -eq 0 ] || echo "skipped: ${skipped[*]}"
+for entry in "${sanitized[@]}"; do
+  echo "sanitizer: $entry (does not change the exit code)"
+done
 for entry in "${failed[@]}"; do
   [[ $entry == check:* ]] && exit 1
 done

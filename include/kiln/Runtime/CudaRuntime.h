@@ -44,8 +44,15 @@ void kilnCudaSynchronize(void);
 
 /// The entry points of MLIR's GPU host ABI (as declared by `gpu-to-llvm` and
 /// `#gpu.select_object` in MLIR 22). Handles are opaque pointers: a module is
-/// Kiln's own record (loaded lazily, once per context), the others are the
-/// driver's CUfunction, CUstream and CUevent.
+/// Kiln's own record (loaded lazily, once per context), a function too (the
+/// CUfunction and the kernel's name, which launch errors quote), the others
+/// are the driver's CUstream and CUevent.
+///
+/// With KILN_CUDA_SYNC_LAUNCHES=1 in the environment (read at the first
+/// call), every launch synchronizes its stream, so that an asynchronous
+/// fault is reported by the launch of the kernel that caused it.
+/// mgpuStreamDestroy keeps the calling thread's first stream for its next
+/// mgpuStreamCreate (not with KILN_CUDA_STREAM_CACHE=0).
 void *mgpuModuleLoad(void *data, size_t gpuBlobSize);
 void *mgpuModuleLoadJIT(void *data, int optLevel);
 void mgpuModuleUnload(void *module);

@@ -48,6 +48,20 @@ Driver driver;
 /// Why the driver cannot be used, or empty once it is initialized.
 char driverError[1024];
 pthread_once_t driverOnce = PTHREAD_ONCE_INIT;
+/// KILN_CUDA_SYNC_LAUNCHES (set and not "0"): synchronize the launch's
+/// stream after every launch, so that a fault is reported by the launch of
+/// the kernel that caused it. Read once, with the driver.
+bool syncLaunches = false;
+/// KILN_CUDA_STREAM_CACHE=0 turns the per-thread stream cache off (see
+/// mgpuStreamCreate), e.g. to measure what it saves. Read with the driver.
+bool cacheStreams = true;
+
+/// Whether an environment variable is set to something other than "" or
+/// "0".
+bool isEnabled(const char *variable) {
+  const char *value = getenv(variable);
+  return value && *value && strcmp(value, "0") != 0;
+}
 
 /// `CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected`, or the number
 /// when the driver cannot name the code (the toolkit's stub library).
@@ -77,6 +91,9 @@ const char *getDriverPath() {
 }
 
 void loadDriver() {
+  syncLaunches = isEnabled("KILN_CUDA_SYNC_LAUNCHES");
+  const char *cache = getenv("KILN_CUDA_STREAM_CACHE");
+  cacheStreams = !cache || strcmp(cache, "0") != 0;
   const char *path = getDriverPath();
   void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!library) {
@@ -210,6 +227,24 @@ private:
   bool pushed = false;
 };
 
+/// Sets the release threshold of `device`'s default memory pool, which
+/// cuMemAllocAsync draws from, to the maximum: with the default, 0, the pool
+/// returns its free memory to the driver at every synchronization, so every
+/// call would map its temporaries again (the attention backward's dQ
+/// accumulator is 256 MiB at S=8192, D=128). The pool then keeps up to its
+/// peak use for the process. Skipped, as a mere optimization, when the
+/// driver lacks the functions or they fail.
+void keepPoolMemory(CUdevice device) {
+  if (!driver.cuDeviceGetDefaultMemPool || !driver.cuMemPoolSetAttribute)
+    return;
+  CUmemoryPool pool = nullptr;
+  if (driver.cuDeviceGetDefaultMemPool(&pool, device) != CUDA_SUCCESS)
+    return;
+  cuuint64_t threshold = UINT64_MAX;
+  (void)driver.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                                     &threshold);
+}
+
 /// Whether the current context's device supports cuMemAllocAsync.
 bool hasMemoryPools() {
   if (!driver.cuMemAllocAsync || !driver.cuMemFreeAsync)
@@ -226,6 +261,8 @@ bool hasMemoryPools() {
         CUDA_SUCCESS)
       supported = 0;
     known = supported ? 1 : 2;
+    if (supported)
+      keepPoolMemory(device);
     __atomic_store_n(&memoryPools[device], known, __ATOMIC_RELAXED);
   }
   return known == 1;
@@ -237,11 +274,26 @@ bool hasMemoryPools() {
 
 constexpr int kMaxModuleContexts = 16;
 
-/// What mgpuModuleLoad returns: the embedded image, and the module loaded
-/// from it in each context that used it. Loading waits for the first kernel
-/// lookup, because `#gpu.select_object` loads modules from a global
-/// constructor, which runs when the library is loaded: possibly before the
-/// process created its CUDA context, or without any device at all.
+/// What mgpuModuleGetFunction returns and mgpuLaunchKernel takes: a kernel
+/// of a module loaded in one context, with its name, so that a failed
+/// launch says which kernel failed (a CUfunction cannot be named on every
+/// driver).
+struct Function {
+  CUfunction function;
+  CUcontext context;
+  /// The caller's pointer (the host code passes the same global string at
+  /// every launch): compared before the name.
+  const char *lookupName;
+  /// A copy, valid as long as the module.
+  char *name;
+};
+
+/// What mgpuModuleLoad returns: the embedded image, the module loaded from
+/// it in each context that used it, and the kernels looked up so far.
+/// Loading waits for the first kernel lookup, because `#gpu.select_object`
+/// loads modules from a global constructor, which runs when the library is
+/// loaded: possibly before the process created its CUDA context, or without
+/// any device at all.
 struct Module {
   const void *data;
   bool isPTX;
@@ -250,6 +302,10 @@ struct Module {
   int numLoaded;
   CUcontext contexts[kMaxModuleContexts];
   CUmodule modules[kMaxModuleContexts];
+  /// Every Function looked up, in every context (malloc'ed, growing).
+  Function **functions;
+  int numFunctions;
+  int functionCapacity;
 };
 
 Module *createModule(const void *data, bool isPTX, int optLevel) {
@@ -290,6 +346,72 @@ CUmodule loadModule(Module *module) {
   return loaded;
 }
 
+/// The Function for `name` in `context`, looked up in `loaded` with the
+/// driver and recorded in `module` the first time; null (with the error
+/// recorded) on failure. The caller holds module->mutex.
+Function *getFunction(Module *module, CUcontext context, CUmodule loaded,
+                      const char *name) {
+  for (int i = 0; i < module->numFunctions; ++i) {
+    Function *function = module->functions[i];
+    if (function->context == context &&
+        (function->lookupName == name || strcmp(function->name, name) == 0))
+      return function;
+  }
+  CUfunction handle = nullptr;
+  if (!check(driver.cuModuleGetFunction(&handle, loaded, name),
+             "cuModuleGetFunction(\"%s\")", name))
+    return nullptr;
+  if (module->numFunctions == module->functionCapacity) {
+    int capacity = module->functionCapacity ? 2 * module->functionCapacity : 8;
+    auto **grown = static_cast<Function **>(
+        realloc(module->functions, capacity * sizeof(Function *)));
+    if (!grown) {
+      reportError("out of host memory for the kernels of a GPU module");
+      return nullptr;
+    }
+    module->functions = grown;
+    module->functionCapacity = capacity;
+  }
+  auto *function = static_cast<Function *>(malloc(sizeof(Function)));
+  char *copy = strdup(name);
+  if (!function || !copy) {
+    free(function);
+    free(copy);
+    reportError("out of host memory for a GPU kernel record");
+    return nullptr;
+  }
+  *function = Function{handle, context, name, copy};
+  module->functions[module->numFunctions++] = function;
+  return function;
+}
+
+/// The name of the kernel this thread launched last (truncated), for the
+/// message of a fault that a later synchronization reports.
+thread_local char lastLaunched[256];
+
+void rememberLaunch(const Function *function) {
+  snprintf(lastLaunched, sizeof(lastLaunched), "%s", function->name);
+}
+
+/// Like `checkCleanup`, for a synchronization: a failure there is usually an
+/// asynchronous fault of an earlier kernel, so the message names the last
+/// kernel this thread launched.
+void checkSynchronize(CUresult result, const char *what) {
+  if (hasError || result == CUDA_SUCCESS)
+    return;
+  char text[256];
+  formatResult(result, text, sizeof(text));
+  if (lastLaunched[0])
+    reportError("%s failed: %s (a kernel or copy failed; the last kernel "
+                "this thread launched: `%s`%s)",
+                what, text, lastLaunched,
+                syncLaunches ? ""
+                             : "; KILN_CUDA_SYNC_LAUNCHES=1 names the "
+                               "faulting one");
+  else
+    reportError("%s failed: %s (a kernel or copy failed)", what, text);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -309,7 +431,7 @@ extern "C" void kilnCudaSynchronize(void) {
     return;
   ScopedContext context;
   if (context.ok)
-    check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+    checkSynchronize(driver.cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 //===----------------------------------------------------------------------===//
@@ -332,6 +454,11 @@ extern "C" void mgpuModuleUnload(void *handle) {
   // process exit: failures are ignored.
   for (int i = 0; i < module->numLoaded; ++i)
     (void)driver.cuModuleUnload(module->modules[i]);
+  for (int i = 0; i < module->numFunctions; ++i) {
+    free(module->functions[i]->name);
+    free(module->functions[i]);
+  }
+  free(module->functions);
   pthread_mutex_destroy(&module->mutex);
   free(module);
 }
@@ -360,26 +487,42 @@ extern "C" void *mgpuModuleGetFunction(void *handle, const char *name) {
       module->modules[module->numLoaded++] = loaded;
     }
   }
+  Function *function =
+      loaded ? getFunction(module, context, loaded, name) : nullptr;
   pthread_mutex_unlock(&module->mutex);
-  if (!loaded)
-    return nullptr;
-  CUfunction function = nullptr;
-  check(driver.cuModuleGetFunction(&function, loaded, name),
-        "cuModuleGetFunction(\"%s\")", name);
   return function;
 }
 
 /// Allows `function` to use `smem` bytes of dynamic shared memory: above
 /// 48 KiB, a kernel must opt in.
-static bool allowSharedMemory(CUfunction function, int32_t smem) {
+static bool allowSharedMemory(const Function *function, int32_t smem) {
   constexpr int32_t kDefaultLimit = 48 * 1024;
   if (smem <= kDefaultLimit)
     return true;
   return check(driver.cuFuncSetAttribute(
-                   function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                   smem),
-               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d)",
-               int(smem));
+                   function->function,
+                   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d) of "
+               "kernel `%s`",
+               int(smem), function->name);
+}
+
+/// After a successful launch of `function` on `stream`: remembers it and,
+/// with KILN_CUDA_SYNC_LAUNCHES, waits for it, so that a fault names it.
+/// `shape` describes the launch for the message.
+static void finishLaunch(const Function *function, CUstream stream,
+                         const char *shape) {
+  rememberLaunch(function);
+  if (!syncLaunches)
+    return;
+  CUresult result = driver.cuStreamSynchronize(stream);
+  if (result == CUDA_SUCCESS)
+    return;
+  char text[256];
+  formatResult(result, text, sizeof(text));
+  reportError("kernel `%s` (%s) failed (KILN_CUDA_SYNC_LAUNCHES: "
+              "synchronized after its launch): %s",
+              function->name, shape, text);
 }
 
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
@@ -393,16 +536,20 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
   ScopedContext scope;
   if (!scope.ok)
     return;
-  auto *kernel = static_cast<CUfunction>(function);
+  auto *kernel = static_cast<const Function *>(function);
   if (!allowSharedMemory(kernel, smem))
     return;
-  check(driver.cuLaunchKernel(kernel, gridX, gridY, gridZ, blockX, blockY,
-                              blockZ, smem, static_cast<CUstream>(stream),
-                              params, extra),
-        "cuLaunchKernel(grid %ldx%ldx%ld, block %ldx%ldx%ld, %d bytes of "
-        "shared memory)",
-        long(gridX), long(gridY), long(gridZ), long(blockX), long(blockY),
-        long(blockZ), int(smem));
+  char shape[160];
+  snprintf(shape, sizeof(shape),
+           "grid %ldx%ldx%ld, block %ldx%ldx%ld, %d bytes of shared memory",
+           long(gridX), long(gridY), long(gridZ), long(blockX), long(blockY),
+           long(blockZ), int(smem));
+  auto *cuStream = static_cast<CUstream>(stream);
+  if (check(driver.cuLaunchKernel(kernel->function, gridX, gridY, gridZ,
+                                  blockX, blockY, blockZ, smem, cuStream,
+                                  params, extra),
+            "cuLaunchKernel of `%s` (%s)", kernel->name, shape))
+    finishLaunch(kernel, cuStream, shape);
 }
 
 extern "C" void mgpuLaunchClusterKernel(
@@ -420,15 +567,17 @@ extern "C" void mgpuLaunchClusterKernel(
                 "the driver lacks");
     return;
   }
-  auto *kernel = static_cast<CUfunction>(function);
+  auto *kernel = static_cast<const Function *>(function);
   if (!allowSharedMemory(kernel, smem))
     return;
   // More than 8 blocks per cluster is non-portable and needs an opt-in.
   if (clusterX * clusterY * clusterZ > 8 &&
       !check(driver.cuFuncSetAttribute(
-                 kernel, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                 1),
-             "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)"))
+                 kernel->function,
+                 CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+             "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) of "
+             "kernel `%s`",
+             kernel->name))
     return;
   CUlaunchAttribute attribute;
   memset(&attribute, 0, sizeof(attribute));
@@ -448,13 +597,31 @@ extern "C" void mgpuLaunchClusterKernel(
   config.hStream = static_cast<CUstream>(stream);
   config.attrs = &attribute;
   config.numAttrs = 1;
-  check(driver.cuLaunchKernelEx(&config, kernel, params, extra),
-        "cuLaunchKernelEx (cluster launch)");
+  char shape[200];
+  snprintf(shape, sizeof(shape),
+           "cluster %ldx%ldx%ld, grid %ldx%ldx%ld, block %ldx%ldx%ld, %d "
+           "bytes of shared memory",
+           long(clusterX), long(clusterY), long(clusterZ), long(gridX),
+           long(gridY), long(gridZ), long(blockX), long(blockY),
+           long(blockZ), int(smem));
+  if (check(driver.cuLaunchKernelEx(&config, kernel->function, params, extra),
+            "cuLaunchKernelEx of `%s` (%s)", kernel->name, shape))
+    finishLaunch(kernel, config.hStream, shape);
 }
 
 //===----------------------------------------------------------------------===//
 // Streams and events
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// This thread's cached stream, its context, and whether a caller holds it
+/// (between mgpuStreamCreate and mgpuStreamDestroy). Trivially
+/// constructible; never destroyed (one stream per thread that used the
+/// runtime, released with its context).
+thread_local CUstream cachedStream = nullptr;
+thread_local CUcontext cachedStreamContext = nullptr;
+thread_local bool cachedStreamInUse = false;
+} // namespace
 
 extern "C" void *mgpuStreamCreate(void) {
   if (hasError)
@@ -462,16 +629,44 @@ extern "C" void *mgpuStreamCreate(void) {
   ScopedContext scope;
   if (!scope.ok)
     return nullptr;
+  // Every call of a Kiln function creates a stream and destroys it at the
+  // end, which costs driver work each time: the thread's first stream is
+  // kept by mgpuStreamDestroy and handed out again while no one holds it
+  // (a second stream at the same time, or one in another context, is a
+  // fresh one). Reuse keeps the semantics: a stream orders its own work,
+  // and a blocking stream is ordered after the legacy default stream's
+  // earlier work however old it is.
+  CUcontext context = nullptr;
+  if (cacheStreams &&
+      !check(driver.cuCtxGetCurrent(&context), "cuCtxGetCurrent"))
+    return nullptr;
+  bool cacheable = cacheStreams && !cachedStreamInUse &&
+                   (!cachedStream || cachedStreamContext == context);
+  if (cacheable && cachedStream) {
+    cachedStreamInUse = true;
+    return cachedStream;
+  }
   // A blocking stream: its work is ordered after work queued before on the
   // legacy default stream, where PyTorch writes the inputs by default.
   CUstream stream = nullptr;
-  check(driver.cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
+  if (!check(driver.cuStreamCreate(&stream, CU_STREAM_DEFAULT),
+             "cuStreamCreate"))
+    return nullptr;
+  if (cacheable) {
+    cachedStream = stream;
+    cachedStreamContext = context;
+    cachedStreamInUse = true;
+  }
   return stream;
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
   if (!stream)
     return;
+  if (stream == cachedStream) {
+    cachedStreamInUse = false;
+    return;
+  }
   ScopedContext scope;
   if (scope.ok)
     checkCleanup(driver.cuStreamDestroy(static_cast<CUstream>(stream)),
@@ -483,8 +678,8 @@ extern "C" void mgpuStreamSynchronize(void *stream) {
   // memory that the caller frees next.
   ScopedContext scope;
   if (scope.ok)
-    checkCleanup(driver.cuStreamSynchronize(static_cast<CUstream>(stream)),
-                 "cuStreamSynchronize (a kernel or copy failed)");
+    checkSynchronize(driver.cuStreamSynchronize(static_cast<CUstream>(stream)),
+                     "cuStreamSynchronize");
 }
 
 extern "C" void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -523,8 +718,8 @@ extern "C" void mgpuEventSynchronize(void *event) {
     return;
   ScopedContext scope;
   if (scope.ok)
-    checkCleanup(driver.cuEventSynchronize(static_cast<CUevent>(event)),
-                 "cuEventSynchronize (a kernel or copy failed)");
+    checkSynchronize(driver.cuEventSynchronize(static_cast<CUevent>(event)),
+                     "cuEventSynchronize");
 }
 
 extern "C" void mgpuEventRecord(void *event, void *stream) {
