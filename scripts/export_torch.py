@@ -15,7 +15,7 @@ writes, for the bundled transformer block (`Block` below):
 
 `export(module, example_inputs, name)` is the reusable part: it traces the
 module, propagates shapes with ShapeProp and maps each fx node to one or a few
-kiln nodes. Supported: embedding, linear (transpose + matmul + add), matmul,
+kiln nodes. Supported: embedding, linear (transpose + matmul + add), layer_norm, matmul,
 add/sub/mul/div (tensors or Python scalars), mean, rsqrt, reshape/view,
 transpose, gelu, softmax, integer/slice indexing and Tensor.select (slice,
 then reshape), F.linear,
@@ -197,6 +197,16 @@ class Exporter:
                     y = self.node("add", [y, self.param(target + ".bias")],
                                   name + "_bias")
                 return y
+            if isinstance(mod, nn.LayerNorm):
+                inputs = [x, None, None]
+                if mod.weight is not None:
+                    inputs[1] = self.param(target + ".weight")
+                if mod.bias is not None:
+                    inputs[2] = self.param(target + ".bias")
+                return self.node("layer_norm", inputs, name,
+                                 {"normalized_rank":
+                                      len(mod.normalized_shape),
+                                  "epsilon": float(mod.eps)})
             raise NotImplementedError("module %s (%s)" % (target, type(mod)))
 
         if n.op == "get_attr":
@@ -352,6 +362,7 @@ def main():
     with torch.no_grad():
         loss32 = block(tokens, labels).item()
         loss64 = block.double()(tokens, labels).item()
+    os.makedirs(args.out_dir, exist_ok=True)
     prefix = os.path.join(args.out_dir, "torch_block")
     write_graph(graph, prefix + ".json")
     np.save(prefix + ".tokens.npy", tokens.numpy())

@@ -175,8 +175,15 @@ def main():
     parser.add_argument("--time", action="store_true")
     opts = parser.parse_args()
 
-    lib = ctypes.CDLL(os.path.abspath(opts.library))
-    signature = getattr(lib, f"kiln_{opts.name}_signature")
+    try:
+        lib = ctypes.CDLL(os.path.abspath(opts.library))
+    except OSError as error:
+        sys.exit(f"run-aot.py: cannot load {opts.library}: {error}")
+    try:
+        signature = getattr(lib, f"kiln_{opts.name}_signature")
+    except AttributeError:
+        sys.exit(f"run-aot.py: {opts.library} has no function '{opts.name}' "
+                 f"(no kiln_{opts.name}_signature; see the library's header)")
     signature.restype = ctypes.c_char_p
     input_specs, result_specs = parse_signature(signature().decode())
     ranges = {}

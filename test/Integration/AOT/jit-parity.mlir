@@ -16,6 +16,10 @@
 // RUN: FileCheck %s < %t/aot-range.txt
 // CHECK: result0: tensor<7xi64>
 // CHECK: result7: tensor<3xi32>
+// A function the library does not have is a message, not a traceback.
+// RUN: not %python %kiln_src_root/scripts/run-aot.py %t/libdt.so nosuch 2>&1 | FileCheck %s --check-prefix=NOFN
+// NOFN: run-aot.py: {{.*}}libdt.so has no function 'nosuch' (no kiln_nosuch_signature
+// NOFN-NOT: Traceback
 //
 // The bundled transformer block, ahead of time: the same loss as the JIT.
 // RUN: kiln-compile %kiln_src_root/examples/transformer_block.mlir -o %t/libblock.so --mcpu native
