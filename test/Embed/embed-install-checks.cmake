@@ -10,6 +10,8 @@ foreach(file
     include/kiln/Dialect/Kiln/IR/KilnOps.td
     bin/kiln-opt
     bin/kiln-run
+    bin/kiln-compile
+    bin/kiln-translate
     bin/kiln-coverage)
   if(NOT EXISTS "${prefix}/${file}")
     message(FATAL_ERROR "the install has no ${file}")
@@ -28,5 +30,10 @@ foreach(file IN LISTS installed_text)
   endif()
 endforeach()
 
-# The installed tools run from the prefix.
-run("kiln-opt --version" "${prefix}/bin/kiln-opt" --version)
+# Every installed tool starts from the prefix (finds the shared libraries it
+# links).
+file(GLOB installed_tools "${prefix}/bin/*")
+foreach(tool IN LISTS installed_tools)
+  get_filename_component(name "${tool}" NAME)
+  run("${name} --version" "${tool}" --version)
+endforeach()
