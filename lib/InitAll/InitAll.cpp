@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -19,6 +20,9 @@ void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   // `--inline` of func.call into kiln functions.
   func::registerInlinerExtension(registry);
   registerGPUPipelineDialects(registry);
+  // What kiln-lower-to-cpu{enable-openmp} produces (omp.parallel and its
+  // kin, lowered to the LLVM dialect but still omp ops).
+  registry.insert<omp::OpenMPDialect>();
   // The backward rules of the kiln ops (AutodiffOpInterface external models).
   registerAutodiffExternalModels(registry);
 }
