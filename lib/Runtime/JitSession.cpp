@@ -56,6 +56,15 @@ getRuntimeLibraryCandidates(StringRef buildPath, StringRef installDir) {
   return candidates;
 }
 
+/// Applies MLIR's pass manager and timing command-line options
+/// (--mlir-print-ir-after-all, --mlir-timing, ...) to `pm` when the program
+/// registered them, as kiln-run does; otherwise leaves `pm` alone.
+static void applyCLOptions(PassManager &pm) {
+  // Fails only when the options are not registered.
+  (void)applyPassManagerCLOptions(pm);
+  applyDefaultTimingPassManagerCLOptions(pm);
+}
+
 /// The dialects, interface models and LLVM IR translations the JIT needs.
 static DialectRegistry getJitRegistry() {
   DialectRegistry registry;
@@ -105,6 +114,7 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   OwningOpRef<ModuleOp> lowered = module.clone();
   if (options.addGraphPasses) {
     PassManager graphPM(&context);
+    applyCLOptions(graphPM);
     options.addGraphPasses(graphPM);
     if (failed(graphPM.run(*lowered)))
       return failure();
@@ -176,6 +186,7 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   }
 
   PassManager pm(&context);
+  applyCLOptions(pm);
   if (emulated) {
     KilnToNVVMPipelineOptions pipelineOptions;
     pipelineOptions.emulate = true;

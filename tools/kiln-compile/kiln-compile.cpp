@@ -834,6 +834,12 @@ static std::string findGPUEmulatorLibrary(const char *argv0) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(kilnCompileCategory);
+  // MLIR's debugging options (--mlir-print-ir-after-all, --mlir-timing,
+  // ...) for the pass manager below; --help-hidden lists them. The passes
+  // are registered for the ones that name a pass (--mlir-print-ir-after=)
+  // and for --gpu-pipeline.
+  mlir::kiln::registerAllPasses();
+  tools::registerMLIRDebugCLOptions();
   cl::ParseCommandLineOptions(
       argc, argv,
       "Compile the public functions of a kiln module into a shared library "
@@ -932,7 +938,6 @@ int main(int argc, char **argv) {
   if (cuda) {
     mlir::kiln::registerAllDialects(registry);
     registerGPUDialects(registry);
-    mlir::kiln::registerAllPasses();
   }
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
@@ -955,6 +960,9 @@ int main(int argc, char **argv) {
 
   auto pipelineStart = std::chrono::steady_clock::now();
   mlir::PassManager pm(&context);
+  if (failed(mlir::applyPassManagerCLOptions(pm)))
+    return 1;
+  mlir::applyDefaultTimingPassManagerCLOptions(pm);
   if (cuda) {
     if (failed(addGPUPipeline(pm, emulated)))
       return 1;

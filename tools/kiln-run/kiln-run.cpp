@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/InitAll.h"
 #include "kiln/Runtime/JitSession.h"
 #include "kiln/Runtime/Npy.h"
 
@@ -176,6 +177,12 @@ static void printResult(raw_ostream &os, unsigned index,
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(kilnRunCategory);
+  // MLIR's debugging options (--mlir-print-ir-after-all, --mlir-timing,
+  // ...), which the JitSession applies to its pass managers; --help-hidden
+  // lists them. The passes are registered for the options that name one
+  // (--mlir-print-ir-after=).
+  registerAllPasses();
+  tools::registerMLIRDebugCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "Run a kiln function on the CPU\n");
   if (randomInputs && !inputs.empty())
     return fail("--input and --random-inputs are exclusive");
