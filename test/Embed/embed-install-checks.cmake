@@ -31,11 +31,19 @@ foreach(file IN LISTS installed_text)
 endforeach()
 
 # Every installed tool starts from the prefix (finds the shared libraries it
-# links).
+# links) and names Kiln's version.
 file(GLOB installed_tools "${prefix}/bin/*")
 foreach(tool IN LISTS installed_tools)
   get_filename_component(name "${tool}" NAME)
-  run("${name} --version" "${tool}" --version)
+  message(STATUS "${name} --version")
+  execute_process(COMMAND "${tool}" --version
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${name} --version failed (${rc}): ${out}")
+  endif()
+  if(NOT out MATCHES "Kiln version [0-9]+\\.[0-9]+\\.[0-9]+")
+    message(FATAL_ERROR "${name} --version does not name Kiln's version: ${out}")
+  endif()
 endforeach()
 
 # The installed kiln-run's GPU emulator loads the installed runtime

@@ -37,6 +37,7 @@
 #include "kiln/Runtime/HostTensor.h"
 
 #include "ToolSupport.h"
+#include "ToolVersion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -139,7 +140,8 @@ static cl::opt<std::string> gpuFormat(
 static cl::opt<bool> gpuTensorCores(
     "gpu-tensor-cores", cl::init(true), cl::cat(kilnCompileCategory),
     cl::desc("--target=cuda: the tensor-core attention kernels for f16/bf16 "
-             "(kiln-lower-to-nvvm's tensor-cores)"));
+             "(kiln-lower-to-nvvm's tensor-cores; default on; =false to use "
+             "the SIMT kernels)"));
 static cl::opt<bool> gpuSoftwarePipeline(
     "gpu-software-pipeline", cl::init(false), cl::cat(kilnCompileCategory),
     cl::desc("--target=cuda: the forward tensor-core attention kernel loads "
@@ -840,6 +842,7 @@ int main(int argc, char **argv) {
   // and for --gpu-pipeline.
   mlir::kiln::registerAllPasses();
   tools::registerMLIRDebugCLOptions();
+  tools::addKilnVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,
       "Compile the public functions of a kiln module into a shared library "
