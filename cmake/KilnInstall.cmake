@@ -91,6 +91,14 @@ function(kiln_install_project)
                 $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
                 $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
   endforeach()
+  # add_llvm_executable's install runpath is $ORIGIN/../lib alone, which
+  # holds LLVM's libraries only when Kiln is installed into LLVM's prefix;
+  # the tools that link libMLIR.so (through MLIRExecutionEngine) find it
+  # where Kiln's build did.
+  foreach(tool IN LISTS tools)
+    set_property(TARGET ${tool} APPEND PROPERTY INSTALL_RPATH
+      "${LLVM_LIBRARY_DIR}")
+  endforeach()
   install(TARGETS ${libraries} ${tools}
     EXPORT KilnTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT kiln

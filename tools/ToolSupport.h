@@ -11,11 +11,15 @@
 #ifndef KILN_TOOLS_TOOLSUPPORT_H
 #define KILN_TOOLS_TOOLSUPPORT_H
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -32,6 +36,18 @@ namespace mlir::kiln::tools {
 inline int reportError(llvm::StringRef tool, const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), tool) << message << "\n";
   return 1;
+}
+
+/// Registers the command-line options of MLIR's context, pass manager,
+/// timing and printer (--mlir-print-ir-after-all, --mlir-timing,
+/// --mlir-print-debuginfo, ...), which kiln-opt has through MlirOptMain.
+/// A pass manager takes them with applyPassManagerCLOptions and
+/// applyDefaultTimingPassManagerCLOptions.
+inline void registerMLIRDebugCLOptions() {
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  registerAsmPrinterCLOptions();
 }
 
 /// The first of `options` given on the command line, or null. The tools

@@ -15,7 +15,9 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
@@ -31,6 +33,36 @@ static_assert(sizeof(void *) == sizeof(int64_t),
 static double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
+}
+
+/// Where the JIT looks for the runtime library built at `buildPath`, in
+/// order: the lib/ directory beside the running program's bin/ (an installed
+/// kiln-run, or the build tree's), the build tree, and the lib/ directory of
+/// the prefix Kiln was configured to install into (`installDir`).
+static SmallVector<std::string, 3>
+getRuntimeLibraryCandidates(StringRef buildPath, StringRef installDir) {
+  StringRef name = llvm::sys::path::filename(buildPath);
+  std::string executable = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&getRuntimeLibraryCandidates));
+  SmallString<256> beside(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
+  llvm::sys::path::append(beside, "lib", name);
+  SmallString<256> installed(installDir);
+  llvm::sys::path::append(installed, name);
+  SmallVector<std::string, 3> candidates;
+  for (StringRef path : {StringRef(beside), buildPath, StringRef(installed)})
+    if (!llvm::is_contained(candidates, path))
+      candidates.push_back(path.str());
+  return candidates;
+}
+
+/// Applies MLIR's pass manager and timing command-line options
+/// (--mlir-print-ir-after-all, --mlir-timing, ...) to `pm` when the program
+/// registered them, as kiln-run does; otherwise leaves `pm` alone.
+static void applyCLOptions(PassManager &pm) {
+  // Fails only when the options are not registered.
+  (void)applyPassManagerCLOptions(pm);
+  applyDefaultTimingPassManagerCLOptions(pm);
 }
 
 /// The dialects, interface models and LLVM IR translations the JIT needs.
@@ -82,6 +114,7 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   OwningOpRef<ModuleOp> lowered = module.clone();
   if (options.addGraphPasses) {
     PassManager graphPM(&context);
+    applyCLOptions(graphPM);
     options.addGraphPasses(graphPM);
     if (failed(graphPM.run(*lowered)))
       return failure();
@@ -132,21 +165,28 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
 
   // The emulator runtime that the emulated GPU code calls (__kiln_emu_*,
   // mgpu*, __nv_*).
-  StringRef emulatorRuntime;
+  std::string emulatorRuntime;
   bool emulated = options.target == JitTarget::GPUEmulator;
   if (emulated) {
-#ifdef KILN_GPU_EMULATOR_LIBRARY
-    emulatorRuntime = KILN_GPU_EMULATOR_LIBRARY;
+    SmallVector<std::string, 3> candidates;
+#if defined(KILN_GPU_EMULATOR_LIBRARY) && defined(KILN_INSTALL_LIBDIR)
+    candidates = getRuntimeLibraryCandidates(KILN_GPU_EMULATOR_LIBRARY,
+                                             KILN_INSTALL_LIBDIR);
 #endif
-    if (emulatorRuntime.empty() || !llvm::sys::fs::exists(emulatorRuntime))
+    auto found = llvm::find_if(candidates, [](const std::string &path) {
+      return llvm::sys::fs::exists(path);
+    });
+    if (found == candidates.end())
       return emitError(module.getLoc())
-             << "the GPU emulator needs its runtime "
-             << (emulatorRuntime.empty() ? StringRef("libkiln_gpu_emulator.so")
-                                         : emulatorRuntime)
-             << ", which was not built with Kiln or is gone now";
+             << "the GPU emulator needs its runtime libkiln_gpu_emulator.so, "
+                "which is not in "
+             << (candidates.empty() ? "this build of Kiln"
+                                    : llvm::join(candidates, ", "));
+    emulatorRuntime = *found;
   }
 
   PassManager pm(&context);
+  applyCLOptions(pm);
   if (emulated) {
     KilnToNVVMPipelineOptions pipelineOptions;
     pipelineOptions.emulate = true;

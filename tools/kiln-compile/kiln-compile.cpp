@@ -39,6 +39,7 @@
 #include "kiln/Runtime/HostTensor.h"
 
 #include "ToolSupport.h"
+#include "ToolVersion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -142,7 +143,8 @@ static cl::opt<std::string> gpuFormat(
 static cl::opt<bool> gpuTensorCores(
     "gpu-tensor-cores", cl::init(true), cl::cat(kilnCompileCategory),
     cl::desc("--target=cuda: the tensor-core attention kernels for f16/bf16 "
-             "(kiln-lower-to-nvvm's tensor-cores)"));
+             "(kiln-lower-to-nvvm's tensor-cores; default on; =false to use "
+             "the SIMT kernels)"));
 static cl::opt<bool> gpuSoftwarePipeline(
     "gpu-software-pipeline", cl::init(false), cl::cat(kilnCompileCategory),
     cl::desc("--target=cuda: the forward tensor-core attention kernel loads "
@@ -912,6 +914,13 @@ static std::string findGPUEmulatorLibrary(const char *argv0) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(kilnCompileCategory);
+  // MLIR's debugging options (--mlir-print-ir-after-all, --mlir-timing,
+  // ...) for the pass manager below; --help-hidden lists them. The passes
+  // are registered for the ones that name a pass (--mlir-print-ir-after=)
+  // and for --gpu-pipeline.
+  mlir::kiln::registerAllPasses();
+  tools::registerMLIRDebugCLOptions();
+  tools::addKilnVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,
       "Compile the public functions of a kiln module into a shared library "
@@ -1021,7 +1030,6 @@ int main(int argc, char **argv) {
   if (cuda) {
     mlir::kiln::registerAllDialects(registry);
     registerGPUDialects(registry);
-    mlir::kiln::registerAllPasses();
   }
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
@@ -1044,6 +1052,9 @@ int main(int argc, char **argv) {
 
   auto pipelineStart = std::chrono::steady_clock::now();
   mlir::PassManager pm(&context);
+  if (failed(mlir::applyPassManagerCLOptions(pm)))
+    return 1;
+  mlir::applyDefaultTimingPassManagerCLOptions(pm);
   if (cuda) {
     if (failed(addGPUPipeline(pm, emulated)))
       return 1;

@@ -14,6 +14,8 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/Coverage.h"
 
+#include "ToolVersion.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/SourceMgr.h"
@@ -77,6 +79,7 @@ static int emit(StringRef path, StringRef text) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(kilnCoverageCategory);
+  mlir::kiln::tools::addKilnVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv, "Kiln op coverage matrix\n");
 
   auto records = MemoryBuffer::getFile(recordsPath, /*IsText=*/true);

@@ -7,10 +7,13 @@
 
 #include "kiln/InitAll.h"
 
+#include "ToolVersion.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  mlir::kiln::tools::addKilnVersionPrinter();
   mlir::kiln::registerAllPasses();
   mlir::DialectRegistry registry;
   mlir::kiln::registerAllDialects(registry);

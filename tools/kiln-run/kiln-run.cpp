@@ -17,10 +17,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/InitAll.h"
 #include "kiln/Runtime/JitSession.h"
 #include "kiln/Runtime/Npy.h"
 
 #include "ToolSupport.h"
+#include "ToolVersion.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/APFloat.h"
@@ -90,7 +92,8 @@ static cl::opt<JitTarget> target(
 static cl::opt<bool> tensorCores(
     "tensor-cores", cl::init(true), cl::cat(kilnRunCategory),
     cl::desc("--target=gpu-emulator: the tensor-core attention kernels for "
-             "f16/bf16 (kiln-lower-to-nvvm's tensor-cores)"));
+             "f16/bf16, kiln-lower-to-nvvm's tensor-cores (default on; "
+             "=false to use the SIMT kernels)"));
 
 static constexpr StringLiteral kToolName = "kiln-run";
 
@@ -219,6 +222,13 @@ static void printResult(raw_ostream &os, unsigned index,
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(kilnRunCategory);
+  // MLIR's debugging options (--mlir-print-ir-after-all, --mlir-timing,
+  // ...), which the JitSession applies to its pass managers; --help-hidden
+  // lists them. The passes are registered for the options that name one
+  // (--mlir-print-ir-after=).
+  registerAllPasses();
+  tools::registerMLIRDebugCLOptions();
+  tools::addKilnVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv, "Run a kiln function on the CPU\n");
   if (randomInputs && !inputs.empty())
     return fail("--input and --random-inputs are exclusive");
@@ -228,6 +238,11 @@ int main(int argc, char **argv) {
     return fail("--opt-level must be 0, 1, 2 or 3, not " + Twine(optLevel));
   if (tensorCores.getNumOccurrences() && target != JitTarget::GPUEmulator)
     return fail("--tensor-cores is for --target=gpu-emulator only");
+  if (seed.getNumOccurrences() && !randomInputs)
+    return fail("--seed needs --random-inputs");
+  if (printLimit.getNumOccurrences() && !outputDir.empty() && !print)
+    return fail("--print-limit does nothing with --output-dir unless --print "
+                "is given");
   if (outputDir.getNumOccurrences() && outputDir.empty())
     return fail("--output-dir needs a directory name");
   SmallVector<std::optional<RandomRange>> ranges;

@@ -17,6 +17,7 @@
 #include "kiln/Support/GraphJson.h"
 
 #include "ToolSupport.h"
+#include "ToolVersion.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -127,6 +128,7 @@ static void registerGraphJsonTranslations() {
 }
 
 int main(int argc, char **argv) {
+  kiln::tools::addKilnVersionPrinter();
   registerGraphJsonTranslations();
   return failed(mlirTranslateMain(argc, argv, "Kiln translation driver"));
 }

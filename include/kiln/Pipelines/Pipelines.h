@@ -32,7 +32,8 @@ struct KilnToCPUPipelineOptions
   PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse producer/consumer elementwise linalg ops on "
-                     "tensors before bufferization"),
+                     "tensors before bufferization (default on; =false to "
+                     "keep them apart)"),
       llvm::cl::init(true)};
 };
 
@@ -78,7 +79,8 @@ struct KilnToNVVMPipelineOptions
       *this, "tensor-cores",
       llvm::cl::desc("Let convert-kiln-attention-to-gpu use tensor-core mma "
                      "instructions for f16/bf16 attention on sm_80 and newer "
-                     "(older chips always get the SIMT kernels)"),
+                     "(default on; =false to use the SIMT kernels, which "
+                     "older chips always get)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> softwarePipeline{
       *this, "software-pipeline",

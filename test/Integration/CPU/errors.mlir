@@ -68,6 +68,15 @@
 // TC: kiln-run: error: --tensor-cores is for --target=gpu-emulator only
 // RUN: not kiln-run %s --entry add_ints --random-inputs --output-dir= 2>&1 | FileCheck %s --check-prefix=EMPTY-DIR
 // EMPTY-DIR: kiln-run: error: --output-dir needs a directory name
+// Also ignored: --seed without --random-inputs, and --print-limit when only
+// --output-dir gets the results.
+// RUN: not kiln-run %s --entry add_bias --input %t/x.npy --input %t/b.npy --seed 3 2>&1 | FileCheck %s --check-prefix=SEED
+// SEED: kiln-run: error: --seed needs --random-inputs
+// RUN: not kiln-run %s --entry add_ints --random-inputs --output-dir %t/limit --print-limit 3 2>&1 | FileCheck %s --check-prefix=PRINT-LIMIT
+// PRINT-LIMIT: kiln-run: error: --print-limit does nothing with --output-dir unless --print is given
+// RUN: kiln-run %s --entry add_ints --random-inputs --output-dir %t/limit --print --print-limit 1 | FileCheck %s --check-prefix=LIMIT1
+// LIMIT1: result0: tensor<2xi32>
+// LIMIT1-NEXT: {{^  }}[{{-?[0-9]+}}, ... (2 values)]
 //
 // --print-limit 0 prints no value (it printed "[, ... (2 values)]").
 // RUN: kiln-run %s --entry add_ints --random-inputs --print-limit 0 | FileCheck %s --check-prefix=LIMIT0

@@ -661,6 +661,19 @@ struct KilnAutodiffPass
     : public kiln::impl::KilnAutodiffPassBase<KilnAutodiffPass> {
   using KilnAutodiffPassBase::KilnAutodiffPassBase;
 
+  /// Rejects option combinations before any IR is touched: they would
+  /// otherwise be reported at the module, with the module attached.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (mode == AutodiffMode::Split && function.empty())
+      return emitError(UnknownLoc::get(context))
+             << "kiln-autodiff: mode=split needs function=<name>";
+    if (!wrt.empty() && function.empty())
+      return emitError(UnknownLoc::get(context))
+             << "kiln-autodiff: wrt needs function=<name> (a "
+                "kiln.value_and_grad op names its own wrt)";
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -686,16 +699,6 @@ struct KilnAutodiffPass
         generated.emplace(key, *result);
       return result;
     };
-
-    if (mode == AutodiffMode::Split && function.empty()) {
-      module.emitError("kiln-autodiff: mode=split needs function=<name>");
-      return signalPassFailure();
-    }
-    if (!wrt.empty() && function.empty()) {
-      module.emitError("kiln-autodiff: wrt needs function=<name> (a "
-                       "kiln.value_and_grad op names its own wrt)");
-      return signalPassFailure();
-    }
 
     // The functions that get differentiated: the callees of every
     // kiln.value_and_grad, and `function`.
@@ -774,8 +777,10 @@ struct KilnAutodiffPass
     if (!function.empty()) {
       auto callee = symbols.lookup<func::FuncOp>(function);
       if (!callee) {
-        module.emitError("kiln-autodiff: no function named '")
-            << function << "'";
+        // At the module, but without printing it: the option is at fault.
+        emitError(module.getLoc())
+            << "kiln-autodiff: function=" << function
+            << ": the module has no function named '" << function << "'";
         return signalPassFailure();
       }
       if (failed(expandIn(callee)))

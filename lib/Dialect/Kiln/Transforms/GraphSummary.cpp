@@ -30,17 +30,22 @@ struct KilnGraphSummaryPass
     : public kiln::impl::KilnGraphSummaryPassBase<KilnGraphSummaryPass> {
   using Base::Base;
 
-  void runOnOperation() override {
+  /// Opens the output file before the pass runs, so that an unwritable
+  /// `output` is an error about the option rather than one at the module.
+  LogicalResult initialize(MLIRContext *context) override {
     std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        openOutputFile(output, &error);
-    if (!file) {
-      getOperation().emitError() << "kiln-graph-summary: " << error;
-      return signalPassFailure();
-    }
+    file = openOutputFile(output, &error);
+    if (!file)
+      return emitError(UnknownLoc::get(context))
+             << "kiln-graph-summary: output=" << output << ": " << error;
+    return success();
+  }
+
+  void runOnOperation() override {
     raw_ostream &os = file->os();
     for (auto func : getOperation().getOps<func::FuncOp>())
       summarize(func, os);
+    os.flush();
     file->keep();
   }
 
@@ -84,6 +89,10 @@ struct KilnGraphSummaryPass
          << numElements(largest.getType()) << " elements) from "
          << largest.getDefiningOp()->getName() << "\n";
   }
+
+  /// The summary's destination, opened by initialize; shared by the clones
+  /// of the pass.
+  std::shared_ptr<llvm::ToolOutputFile> file;
 };
 
 } // namespace
