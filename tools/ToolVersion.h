@@ -10,27 +10,12 @@
 #ifndef KILN_TOOLS_TOOLVERSION_H
 #define KILN_TOOLS_TOOLVERSION_H
 
-#include "kiln/Version.h"
-
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/raw_ostream.h"
-
-#ifndef KILN_GIT_COMMIT
-#define KILN_GIT_COMMIT ""
-#endif
-
 namespace mlir::kiln::tools {
 
 /// Makes --version print "Kiln version X.Y.Z (git <commit>)" too; call it
-/// before the command line is parsed.
-inline void addKilnVersionPrinter() {
-  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
-    os << "Kiln version " KILN_VERSION_STRING;
-    if (*KILN_GIT_COMMIT)
-      os << " (git " KILN_GIT_COMMIT ")";
-    os << "\n";
-  });
-}
+/// before the command line is parsed. Defined in ToolVersion.cpp, the one
+/// file compiled with the commit, so a new commit recompiles only it.
+void addKilnVersionPrinter();
 
 } // namespace mlir::kiln::tools
 
