@@ -22,10 +22,10 @@ func.func @integers(%i: tensor<3xi64>) -> tensor<f32> {
   return %0 : tensor<f32>
 }
 
-// VECTOR: cannot differentiate 'g': it must return exactly one rank-0 floating-point tensor
+// VECTOR: cannot differentiate 'g': it must return exactly one rank-0 floating-point tensor (mode=split differentiates other results, with one cotangent argument per result)
 // An option naming no function is an error at the module, which is not
 // printed.
 // MISSING: invalid-options.mlir:0:0: error: kiln-autodiff: function=missing: the module has no function named 'missing'
 // TWICE: 'wrt' entry 0 appears twice
 // RANGE: 'wrt' entry 7 is out of range [0, 2)
-// NOFLOAT: cannot differentiate 'integers': no floating-point argument to differentiate with respect to
+// NOFLOAT: cannot differentiate 'integers': no floating-point argument to differentiate with respect to (weights held as constants are not arguments; kiln-translate --lift-parameters makes graph JSON parameters arguments)

@@ -68,7 +68,7 @@ func.func @main(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
 
 // A cotangent of attention's lse result is refused rather than dropped.
 func.func private @through_lse(%q: tensor<1x1x3x2xf32>) -> tensor<f32> {
-  // expected-error @+1 {{cannot differentiate through the 'lse' result of kiln.attention: only its first result 'O' may reach the differentiated output}}
+  // expected-error @+1 {{cannot differentiate through the 'lse' result of kiln.attention: only its first result 'O' may reach the differentiated output (remat=save-all decomposes attention first, and then differentiates through its lse)}}
   %o, %lse = kiln.attention %q, %q, %q : tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x3xf32>
   %l = kiln.sum %lse {axes = array<i64: 0, 1, 2>} : tensor<1x1x3xf32> -> tensor<f32>
   return %l : tensor<f32>

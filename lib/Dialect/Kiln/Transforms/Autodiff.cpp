@@ -66,7 +66,9 @@ static LogicalResult checkDifferentiable(func::FuncOp function,
       (type.getNumResults() != 1 || !isScalarFloatTensor(type.getResult(0))))
     return function.emitError("cannot differentiate '")
            << function.getSymName()
-           << "': it must return exactly one rank-0 floating-point tensor";
+           << "': it must return exactly one rank-0 floating-point tensor "
+              "(mode=split differentiates other results, with one cotangent "
+              "argument per result)";
   // Split mode takes one cotangent per output, of any float tensor type.
   if (mode == AutodiffMode::Split) {
     if (type.getNumResults() == 0)
@@ -81,7 +83,9 @@ static LogicalResult checkDifferentiable(func::FuncOp function,
   if (wrt.empty())
     return function.emitError("cannot differentiate '")
            << function.getSymName()
-           << "': no floating-point argument to differentiate with respect to";
+           << "': no floating-point argument to differentiate with respect to "
+              "(weights held as constants are not arguments; kiln-translate "
+              "--lift-parameters makes graph JSON parameters arguments)";
   llvm::SmallSet<int64_t, 8> seen;
   for (int64_t index : wrt) {
     if (index < 0 || index >= static_cast<int64_t>(type.getNumInputs()))

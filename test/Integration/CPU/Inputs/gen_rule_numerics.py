@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Prints the expected values of test/Integration/CPU/half-rule-numerics.mlir
-and nan-gradients.mlir, from PyTorch's autograd in float64.
+"""Prints the expected values of test/Integration/CPU/half-rule-numerics.mlir,
+nan-gradients.mlir and attention-lse-save-all.mlir, from PyTorch's autograd in float64.
 
 Run with Debian's torch: /usr/bin/python3 gen_rule_numerics.py
 
@@ -132,8 +132,18 @@ def nan_cases():
     line("amax dx", dx.tolist())
 
 
+def lse_cases():
+    # d(sum(lse))/dq for self-attention on q = k = v, scale 1/sqrt(2).
+    q = [[[[0.5, -1.0], [1.5, 0.25], [-0.75, 2.0]]]]
+    (dq,) = grads(lambda q: torch.logsumexp(
+        q @ q.transpose(-1, -2) / math.sqrt(2.0), -1).sum(), q)
+    line("lse dq", dq.flatten().tolist())
+
+
 if __name__ == "__main__":
     print("// half-rule-numerics.mlir")
     half_cases()
     print("// nan-gradients.mlir")
     nan_cases()
+    print("// attention-lse-save-all.mlir")
+    lse_cases()

@@ -31,7 +31,9 @@ static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
   if (op.getLse() && c.grad(1))
     return op.emitError("cannot differentiate through the 'lse' result of "
                         "kiln.attention: only its first result 'O' may reach "
-                        "the differentiated output");
+                        "the differentiated output (remat=save-all decomposes "
+                        "attention first, and then differentiates through "
+                        "its lse)");
   Value dout = c.grad();
   if (!dout)
     return success();
