@@ -90,9 +90,10 @@ def torch_time(a, b, dtype, repeats, threads):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--build-dir", "--build", dest="build",
+                   default=os.path.join(ROOT, "build"))
     p.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
-    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--repeat", "--repeats", dest="repeats", type=int, default=5)
     p.add_argument("--dtype", default="f32", choices=["f32", "f64", "f16", "bf16"])
     args = p.parse_args()
     kiln_run = os.path.join(args.build, "bin", "kiln-run")
