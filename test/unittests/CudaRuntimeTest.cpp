@@ -282,23 +282,31 @@ TEST_F(CudaRuntimeFakeDriver, AsynchronousFaultNamesAKernel) {
   mgpuStreamDestroy(stream);
 }
 
-TEST_F(CudaRuntimeFakeDriver, DefaultPoolKeepsItsMemory) {
+/// Whether the runtime reads `variable` as on (set, not "" or "0").
+static bool envEnabled(const char *variable) {
+  const char *value = std::getenv(variable);
+  return value && *value && std::string(value) != "0";
+}
+
+TEST_F(CudaRuntimeFakeDriver, DefaultPoolKeepsItsMemoryOnRequest) {
+  bool keep = envEnabled("KILN_CUDA_KEEP_POOL_MEMORY");
   void *first = mgpuMemAlloc(256, nullptr, false);
   void *second = mgpuMemAlloc(256, nullptr, false);
   ASSERT_TRUE(first && second) << lastError();
   mgpuMemFree(first, nullptr);
   mgpuMemFree(second, nullptr);
-  // Once per device, with the first stream-ordered allocation.
-  EXPECT_EQ(*fakeVariable<int>("kilnFakeThresholdSets"), 1);
-  EXPECT_EQ(*fakeVariable<uint64_t>("kilnFakeThreshold"), UINT64_MAX);
+  // Once per device, with the first stream-ordered allocation, and only
+  // when asked: the default pool is process-wide.
+  EXPECT_EQ(*fakeVariable<int>("kilnFakeThresholdSets"), keep ? 1 : 0);
+  if (keep)
+    EXPECT_EQ(*fakeVariable<uint64_t>("kilnFakeThreshold"), UINT64_MAX);
   EXPECT_EQ(kilnCudaGetLastError(), nullptr) << lastError();
 }
 
-TEST_F(CudaRuntimeFakeDriver, StreamsAreCachedPerThread) {
+TEST_F(CudaRuntimeFakeDriver, StreamsAreCachedPerThreadOnRequest) {
   int *creates = fakeVariable<int>("kilnFakeStreamCreates");
   int *destroys = fakeVariable<int>("kilnFakeStreamDestroys");
-  const char *cache = std::getenv("KILN_CUDA_STREAM_CACHE");
-  bool cached = !cache || std::string(cache) != "0";
+  bool cached = envEnabled("KILN_CUDA_STREAM_CACHE");
   int createsBefore = *creates, destroysBefore = *destroys;
   // What three calls of a Kiln function do.
   void *streams[3];

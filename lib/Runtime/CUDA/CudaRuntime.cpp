@@ -52,9 +52,16 @@ pthread_once_t driverOnce = PTHREAD_ONCE_INIT;
 /// stream after every launch, so that a fault is reported by the launch of
 /// the kernel that caused it. Read once, with the driver.
 bool syncLaunches = false;
-/// KILN_CUDA_STREAM_CACHE=0 turns the per-thread stream cache off (see
-/// mgpuStreamCreate), e.g. to measure what it saves. Read with the driver.
-bool cacheStreams = true;
+/// KILN_CUDA_STREAM_CACHE (set and not "0") turns the per-thread stream
+/// cache on (see mgpuStreamCreate). Off by default: a cached stream lives
+/// as long as its thread and context, which a host that creates threads or
+/// contexts freely must not pay for. Read with the driver.
+bool cacheStreams = false;
+/// KILN_CUDA_KEEP_POOL_MEMORY (set and not "0"): raise the release threshold
+/// of the device's default memory pool (see keepPoolMemory). Off by default:
+/// that pool is process-wide, shared with every library that allocates
+/// from it. Read with the driver.
+bool keepPools = false;
 
 /// Whether an environment variable is set to something other than "" or
 /// "0".
@@ -92,8 +99,8 @@ const char *getDriverPath() {
 
 void loadDriver() {
   syncLaunches = isEnabled("KILN_CUDA_SYNC_LAUNCHES");
-  const char *cache = getenv("KILN_CUDA_STREAM_CACHE");
-  cacheStreams = !cache || strcmp(cache, "0") != 0;
+  cacheStreams = isEnabled("KILN_CUDA_STREAM_CACHE");
+  keepPools = isEnabled("KILN_CUDA_KEEP_POOL_MEMORY");
   const char *path = getDriverPath();
   void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!library) {
@@ -261,7 +268,7 @@ bool hasMemoryPools() {
         CUDA_SUCCESS)
       supported = 0;
     known = supported ? 1 : 2;
-    if (supported)
+    if (supported && keepPools)
       keepPoolMemory(device);
     __atomic_store_n(&memoryPools[device], known, __ATOMIC_RELAXED);
   }
