@@ -118,8 +118,8 @@ kiln_gpu.finish()
 """
 
 
-def run_child(script, mode):
-    env = dict(os.environ)
+def run_child(script, mode, **extra):
+    env = dict(os.environ, **extra)
     env.pop("KILN_CUDA_SYNC_LAUNCHES", None)
     result = subprocess.run([sys.executable, script, mode], env=env,
                             capture_output=True, text=True, timeout=120)
@@ -157,6 +157,15 @@ def check_restarts():
                   and all(line in out for line in lines))
             expect("restart_" + mode, ok, "" if ok else
                    "rc %d, output:\n%s" % (rc, out))
+        # Under run.sh's compute-sanitizer step (KILN_GPU_NO_RESTART=1): no
+        # restart, so the sanitizer's summary covers the faulting image.
+        rc, out = run_child(script, "sticky", KILN_GPU_NO_RESTART="1")
+        runs = re.findall(r"^# pid (\d+) case (\w+)", out, re.M)
+        last = out.strip().splitlines()[-1] if out.strip() else ""
+        ok = (rc == 1 and [case for _, case in runs] == ["a", "b"]
+              and last.endswith("3 cases, 2 failed: b restarts"))
+        expect("no_restart", ok, "" if ok else
+               "rc %d, output:\n%s" % (rc, out))
 
 
 def check_fwd_fault():

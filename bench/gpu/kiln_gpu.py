@@ -326,6 +326,12 @@ def _sync_launches():
 def _restart(name, before, rerun):
     """Re-executes the script after a sticky fault in case `name`; `before`
     is (cases, failures) at the case's start."""
+    if os.environ.get("KILN_GPU_NO_RESTART", "") not in ("", "0"):
+        # run.sh's compute-sanitizer step: a re-executed image would lose
+        # the sanitizer's summary of the faulting one.
+        fail("restarts", "a GPU fault in %s; KILN_GPU_NO_RESTART is set, so "
+             "the remaining cases are not run" % name)
+        finish()
     restarts = int(_resume.get("restarts", 0)) + 1
     state = {"restarts": restarts, "carried": carried}
     if rerun and not _sync_launches():

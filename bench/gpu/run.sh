@@ -131,8 +131,13 @@ for script in "${checks[@]}"; do
   [ -e "$script" ] && run_script check "$check_limit" "$script"
 done
 if [ -z "$checks_only" ]; then
+  # The benchmarks time Kiln with the runtime's two opt-in savings (a
+  # stream reused per thread, the pool's memory kept between calls; see
+  # docs/GPURuntime.md); check_runtime.py prints the per-call overhead with
+  # and without them.
   for script in bench/gpu/bench_*.py; do
-    [ -e "$script" ] && run_script bench "$bench_limit" "$script"
+    [ -e "$script" ] && KILN_CUDA_STREAM_CACHE=1 KILN_CUDA_KEEP_POOL_MEMORY=1 \
+      run_script bench "$bench_limit" "$script"
   done
 fi
 
@@ -149,7 +154,9 @@ sanitize() {  # label script [args]
   fi
   echo "== sanitizer: $label"
   log=$(mktemp)
-  PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout -k 5 "$limit" \
+  # No restart after a fault (kiln_gpu.py): the re-executed image would
+  # lose the sanitizer's summary of the faulting one.
+  KILN_GPU_NO_RESTART=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout -k 5 "$limit" \
     compute-sanitizer --tool memcheck --print-limit 20 $python "$@" \
     > "$log" 2>&1
   rc=$?
