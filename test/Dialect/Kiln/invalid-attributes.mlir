@@ -29,6 +29,14 @@ func.func @none_taken(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @empty_name(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.exp' op has unknown attribute 'foo.' (it takes none)}}
+  %y = kiln.exp %x {"foo." = 1 : i64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 // A dialect-prefixed discardable attribute is the user's to carry along.
 // CHECK-LABEL: func.func @prefixed
 // CHECK: kiln.exp %{{.*}} {foo.note = "kept"}

@@ -78,7 +78,9 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
 
 LogicalResult mlir::OpTrait::kiln::verifyKnownAttributes(Operation *op) {
   for (NamedAttribute attr : op->getDiscardableAttrs()) {
-    if (attr.getName().strref().contains('.'))
+    // A dialect prefix and a name: `foo.bar`, not `.bar` or `foo.`.
+    auto [prefix, name] = attr.getName().strref().split('.');
+    if (!prefix.empty() && !name.empty())
       continue;
     InFlightDiagnostic diag = op->emitOpError("has unknown attribute '")
                               << attr.getName().strref() << "'";
