@@ -242,13 +242,10 @@ double HostTensor::getElementAsDouble(int64_t index) const {
   case DType::F64:
     return load(double());
   case DType::I1:
-    return load(uint8_t()) != 0;
   case DType::I8:
-    return load(int8_t());
   case DType::I32:
-    return load(int32_t());
   case DType::I64:
-    return double(load(int64_t()));
+    return double(getElementAsInt64(index));
   }
   llvm_unreachable("unknown dtype");
 }

@@ -35,27 +35,6 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-/// Where the JIT looks for the runtime library built at `buildPath`, in
-/// order: the lib/ directory beside the running program's bin/ (an installed
-/// kiln-run, or the build tree's), the build tree, and the lib/ directory of
-/// the prefix Kiln was configured to install into (`installDir`).
-static SmallVector<std::string, 3>
-getRuntimeLibraryCandidates(StringRef buildPath, StringRef installDir) {
-  StringRef name = llvm::sys::path::filename(buildPath);
-  std::string executable = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&getRuntimeLibraryCandidates));
-  SmallString<256> beside(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
-  llvm::sys::path::append(beside, "lib", name);
-  SmallString<256> installed(installDir);
-  llvm::sys::path::append(installed, name);
-  SmallVector<std::string, 3> candidates;
-  for (StringRef path : {StringRef(beside), buildPath, StringRef(installed)})
-    if (!llvm::is_contained(candidates, path))
-      candidates.push_back(path.str());
-  return candidates;
-}
-
 /// Applies MLIR's pass manager and timing command-line options
 /// (--mlir-print-ir-after-all, --mlir-timing, ...) to `pm` when the program
 /// registered them, as kiln-run does; otherwise leaves `pm` alone.
@@ -168,20 +147,17 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   std::string emulatorRuntime;
   bool emulated = options.target == JitTarget::GPUEmulator;
   if (emulated) {
-    SmallVector<std::string, 3> candidates;
-#if defined(KILN_GPU_EMULATOR_LIBRARY) && defined(KILN_INSTALL_LIBDIR)
-    candidates = getRuntimeLibraryCandidates(KILN_GPU_EMULATOR_LIBRARY,
-                                             KILN_INSTALL_LIBDIR);
+    SmallVector<std::string, 3> tried;
+    std::optional<std::string> found;
+#ifdef KILN_GPU_EMULATOR_LIBRARY
+    found = findRuntimeLibrary(KILN_GPU_EMULATOR_LIBRARY, &tried);
 #endif
-    auto found = llvm::find_if(candidates, [](const std::string &path) {
-      return llvm::sys::fs::exists(path);
-    });
-    if (found == candidates.end())
+    if (!found)
       return emitError(module.getLoc())
              << "the GPU emulator needs its runtime libkiln_gpu_emulator.so, "
                 "which is not in "
-             << (candidates.empty() ? "this build of Kiln"
-                                    : llvm::join(candidates, ", "));
+             << (tried.empty() ? "this build of Kiln"
+                               : llvm::join(tried, ", "));
     emulatorRuntime = *found;
   }
 
@@ -382,4 +358,30 @@ JitModule::invoke(StringRef name, ArrayRef<HostTensor> inputs) {
                             << message;
   }
   return results;
+}
+
+std::optional<std::string>
+mlir::kiln::findRuntimeLibrary(StringRef buildPath,
+                               SmallVectorImpl<std::string> *tried) {
+  StringRef name = llvm::sys::path::filename(buildPath);
+  std::string executable = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&findRuntimeLibrary));
+  SmallString<256> beside(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
+  llvm::sys::path::append(beside, "lib", name);
+  SmallVector<std::string, 3> candidates = {std::string(beside),
+                                            buildPath.str()};
+#ifdef KILN_INSTALL_LIBDIR
+  SmallString<256> installed(KILN_INSTALL_LIBDIR);
+  llvm::sys::path::append(installed, name);
+  candidates.push_back(std::string(installed));
+#endif
+  for (const std::string &path : candidates)
+    if (llvm::sys::fs::exists(path))
+      return path;
+  if (tried)
+    for (const std::string &path : candidates)
+      if (!llvm::is_contained(*tried, path))
+        tried->push_back(path);
+  return std::nullopt;
 }

@@ -37,6 +37,7 @@
 #include "kiln/InitAll.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Runtime/HostTensor.h"
+#include "kiln/Runtime/JitSession.h"
 
 #include "ToolSupport.h"
 #include "ToolVersion.h"
@@ -875,39 +876,31 @@ static mlir::LogicalResult addGPUPipeline(mlir::OpPassManager &pm,
 }
 
 /// The static runtime library built at `buildPath` (empty: not built) that
-/// a GPU library links: the build's, or the one in an installed tree's lib/.
-static std::string findRuntimeLibrary(const char *argv0, StringRef buildPath) {
+/// a GPU library links: mlir::kiln::findRuntimeLibrary's search, shared with
+/// the JIT.
+static std::string findLinkedRuntime(StringRef buildPath) {
   if (buildPath.empty())
     return "";
-  if (sys::fs::exists(buildPath))
-    return buildPath.str();
-  std::string executable =
-      sys::fs::getMainExecutable(argv0, (void *)&findRuntimeLibrary);
-  SmallString<256> installed(sys::path::parent_path(
-      sys::path::parent_path(executable)));
-  sys::path::append(installed, "lib", sys::path::filename(buildPath));
-  if (sys::fs::exists(installed))
-    return installed.str().str();
-  return "";
+  return mlir::kiln::findRuntimeLibrary(buildPath).value_or("");
 }
 
 /// The static library of Kiln's CUDA runtime that a --target=cuda library
 /// links.
-static std::string findCudaRuntimeLibrary(const char *argv0) {
+static std::string findCudaRuntimeLibrary() {
 #ifdef KILN_CUDA_RUNTIME_LIBRARY
-  return findRuntimeLibrary(argv0, KILN_CUDA_RUNTIME_LIBRARY);
+  return findLinkedRuntime(KILN_CUDA_RUNTIME_LIBRARY);
 #else
-  return findRuntimeLibrary(argv0, "");
+  return findLinkedRuntime("");
 #endif
 }
 
 /// The static library of Kiln's GPU emulator that a --target=cuda-emulator
 /// library links.
-static std::string findGPUEmulatorLibrary(const char *argv0) {
+static std::string findGPUEmulatorLibrary() {
 #ifdef KILN_GPU_EMULATOR_STATIC_LIBRARY
-  return findRuntimeLibrary(argv0, KILN_GPU_EMULATOR_STATIC_LIBRARY);
+  return findLinkedRuntime(KILN_GPU_EMULATOR_STATIC_LIBRARY);
 #else
-  return findRuntimeLibrary(argv0, "");
+  return findLinkedRuntime("");
 #endif
 }
 
@@ -1003,8 +996,8 @@ int main(int argc, char **argv) {
     if (gpuFormat != "bin" && gpuFormat != "fatbin" && gpuFormat != "isa")
       return fail("--gpu-format must be 'bin', 'fatbin' or 'isa', not '" +
                   gpuFormat + "'");
-    cudaRuntime = emulated ? findGPUEmulatorLibrary(argv[0])
-                           : findCudaRuntimeLibrary(argv[0]);
+    cudaRuntime =
+        emulated ? findGPUEmulatorLibrary() : findCudaRuntimeLibrary();
     if (cudaRuntime.empty())
       return fail(emulated
                       ? "--target=cuda-emulator needs Kiln's GPU emulator "

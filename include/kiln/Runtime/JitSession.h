@@ -25,6 +25,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -164,6 +165,17 @@ public:
 private:
   MLIRContext context;
 };
+
+/// Finds a runtime library that Kiln's build wrote at `buildPath` (its file
+/// name is what is looked for), in order: lib/ beside the running program's
+/// bin/ (an installed tool, or the build tree's own), `buildPath` itself, and
+/// the lib/ directory Kiln was configured to install into. Returns the first
+/// that exists; otherwise nothing, with the places looked at in `tried`.
+/// Shared by the JIT (the GPU emulator's runtime) and kiln-compile (the
+/// static runtimes a GPU library links).
+std::optional<std::string>
+findRuntimeLibrary(StringRef buildPath,
+                   SmallVectorImpl<std::string> *tried = nullptr);
 
 } // namespace mlir::kiln
 
