@@ -11,7 +11,7 @@ and `cases.json`, the manifest that bench/gpu/check_attention_fwd.py and
 bench_attention_fwd.py read: shapes, dtypes, attributes, operand order and
 the seeds the inputs are drawn from. prepare_attention_fwd.sh compiles each
 module with `kiln-compile --target=cuda` (plus the flags of `<name>.flags`,
-where a bench variant has some).
+where a case has some).
 
 Usage: gen_attention_fwd_cases.py OUT_DIR
 """
@@ -75,6 +75,13 @@ CHECK_CASES = [
          Dv=32, dropout_p=0.5, seed=-99, key_lengths=("i64", [33, 7])),
     dict(name="long", B=1, Hq=2, Hkv=1, Sq=1024, Sk=1024, Dk=128, Dv=128,
          causal=True),
+    # The tensor-core kernel's other software-pipeline choice than the
+    # default's (auto: on for head dims in (64, 128]) at each head dim.
+    dict(name="d64_pipelined", B=1, Hq=4, Hkv=2, Sq=130, Sk=200, Dk=64,
+         Dv=64, causal=True, kiln_flags="--gpu-software-pipeline=on"),
+    dict(name="d128_unpipelined", B=1, Hq=2, Hkv=1, Sq=130, Sk=200,
+         Dk=128, Dv=128, causal=True,
+         kiln_flags="--gpu-software-pipeline=off"),
 ]
 
 # B=4, 16 query heads (over 16 or 4 kv heads), bf16.
@@ -88,15 +95,24 @@ BENCH_CASES = [
     for causal in (False, True)
 ]
 
-# The same kernels with convert-kiln-attention-to-gpu's software-pipeline
-# (the next K/V tile loaded while the current one is computed; more
-# registers), timed in the same run as the default kernels: GQA 16/4,
-# S 1024 and 4096. `kiln_flags` are extra kiln-compile flags, written to
-# `<name>.flags` for prepare_attention_fwd.sh.
-PIPELINE = "--gpu-software-pipeline"
+# Each GQA 16/4 shape at S 1024 and 4096 also with the other choice of
+# convert-kiln-attention-to-gpu's software-pipeline (the next K/V tile
+# loaded while the current one is computed; more registers) than its
+# default, auto (on for head dims in (64, 128]), timed in the same run as
+# the default kernel: `_pipelined` (=on) at D=64, `_unpipelined` (=off) at
+# D=128. `kiln_flags` are extra kiln-compile flags, written to
+# `<name>.flags` for prepare_attention_fwd.sh; `variant` names the choice.
+def _auto_pipelines(case):
+    return 64 < max(case["Dk"], case["Dv"]) <= 128
+
+
 BENCH_CASES += [
-    dict(c, name=c["name"] + "_pipelined", baseline=c["name"],
-         kiln_flags=PIPELINE)
+    dict(c, name=c["name"] + ("_unpipelined" if _auto_pipelines(c)
+                              else "_pipelined"),
+         baseline=c["name"],
+         variant="off" if _auto_pipelines(c) else "on",
+         kiln_flags="--gpu-software-pipeline=" +
+         ("off" if _auto_pipelines(c) else "on"))
     for c in BENCH_CASES if c["Hkv"] == 4 and c["Sq"] in (1024, 4096)
 ]
 

@@ -951,13 +951,13 @@ OPTION_VALUES = {
         "opt-level": ["0", "2", "3", "-1", "99"],
         "format": ["isa"] * 8 + ["garbage"],
         "tensor-cores": ["true", "false"],
-        "software-pipeline": ["true", "false"],
+        "software-pipeline": ["auto", "on", "off", "true", "false"],
         "emulate": ["false"] * 3 + ["true"],
     },
     "convert-kiln-attention-to-gpu": {
         "tensor-cores": ["true", "false"],
         "backward-tensor-cores": ["true", "false"],
-        "software-pipeline": ["true", "false"],
+        "software-pipeline": ["auto", "on", "off", "true", "false"],
     },
     "kiln-lower-to-cpu": {
         "enable-openmp": ["true", "false"],
@@ -1641,7 +1641,7 @@ class Campaign:
                 ("--gpu-chip", CHIPS, 0.4), ("--gpu-features", PTX, 0.3),
                 ("--gpu-format", GPU_FORMATS, 0.5 if target == "cuda" else 0.1),
                 ("--gpu-tensor-cores", ["true", "false"], 0.2),
-                ("--gpu-software-pipeline", ["true", "false"], 0.2)]:
+                ("--gpu-software-pipeline", ["auto", "on", "off"], 0.2)]:
             if rng.random() < (p if gpu else p / 4):
                 v = pick(rng, values)
                 cmd.append("%s=%s" % (opt, v))

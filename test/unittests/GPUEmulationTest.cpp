@@ -473,7 +473,10 @@ JitOptions emulatorOptions(bool tensorCores, bool softwarePipeline = false) {
   JitOptions options;
   options.target = JitTarget::GPUEmulator;
   options.tensorCores = tensorCores;
-  options.softwarePipeline = softwarePipeline;
+  // Explicit either way, so that each test names the kernel it checks
+  // (auto would pipeline head dims in (64, 128]).
+  options.softwarePipeline = softwarePipeline ? AttentionSoftwarePipeline::On
+                                              : AttentionSoftwarePipeline::Off;
   options.optLevel = 0;
   return options;
 }

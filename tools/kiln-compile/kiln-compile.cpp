@@ -4,7 +4,7 @@
 //   kiln-compile FILE.mlir -o libfoo.so [--header foo.h] [--emit-object F.o]
 //                [--target cpu|cuda|cuda-emulator] [--gpu-chip sm_90]
 //                [--gpu-format bin] [--gpu-tensor-cores=false]
-//                [--gpu-software-pipeline]
+//                [--gpu-software-pipeline[=auto|on|off]]
 //                [--mcpu NAME] [--opt-level N] [--openmp] [--cc PATH]
 //                [--time]
 //
@@ -146,11 +146,17 @@ static cl::opt<bool> gpuTensorCores(
     cl::desc("--target=cuda: the tensor-core attention kernels for f16/bf16 "
              "(kiln-lower-to-nvvm's tensor-cores; default on; =false to use "
              "the SIMT kernels)"));
-static cl::opt<bool> gpuSoftwarePipeline(
-    "gpu-software-pipeline", cl::init(false), cl::cat(kilnCompileCategory),
-    cl::desc("--target=cuda: the forward tensor-core attention kernel loads "
-             "the next K/V tile while it computes the current one "
-             "(kiln-lower-to-nvvm's software-pipeline)"));
+static cl::opt<mlir::kiln::AttentionSoftwarePipeline> gpuSoftwarePipeline(
+    "gpu-software-pipeline",
+    cl::init(mlir::kiln::AttentionSoftwarePipeline::Auto), cl::ValueOptional,
+    cl::cat(kilnCompileCategory),
+    cl::desc("--target=cuda: whether the forward tensor-core attention "
+             "kernel loads the next K/V tile while it computes the current "
+             "one (kiln-lower-to-nvvm's software-pipeline; default auto, "
+             "where it was measured to pay; the flag alone means on)"),
+    mlir::kiln::attentionSoftwarePipelineValues(),
+    cl::values(clEnumValN(mlir::kiln::AttentionSoftwarePipeline::On, "",
+                          "(the flag alone) same as on")));
 static cl::opt<std::string> gpuPipeline(
     "gpu-pipeline", cl::Hidden, cl::cat(kilnCompileCategory),
     cl::desc("--target=cuda: the textual pass pipeline to run instead of "

@@ -142,11 +142,14 @@ def ConvertKilnAttentionToGPUPass
            /*default=*/"true",
            "With tensor-cores, also use the tensor-core main kernel of the "
            "attention backward (false: its SIMT main kernel)">,
-    Option<"softwarePipeline", "software-pipeline", "bool",
-           /*default=*/"false",
+    Option<"softwarePipeline", "software-pipeline",
+           "::mlir::kiln::AttentionSoftwarePipeline",
+           /*default=*/"::mlir::kiln::AttentionSoftwarePipeline::Auto",
            "In the forward's tensor-core kernel, load the next K/V tile "
            "into registers while the current one is computed (more "
-           "registers; its speed is measured by bench/gpu)">,
+           "registers): auto (where bench/gpu measured that it pays: head "
+           "dims in (64, 128]), on (true) or off (false)",
+           [{::mlir::kiln::attentionSoftwarePipelineValues()}]>,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -8,6 +8,8 @@
 #ifndef KILN_PIPELINES_PIPELINES_H
 #define KILN_PIPELINES_PIPELINES_H
 
+#include "kiln/Conversion/AttentionSoftwarePipeline.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 #include <string>
@@ -82,12 +84,14 @@ struct KilnToNVVMPipelineOptions
                      "(default on; =false to use the SIMT kernels, which "
                      "older chips always get)"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> softwarePipeline{
+  PassOptions::Option<AttentionSoftwarePipeline> softwarePipeline{
       *this, "software-pipeline",
       llvm::cl::desc("convert-kiln-attention-to-gpu's software-pipeline: "
                      "the forward's tensor-core kernel loads the next K/V "
-                     "tile while it computes the current one"),
-      llvm::cl::init(false)};
+                     "tile while it computes the current one: auto (where "
+                     "it was measured to pay), on or off"),
+      llvm::cl::init(AttentionSoftwarePipeline::Auto),
+      attentionSoftwarePipelineValues()};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("Compile the kernels for the host CPU and launch them "

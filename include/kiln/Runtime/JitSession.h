@@ -15,6 +15,7 @@
 #ifndef KILN_RUNTIME_JITSESSION_H
 #define KILN_RUNTIME_JITSESSION_H
 
+#include "kiln/Conversion/AttentionSoftwarePipeline.h"
 #include "kiln/Runtime/HostTensor.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -90,7 +91,7 @@ struct JitOptions {
   bool tensorCores = true;
   /// GPUEmulator: the forward tensor-core kernel's software pipelining (the
   /// GPU pipeline's `software-pipeline`).
-  bool softwarePipeline = false;
+  AttentionSoftwarePipeline softwarePipeline = AttentionSoftwarePipeline::Auto;
   /// When set, adds passes that run on the kiln graph before the pipeline,
   /// e.g. kiln-autodiff with options (buildAutodiffPipeline in kiln/Kiln.h).
   std::function<void(OpPassManager &)> addGraphPasses;

@@ -570,10 +570,12 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   // is stored in shared memory and travel in registers (loop-carried) while
   // tile kt is computed; the next iteration only stores them. It costs the
   // chunks' registers (D = 64: 132 -> 174, one block per SM fewer at 128
-  // threads; D = 128: 171 -> 251), so whether it pays is for the H200 to
-  // say (bench/gpu/bench_attention_fwd.py times both). Otherwise each
-  // iteration copies its tile (loads, then stores) before computing it.
-  bool prefetch = options.softwarePipeline &&
+  // threads; D = 128: 171 -> 251); by default (auto) it is on where the
+  // H200 measured a gain, D = 128 (shouldSoftwarePipelineAttention;
+  // bench/gpu/bench_attention_fwd.py times both). Otherwise each iteration
+  // copies its tile (loads, then stores) before computing it.
+  bool prefetch = shouldSoftwarePipelineAttention(options.softwarePipeline,
+                                                  c.keyDim, c.valueDim) &&
                   canUnrollTileCopies(tileCopies(keyBegin), threads);
   SmallVector<TileChunk> chunks;
   if (prefetch)

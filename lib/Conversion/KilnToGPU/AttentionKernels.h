@@ -12,6 +12,7 @@
 
 #include "../KilnToLinalg/Attention.h"
 
+#include "kiln/Conversion/AttentionSoftwarePipeline.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -34,8 +35,10 @@ struct AttentionGPUOptions {
   /// `tensorCores`).
   bool backwardTensorCores = true;
   /// In the forward's tensor-core kernel, load key tile kt + 64 into
-  /// registers while tile kt is computed (software pipelining).
-  bool softwarePipeline = false;
+  /// registers while tile kt is computed (software pipelining): always,
+  /// never, or where it was measured to pay
+  /// (shouldSoftwarePipelineAttention).
+  AttentionSoftwarePipeline softwarePipeline = AttentionSoftwarePipeline::Auto;
 };
 
 /// The band of a visibility predicate: key j is visible from query row i
