@@ -44,6 +44,7 @@
 #include "AttentionBackward.h"
 #include "AttentionKernels.h"
 #include "PopulatePatterns.h"
+#include "TileCopy.h"
 
 #include "../KilnToLinalg/Attention.h"
 
@@ -55,6 +56,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <limits>
@@ -302,10 +304,23 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
 /// O[b, h, i, d] of every (b, h, i), one thread per row, into the
 /// [B * Hq * Sq] f32 `delta`. No key is read: the row's LSE comes with the
 /// op. An empty row has O = 0, hence D = 0.
+///
+/// The products are added in order of d, as the SIMT main kernel adds
+/// those of dP_ij = dO_i . V_j, so that a row that sees one key alone
+/// (O_i = V_j) gets D_i = dP_ij exactly, hence dS = 0 and no gradient, as
+/// on the CPU. For f16/bf16 with Dv a multiple of 8, each thread reads its
+/// rows 16 bytes at a time when dO and O are 16-byte aligned (a uniform
+/// branch; element by element otherwise): with one 2-byte load per element,
+/// the H200 took 137 us at B = 4, 16 heads, S = 4096, D = 64 (17 times
+/// the time to read dO and O once), stalled on the load queue (ncu:
+/// lg_throttle), the warp's loads being 32 rows apart.
 static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
                                        const BackwardProblem &problem,
                                        Value out, Value delta) {
   const BackwardProblem &p = problem;
+  Type element = cast<MemRefType>(p.dout.getType()).getElementType();
+  bool chunked =
+      element.getIntOrFloatBitWidth() == 16 && p.valueDim % kStagingChunk == 0;
   buildLaunch(
       builder, loc, {ceilDiv(p.numQueries, kRowsPerBlock), p.numHeads, p.batch},
       kRowsPerBlock, {}, {},
@@ -313,11 +328,44 @@ static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
         Value i = kb.add(kb.mul(op.getBlockIds().x, kb.index(kRowsPerBlock)),
                          op.getThreadIds().x);
         Value h = op.getBlockIds().y, b = op.getBlockIds().z;
+        Value aligned = chunked
+                            ? buildAllAligned(kb.b, kb.loc, {p.dout, out}, 16)
+                            : Value();
         kb.ifThen(kb.lt(i, kb.index(p.numQueries)), [&](KernelBuilder &kb) {
-          Value dot =
-              kb.sum(kb.index(p.valueDim), [&](KernelBuilder &kb, Value d) {
-                return kb.loadProduct(p.dout, {b, h, i, d}, out, {b, h, i, d});
-              });
+          Value dot;
+          if (!chunked) {
+            dot = kb.sum(kb.index(p.valueDim), [&](KernelBuilder &kb, Value d) {
+              return kb.loadProduct(p.dout, {b, h, i, d}, out, {b, h, i, d});
+            });
+          } else {
+            Type f32 = kb.b.getF32Type();
+            auto chunkedDot = [&](bool wide) -> SmallVector<Value> {
+              return SmallVector<Value>(kb.loop(
+                  kb.index(0), kb.index(p.valueDim), kb.index(kStagingChunk),
+                  {kb.f32(0.0)},
+                  [&](KernelBuilder &kb, Value d,
+                      ValueRange args) -> SmallVector<Value> {
+                    Value x = buildChunkLoad(kb.b, kb.loc, p.dout, {b, h, i, d},
+                                             wide);
+                    Value y =
+                        buildChunkLoad(kb.b, kb.loc, out, {b, h, i, d}, wide);
+                    Value acc = args[0];
+                    for (int64_t e = 0; e < kStagingChunk; ++e) {
+                      auto extract = [&](Value chunk) -> Value {
+                        Value v =
+                            vector::ExtractOp::create(kb.b, kb.loc, chunk, e);
+                        return arith::ExtFOp::create(kb.b, kb.loc, f32, v);
+                      };
+                      Value lhs = extract(x);
+                      acc = kb.addf(acc, kb.mulf(lhs, extract(y)));
+                    }
+                    return {acc};
+                  }));
+            };
+            dot = kiln::detail::buildAlignmentBranch(kb.b, kb.loc, aligned,
+                                                     {f32}, chunkedDot)
+                      .front();
+          }
           Value row = kb.add(kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h),
                                     kb.index(p.numQueries)),
                              i);
@@ -677,8 +725,8 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     else
       buildPreprocessKernel(rewriter, loc, p, lse, delta);
     if (canUseMmaMainKernel(p, options))
-      buildMmaMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk,
-                         dv);
+      buildMmaMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk, dv,
+                         options.backwardMinBlocksPerSM);
     else
       buildMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk, dv);
     castInto(dqAcc, dq);

@@ -58,14 +58,25 @@ func.func @forward_no_lse(%q: tensor<1x2x70x64xf16>, %k: tensor<1x2x80x64xf16>, 
 // CHECK-NOT: memref.alloc() : memref<384xf32>
 // CHECK: gpu.terminator
 // CHECK: %[[O:.*]] = bufferization.to_buffer %[[OARG]] read_only
-// Preprocess: grid (1, Hq, B) x 128, D only.
+// Preprocess: grid (1, Hq, B) x 128, D only, one thread per row; 16 bytes
+// of dO and O per load when both are 16-byte aligned (element by element
+// otherwise), the products added in order of d either way.
 // CHECK: gpu.launch {{.*}} in ({{.*}} = %c1, {{.*}} = %c4, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) {
 // CHECK-NOT: private
-// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK: %[[ALIGNED:.*]] = arith.andi
+// CHECK: scf.if %[[ALIGNED]] -> (f32) {
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c8 iter_args(%{{.*}} = %{{.*}}) -> (f32) {
 // CHECK-NOT: memref.load %[[K]][
 // CHECK-NOT: memref.load %[[V]][
 // CHECK-NOT: arith.maximumf
 // CHECK-NOT: math.exp
+// CHECK: %[[DOV:.*]] = vector.load %[[DO]][{{.*}}] {alignment = 16 : i64} : memref<2x4x48x16xf16>, vector<8xf16>
+// CHECK: %[[OV:.*]] = vector.load %[[O]][{{.*}}] {alignment = 16 : i64} : memref<2x4x48x16xf16>, vector<8xf16>
+// CHECK: vector.extract %[[DOV]][0]
+// CHECK: vector.extract %[[OV]][0]
+// CHECK: vector.extract %[[DOV]][7]
+// CHECK: vector.extract %[[OV]][7]
+// CHECK: } else {
 // CHECK: memref.load %[[DO]]
 // CHECK: memref.load %[[O]]
 // CHECK-NOT: arith.maximumf
