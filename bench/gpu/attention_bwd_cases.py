@@ -78,6 +78,14 @@ BENCH_SEQ = (1024, 2048, 4096, 8192)
 BENCH_DIM = (64, 128)
 
 
+# kiln-lower-to-nvvm options of bench_paired_occupancy.so: at least 4
+# blocks per SM of the forward's tensor-core kernel (ptxas: 144 -> 128
+# registers, no spill, at D=64) and 3 of the backward's main kernel (174 ->
+# 168 registers and a 40-byte spill), timed against bench_paired.so's
+# default kernels by bench_attention_bwd.py.
+OCCUPANCY_PIPELINE_OPTIONS = "forward-min-blocks-per-sm=4 backward-min-blocks-per-sm=3"
+
+
 def bench_configs():
     """B=4, H=16 (and 16 query heads over 4 kv heads), bf16, in order of
     increasing cost so that a time budget cuts the largest."""
@@ -221,6 +229,12 @@ def main():
             mlir_function(c, forward=True, lse=True, name="fwd_" + c["name"]) +
             "\n" + mlir_function(c, saved=True, name="bwd_" + c["name"])
             for c in configs)))
+        # The D=64 pairs again, for prepare_attention_bwd.sh to compile
+        # with the occupancy hints OCCUPANCY_PIPELINE_OPTIONS.
+        files.append(("bench_paired_occupancy", "\n".join(
+            mlir_function(c, forward=True, lse=True, name="fwd_" + c["name"]) +
+            "\n" + mlir_function(c, saved=True, name="bwd_" + c["name"])
+            for c in configs if c["Dk"] == 64)))
     for name, text in files:
         path = args.out / f"{name}.mlir"
         # Rewritten only when changed, so that the prepare script's

@@ -39,6 +39,10 @@ above 4 * 2^-7 (check_attention_bwd.py's bf16 tolerance), or NaN, the row
 says WRONG and the script exits non-zero (a timing of a wrong kernel does
 not count). A GPU fault fails its configuration and restarts the script
 after it (kiln_gpu.run_cases; the --budget counts from the first start).
+At D=64, when bench_paired_occupancy.so was prepared, a row
+`<config>(occupancy)` times the same pair compiled with the occupancy hints
+of attention_bwd_cases.OCCUPANCY_PIPELINE_OPTIONS (forward at least 4
+blocks per SM, backward main kernel 3), in the same run as the default.
 """
 import argparse
 import ctypes
@@ -150,11 +154,13 @@ def main():
         out, lse = poison(torch.empty_like(q), torch.empty(
             B, Hq, S, dtype=torch.float32, device="cuda"))
 
-        def kiln_times(paired):
-            """(backward, forward) seconds of kiln, None where it failed."""
-            fwd_lib = args.artifacts / ("bench_paired.so" if paired
+        def kiln_times(paired, variant=""):
+            """(backward, forward) seconds of kiln, None where it failed;
+            `variant`: those of bench_paired_<variant>.so."""
+            paired_lib = "bench_paired" + (f"_{variant}" if variant else "")
+            fwd_lib = args.artifacts / (paired_lib + ".so" if paired
                                         else "bench_fwd.so")
-            bwd_lib = args.artifacts / ("bench_paired.so" if paired
+            bwd_lib = args.artifacts / (paired_lib + ".so" if paired
                                         else "bench_bwd.so")
             t_bwd = t_fwd = None
             try:
@@ -267,11 +273,18 @@ def main():
             return nan_max(relative_error(got, want)
                            for got, want in zip((dq, dk, dv), reference))
         reference = None
-        for paired in (True, False) if args.unpaired else (True,):
-            if not paired:
-                # Not the paired run's results: NaN until written again.
-                poison(dq, dk, dv, out)
-            t_bwd, t_fwd = kiln_times(paired)
+        runs = [(True, "")]
+        if args.unpaired:
+            runs.append((False, ""))
+        if D == 64 and (args.artifacts / "bench_paired_occupancy.so").exists():
+            runs.append((True, "occupancy"))
+        for paired, variant in runs:
+            label = name + ("" if paired else "(unpaired)") + \
+                (f"({variant})" if variant else "")
+            if not paired or variant:
+                # Not the first run's results: NaN until written again.
+                poison(dq, dk, dv, out, lse)
+            t_bwd, t_fwd = kiln_times(paired, variant)
             t_kiln = t_fwd + t_bwd if t_fwd and t_bwd else None
             err = float("nan")
             if t_bwd:
@@ -280,8 +293,8 @@ def main():
                 err = error(reference)
             verdict = "" if within(err, 4 * 2.0 ** -7) else " WRONG"
             if verdict:
-                wrong.append(name + ("" if paired else "(unpaired)"))
-            row = [name + ("" if paired else "(unpaired)") + torch_note,
+                wrong.append(label)
+            row = [label + torch_note,
                    ms(t_bwd), tflops(2.5 * flops, t_bwd), ms(t_kiln),
                    tflops(3.5 * flops, t_kiln), ms(t_torch_bwd), ms(t_torch),
                    tflops(3.5 * flops, t_torch), ratio(t_torch_bwd, t_bwd),

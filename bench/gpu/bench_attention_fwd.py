@@ -22,7 +22,9 @@ The `_pipelined` and `_unpipelined` cases are the same shapes compiled
 with the other choice of convert-kiln-attention-to-gpu's software-pipeline
 than the default's (auto: on for head dims in (64, 128]); a last table
 gives the default kernel's speed-up over each, measured in the same run
-(above 1: auto chose right).
+(above 1: auto chose right); the `_min4blocks` cases (D=64) are the
+default kernels with the occupancy hint forward-min-blocks-per-sm=4, in
+the same table.
 
 Usage: bench_attention_fwd.py [--artifacts DIR] [--iters N] [--budget S]
                               [--filter SUBSTRING] [--quick]

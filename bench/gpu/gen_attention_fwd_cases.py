@@ -115,6 +115,18 @@ BENCH_CASES += [
          ("off" if _auto_pipelines(c) else "on"))
     for c in BENCH_CASES if c["Hkv"] == 4 and c["Sq"] in (1024, 4096)
 ]
+# And at D=64 with an occupancy hint: at least 4 blocks of the tensor-core
+# kernel per SM (ptxas: 144 -> 128 registers, no spill; the default fits 3).
+# One pipeline option, so that the flag is one word (the chip is
+# kiln-lower-to-nvvm's default, sm_90; its format, bin, a cubin).
+BENCH_CASES += [
+    dict(c, name=c["name"] + "_min4blocks", baseline=c["name"],
+         variant="min4",
+         kiln_flags="--gpu-pipeline=kiln-lower-to-nvvm"
+         "{forward-min-blocks-per-sm=4}")
+    for c in BENCH_CASES if c["Hkv"] == 4 and c["Sq"] in (1024, 4096)
+    and c["Dk"] == 64 and "baseline" not in c
+]
 
 
 def tensor_type(shape, element):

@@ -50,7 +50,13 @@ while read -r mlir; do
        && [ "$lib" -nt "$runtime" ] && [ "$lib" -nt "$out/options.txt" ]; then
     continue
   fi
-  if "$compile" $options "$mlir" -o "$lib" 2> "${mlir%.mlir}.log"; then
+  extra=()
+  if [ "$(basename "$mlir")" = bench_paired_occupancy.mlir ]; then
+    hints=$(cd "$root/bench/gpu" && /usr/bin/python3 -c \
+      'import attention_bwd_cases as c; print(c.OCCUPANCY_PIPELINE_OPTIONS)')
+    extra=("--gpu-pipeline=kiln-lower-to-nvvm{chip=$chip format=$format $hints}")
+  fi
+  if "$compile" $options "${extra[@]}" "$mlir" -o "$lib" 2> "${mlir%.mlir}.log"; then
     built=$((built + 1))
   else
     echo "prepare_attention_bwd: FAILED $mlir (see ${mlir%.mlir}.log)" >&2

@@ -204,6 +204,8 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   // Chips before sm_80 get the SIMT kernels, as f32 attention does.
   attention.tensorCores = options.tensorCores && hasTensorCoreMma(options.chip);
   attention.softwarePipeline = options.softwarePipeline;
+  attention.forwardMinBlocksPerSM = options.forwardMinBlocksPerSM;
+  attention.backwardMinBlocksPerSM = options.backwardMinBlocksPerSM;
   pm.addPass(createConvertKilnAttentionToGPUPass(attention));
 
   // Everything else goes the CPU's way to linalg on tensors, then to
@@ -251,7 +253,7 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   // the strides, offsets and loop bounds are constants (no folding into
   // addressing, no unrolling, every address live in a register).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
-  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createKilnGPUKernelOutliningPass());
   // gpu-to-llvm lowers gpu.alloc, gpu.dealloc and gpu.memcpy only in their
   // async form: each function gets one stream that orders its launches,
   // allocations and copies, and waits for it before returning (the call is

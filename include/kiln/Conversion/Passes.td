@@ -150,6 +150,15 @@ def ConvertKilnAttentionToGPUPass
            "registers): auto (where bench/gpu measured that it pays: head "
            "dims in (64, 128]), on (true) or off (false)",
            [{::mlir::kiln::attentionSoftwarePipelineValues()}]>,
+    Option<"forwardMinBlocksPerSM", "forward-min-blocks-per-sm", "unsigned",
+           /*default=*/"0",
+           "Ask for at least this many blocks per multiprocessor of the "
+           "forward's tensor-core kernel (nvvm.minctasm, through "
+           "kiln-gpu-kernel-outlining: ptxas fits its registers to it); "
+           "0: no hint">,
+    Option<"backwardMinBlocksPerSM", "backward-min-blocks-per-sm",
+           "unsigned", /*default=*/"0",
+           "The same for the backward's tensor-core main kernel">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

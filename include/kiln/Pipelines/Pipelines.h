@@ -92,6 +92,18 @@ struct KilnToNVVMPipelineOptions
                      "it was measured to pay), on or off"),
       llvm::cl::init(AttentionSoftwarePipeline::Auto),
       attentionSoftwarePipelineValues()};
+  PassOptions::Option<unsigned> forwardMinBlocksPerSM{
+      *this, "forward-min-blocks-per-sm",
+      llvm::cl::desc("convert-kiln-attention-to-gpu's "
+                     "forward-min-blocks-per-sm: an occupancy hint of the "
+                     "forward's tensor-core kernel (0: none)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<unsigned> backwardMinBlocksPerSM{
+      *this, "backward-min-blocks-per-sm",
+      llvm::cl::desc("convert-kiln-attention-to-gpu's "
+                     "backward-min-blocks-per-sm: the same for the "
+                     "backward's tensor-core main kernel (0: none)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("Compile the kernels for the host CPU and launch them "

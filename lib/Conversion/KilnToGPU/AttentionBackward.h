@@ -166,7 +166,8 @@ bool canUseMmaMainKernel(const BackwardProblem &problem,
 /// into their f32 accumulators with atomics).
 void buildMmaMainKernel(OpBuilder &builder, Location loc,
                         const BackwardProblem &problem, Value lse, Value delta,
-                        Value dqAcc, Value dmaskAcc, Value dk, Value dv);
+                        Value dqAcc, Value dmaskAcc, Value dk, Value dv,
+                        unsigned minBlocksPerSM);
 
 } // namespace mlir::kiln::attention_backward
 

@@ -100,8 +100,8 @@ static int64_t getQueryTileRows(const BackwardProblem &p) {
 void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                                             const BackwardProblem &problem,
                                             Value lse, Value delta, Value dqAcc,
-                                            Value dmaskAcc, Value dk,
-                                            Value dv) {
+                                            Value dmaskAcc, Value dk, Value dv,
+                                            unsigned minBlocksPerSM) {
   const BackwardProblem &p = problem;
   FloatType element = getElementType(p);
   Type f32 = builder.getF32Type();
@@ -123,6 +123,7 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
       builder, loc, {ceilDiv(p.numKeys, kMmaKeys), p.numKVHeads, p.batch},
       kMmaThreads, workgroup, /*privates=*/{},
       [&](KernelBuilder &kb, gpu::LaunchOp op, ValueRange tiles) {
+        setMinBlocksPerSM(op, minBlocksPerSM);
         MmaBuilder mb{kb.b, kb.loc, element};
         Value keyTile = tiles[0];
         Value queryTile = tiles[1];

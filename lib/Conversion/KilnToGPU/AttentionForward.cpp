@@ -488,6 +488,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   gpu::LaunchOp launch =
       buildKernelLaunch(builder, loc, grid, 32 * kMmaWarps, tileTypes,
                         /*privates=*/{}, tileViews);
+  setMinBlocksPerSM(launch, options.forwardMinBlocksPerSM);
 
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&launch.getBody().front());

@@ -39,6 +39,12 @@ struct AttentionGPUOptions {
   /// never, or where it was measured to pay
   /// (shouldSoftwarePipelineAttention).
   AttentionSoftwarePipeline softwarePipeline = AttentionSoftwarePipeline::Auto;
+  /// Occupancy hints of the tensor-core kernels (the forward's, the
+  /// backward's main kernel): at least this many blocks per multiprocessor,
+  /// so that ptxas limits the registers to fit them (setMinBlocksPerSM);
+  /// 0 gives no hint.
+  unsigned forwardMinBlocksPerSM = 0;
+  unsigned backwardMinBlocksPerSM = 0;
 };
 
 /// The band of a visibility predicate: key j is visible from query row i
@@ -81,6 +87,12 @@ gpu::LaunchOp buildKernelLaunch(OpBuilder &b, Location loc,
                                 std::array<int64_t, 3> grid, int64_t threads,
                                 ArrayRef<MemRefType> tiles, TypeRange privates,
                                 SmallVectorImpl<Value> &tileViews);
+
+/// Asks for at least `blocks` blocks of `launch`'s kernel per multiprocessor
+/// (nothing if 0): `nvvm.minctasm` in the launch's `kiln.kernel_attributes`,
+/// which kiln-gpu-kernel-outlining moves to the outlined kernel, where it
+/// becomes PTX's `.minnctapersm` and ptxas fits the registers to it.
+void setMinBlocksPerSM(gpu::LaunchOp launch, unsigned blocks);
 
 /// Returns success if buildAttentionForwardLaunch supports `op` (static
 /// shapes, a float element type of at most 64 bits, 1 <= Dk, Dv <= 256, a

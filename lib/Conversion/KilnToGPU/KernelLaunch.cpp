@@ -8,6 +8,7 @@
 #include "AttentionKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -17,6 +18,16 @@ using namespace mlir::kiln;
 /// The alignment of every tile in the dynamic shared memory: what ldmatrix
 /// needs of each row address and 16-byte shared accesses of theirs.
 static constexpr int64_t kTileAlignment = 16;
+
+void kiln::setMinBlocksPerSM(gpu::LaunchOp launch, unsigned blocks) {
+  if (blocks == 0)
+    return;
+  Builder b(launch.getContext());
+  launch->setAttr("kiln.kernel_attributes",
+                  b.getDictionaryAttr(b.getNamedAttr(
+                      NVVM::NVVMDialect::getMinctasmAttrName(),
+                      b.getI32IntegerAttr(static_cast<int32_t>(blocks)))));
+}
 
 gpu::LaunchOp
 kiln::buildKernelLaunch(OpBuilder &b, Location loc, std::array<int64_t, 3> grid,

@@ -35,6 +35,8 @@ struct ConvertKilnAttentionToGPUPass
     options.tensorCores = tensorCores;
     options.backwardTensorCores = backwardTensorCores;
     options.softwarePipeline = softwarePipeline;
+    options.forwardMinBlocksPerSM = forwardMinBlocksPerSM;
+    options.backwardMinBlocksPerSM = backwardMinBlocksPerSM;
     populateAttentionForwardToGPUPatterns(owningPatterns, options);
     populateAttentionBackwardToGPUPatterns(owningPatterns, options);
     patterns = FrozenRewritePatternSet(std::move(owningPatterns));

@@ -133,6 +133,32 @@ def KilnGPUDeallocateTemporariesPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def KilnGPUKernelOutliningPass
+    : Pass<"kiln-gpu-kernel-outlining", "ModuleOp"> {
+  let summary = "gpu-kernel-outlining that keeps the kernels' function "
+                "attributes";
+  let description = [{
+    Runs upstream's `gpu-kernel-outlining`, then gives each outlined
+    `gpu.func` the entries of the `kiln.kernel_attributes` dictionary of the
+    `gpu.launch` it came from (outlining drops a launch's discardable
+    attributes). Kiln's attention kernels put their occupancy hints there:
+    `nvvm.minctasm`, which `convert-gpu-to-nvvm` keeps on the `llvm.func`
+    and NVPTX emits as `.minnctapersm`, so that ptxas limits the kernel's
+    registers to fit that many blocks on a multiprocessor
+    (docs/GPUAttention.md). Launches without the dictionary are outlined
+    exactly as upstream does.
+
+    ```mlir
+    gpu.launch blocks(...) threads(...) { ... } {kiln.kernel_attributes = {nvvm.minctasm = 3 : i32}}
+    // becomes
+    gpu.launch_func @f_kernel::@f_kernel blocks in (...) threads in (...) args(...)
+    gpu.module @f_kernel {
+      gpu.func @f_kernel(...) kernel attributes {known_block_size = ..., nvvm.minctasm = 3 : i32} { ... }
+    }
+    ```
+  }];
+}
+
 def KilnGPUExternDynamicSharedMemoryPass
     : Pass<"kiln-gpu-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Declare the dynamic shared memory of NVVM kernels external";
