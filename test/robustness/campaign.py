@@ -952,12 +952,16 @@ OPTION_VALUES = {
         "format": ["isa"] * 8 + ["garbage"],
         "tensor-cores": ["true", "false"],
         "software-pipeline": ["auto", "on", "off", "true", "false"],
+        "forward-min-blocks-per-sm": ["0", "0", "4", "32", "33", "-1"],
+        "backward-min-blocks-per-sm": ["0", "0", "3", "32", "33", "-1"],
         "emulate": ["false"] * 3 + ["true"],
     },
     "convert-kiln-attention-to-gpu": {
         "tensor-cores": ["true", "false"],
         "backward-tensor-cores": ["true", "false"],
         "software-pipeline": ["auto", "on", "off", "true", "false"],
+        "forward-min-blocks-per-sm": ["0", "0", "4", "32", "33", "-1"],
+        "backward-min-blocks-per-sm": ["0", "0", "3", "32", "33", "-1"],
     },
     "kiln-lower-to-cpu": {
         "enable-openmp": ["true", "false"],

@@ -17,6 +17,10 @@ namespace mlir::kiln {
 using namespace mlir;
 using namespace mlir::kiln;
 
+/// The most resident blocks of a CUDA multiprocessor (every compute
+/// capability up to 9.0).
+static constexpr unsigned kMaxBlocksPerSM = 32;
+
 namespace {
 
 struct ConvertKilnAttentionToGPUPass
@@ -44,6 +48,19 @@ struct ConvertKilnAttentionToGPUPass
   }
 
   void runOnOperation() override {
+    // No CUDA multiprocessor holds more than 32 resident blocks.
+    for (auto [name, blocks] :
+         {std::pair<StringRef, unsigned>{"forward-min-blocks-per-sm",
+                                         forwardMinBlocksPerSM},
+          {"backward-min-blocks-per-sm", backwardMinBlocksPerSM}}) {
+      if (blocks > kMaxBlocksPerSM) {
+        getOperation()->emitError()
+            << "convert-kiln-attention-to-gpu: " << name << " must be at most "
+            << kMaxBlocksPerSM
+            << " (the most blocks a multiprocessor holds), got " << blocks;
+        return signalPassFailure();
+      }
+    }
     // Each pattern replaces one attention op by a launch; nothing it creates
     // matches again, so one top-down sweep without folding suffices.
     GreedyRewriteConfig config;
