@@ -28,18 +28,30 @@ compile() {  # source library [kiln-compile options]
     status=1
   fi
 }
-/usr/bin/python3 - "$out/block_grad.mlir" <<'PY' || status=1
+# block_grad.mlir's parameters come from the fixture generator, which uses
+# torch (Debian's python3-torch; only here, not on the GPU machine).
+rm -f "$out/block_grad.mlir" "$out/libblock_grad.so" "$out/libblock_grad_decomposed.so"
+if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  echo "prepare_block: /usr/bin/python3 has no torch (apt-get install" \
+       "python3-torch): no block_grad libraries" >&2
+  status=1
+elif ! /usr/bin/python3 - "$out/block_grad.mlir" <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join(os.environ["KILN_ROOT"], "scripts", "fixtures"))
 from gen_block import params
 from gen_block_grad import main_source
 open(sys.argv[1], "w").write(main_source(params()))
 PY
-compile "$out/block_grad.mlir" libblock_grad.so
+then
+  status=1
+  rm -f "$out/block_grad.mlir"
+fi
+[ -f "$out/block_grad.mlir" ] && compile "$out/block_grad.mlir" libblock_grad.so
 compile "$KILN_ROOT/examples/train_block.mlir" libtrain_block.so
 compile "$KILN_ROOT/bench/gpu/block_smoke_ops.mlir" libblock_smoke_ops.so
 # --gpu-pipeline replaces the whole pipeline, `emulate` included.
 decomposed="--gpu-pipeline=kiln-decompose-attention,kiln-lower-to-nvvm{chip=$KILN_GPU_CHIP format=${KILN_GPU_FORMAT:-fatbin}${KILN_GPU_EMULATE:+ emulate=true}}"
-compile "$out/block_grad.mlir" libblock_grad_decomposed.so "$decomposed"
+[ -f "$out/block_grad.mlir" ] &&
+  compile "$out/block_grad.mlir" libblock_grad_decomposed.so "$decomposed"
 compile "$KILN_ROOT/examples/train_block.mlir" libtrain_block_decomposed.so "$decomposed"
 exit $status
