@@ -76,6 +76,64 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, type, elements);
 }
 
+/// The `kiln.*` discardable attributes of Kiln's passes and tools: on
+/// functions (entry points, graph JSON names, the split-mode pair), on
+/// function arguments and results (parameters, split mode's roles) and on
+/// gpu.launch (kiln-gpu-kernel-outlining).
+static constexpr llvm::StringLiteral kKnownDiscardableAttributes[] = {
+    "kiln.backward",          "kiln.cotangent", "kiln.entry_point",
+    "kiln.forward",           "kiln.gradient",  "kiln.input_names",
+    "kiln.kernel_attributes", "kiln.output",    "kiln.output_names",
+    "kiln.parameter",         "kiln.residual"};
+
+/// Fails with a diagnostic at `op` if `attr` is not one of
+/// kKnownDiscardableAttributes; `where` says what carries it.
+static LogicalResult verifyKnownDiscardable(Operation *op, NamedAttribute attr,
+                                            const Twine &where) {
+  StringRef name = attr.getName().strref();
+  if (llvm::is_contained(kKnownDiscardableAttributes, name))
+    return success();
+  InFlightDiagnostic diag = op->emitError() << "unknown Kiln attribute '"
+                                            << name << "'" << where;
+  StringRef closest;
+  unsigned best = 3;
+  for (StringRef known : kKnownDiscardableAttributes) {
+    unsigned distance = name.edit_distance(known, /*AllowReplacements=*/true,
+                                           /*MaxEditDistance=*/best);
+    if (distance < best) {
+      best = distance;
+      closest = known;
+    }
+  }
+  if (!closest.empty()) {
+    diag << "; did you mean '" << closest << "'?";
+  } else {
+    diag << " (Kiln's are ";
+    llvm::interleaveComma(kKnownDiscardableAttributes, diag);
+    diag << ")";
+  }
+  return diag;
+}
+
+LogicalResult KilnDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  return verifyKnownDiscardable(op, attr, "");
+}
+
+LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  return verifyKnownDiscardable(op, attr, " on argument " + Twine(argIndex));
+}
+
+LogicalResult KilnDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned regionIndex,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  return verifyKnownDiscardable(op, attr, " on result " + Twine(resultIndex));
+}
+
 LogicalResult mlir::OpTrait::kiln::verifyKnownAttributes(Operation *op) {
   for (NamedAttribute attr : op->getDiscardableAttrs()) {
     // A dialect prefix and a name: `foo.bar`, not `.bar` or `foo.`.

@@ -33,6 +33,12 @@ def Kiln_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // The `kiln.*` discardable attributes that Kiln's passes and tools read
+  // and write (on functions, their arguments and results, and launches):
+  // a misspelt one is an error rather than silently ignored.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//
