@@ -55,38 +55,39 @@ CUresult synchronize() {
   ++kilnFakeSynchronizes;
   return kilnFakePendingFault;
 }
+
+/// The codes the fake driver can name, as the real one does.
+struct FakeError {
+  CUresult code;
+  const char *name, *text;
+};
+constexpr FakeError kFakeErrors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+};
 } // namespace
 
 extern "C" {
 
 CUresult cuGetErrorName(CUresult error, const char **pStr) {
-  switch (error) {
-  case CUDA_SUCCESS:
-    *pStr = "CUDA_SUCCESS";
-    return CUDA_SUCCESS;
-  case CUDA_ERROR_INVALID_VALUE:
-    *pStr = "CUDA_ERROR_INVALID_VALUE";
-    return CUDA_SUCCESS;
-  case CUDA_ERROR_ILLEGAL_ADDRESS:
-    *pStr = "CUDA_ERROR_ILLEGAL_ADDRESS";
-    return CUDA_SUCCESS;
-  default:
-    *pStr = nullptr;
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  for (const FakeError &known : kFakeErrors)
+    if (known.code == error) {
+      *pStr = known.name;
+      return CUDA_SUCCESS;
+    }
+  *pStr = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuGetErrorString(CUresult error, const char **pStr) {
-  switch (error) {
-  case CUDA_ERROR_ILLEGAL_ADDRESS:
-    *pStr = "an illegal memory access was encountered";
-    return CUDA_SUCCESS;
-  case CUDA_ERROR_INVALID_VALUE:
-    *pStr = "invalid argument";
-    return CUDA_SUCCESS;
-  default:
-    *pStr = nullptr;
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  for (const FakeError &known : kFakeErrors)
+    if (known.code == error) {
+      *pStr = known.text;
+      return CUDA_SUCCESS;
+    }
+  *pStr = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
 CUresult cuDeviceGet(CUdevice *device, int ordinal) {

@@ -298,8 +298,9 @@ TEST_F(CudaRuntimeFakeDriver, DefaultPoolKeepsItsMemoryOnRequest) {
   // Once per device, with the first stream-ordered allocation, and only
   // when asked: the default pool is process-wide.
   EXPECT_EQ(*fakeVariable<int>("kilnFakeThresholdSets"), keep ? 1 : 0);
-  if (keep)
+  if (keep) {
     EXPECT_EQ(*fakeVariable<uint64_t>("kilnFakeThreshold"), UINT64_MAX);
+  }
   EXPECT_EQ(kilnCudaGetLastError(), nullptr) << lastError();
 }
 

@@ -915,9 +915,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(kilnCompileCategory);
   // MLIR's debugging options (--mlir-print-ir-after-all, --mlir-timing,
   // ...) for the pass manager below; registered after HideUnrelatedOptions,
-  // so --help lists them. The passes
-  // are registered for the ones that name a pass (--mlir-print-ir-after=)
-  // and for --gpu-pipeline.
+  // so --help lists them. The passes are registered for the ones that name
+  // a pass (--mlir-print-ir-after=) and for --gpu-pipeline.
   mlir::kiln::registerAllPasses();
   tools::registerMLIRDebugCLOptions();
   tools::addKilnVersionPrinter();

@@ -224,9 +224,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(kilnRunCategory);
   // MLIR's debugging options (--mlir-print-ir-after-all, --mlir-timing,
   // ...), which the JitSession applies to its pass managers; registered
-  // after HideUnrelatedOptions, so --help lists them. The passes are registered
-  // for the options that name one
-  // (--mlir-print-ir-after=).
+  // after HideUnrelatedOptions, so --help lists them. The passes are
+  // registered for the options that name one (--mlir-print-ir-after=).
   registerAllPasses();
   tools::registerMLIRDebugCLOptions();
   tools::addKilnVersionPrinter();

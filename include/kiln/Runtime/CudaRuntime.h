@@ -51,8 +51,8 @@ void kilnCudaSynchronize(void);
 /// With KILN_CUDA_SYNC_LAUNCHES=1 in the environment (read at the first
 /// call), every launch synchronizes its stream, so that an asynchronous
 /// fault is reported by the launch of the kernel that caused it.
-/// mgpuStreamDestroy keeps the calling thread's first stream for its next
-/// mgpuStreamCreate (not with KILN_CUDA_STREAM_CACHE=0).
+/// With KILN_CUDA_STREAM_CACHE=1, mgpuStreamDestroy keeps the calling
+/// thread's first stream for its next mgpuStreamCreate (docs/GPURuntime.md).
 void *mgpuModuleLoad(void *data, size_t gpuBlobSize);
 void *mgpuModuleLoadJIT(void *data, int optLevel);
 void mgpuModuleUnload(void *module);

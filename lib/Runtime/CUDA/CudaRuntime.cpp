@@ -514,22 +514,51 @@ static bool allowSharedMemory(const Function *function, int32_t smem) {
                int(smem), function->name);
 }
 
-/// After a successful launch of `function` on `stream`: remembers it and,
-/// with KILN_CUDA_SYNC_LAUNCHES, waits for it, so that a fault names it.
-/// `shape` describes the launch for the message.
-static void finishLaunch(const Function *function, CUstream stream,
-                         const char *shape) {
+namespace {
+/// A launch's dimensions, formatted only for an error message (launches are
+/// the runtime's hot path).
+struct LaunchShape {
+  intptr_t cluster[3]; // All 0 without a cluster.
+  intptr_t grid[3];
+  intptr_t block[3];
+  int32_t smem;
+
+  void format(char *buffer, size_t size) const {
+    int n = 0;
+    if (cluster[0])
+      n = snprintf(buffer, size, "cluster %ldx%ldx%ld, ", long(cluster[0]),
+                   long(cluster[1]), long(cluster[2]));
+    snprintf(buffer + n, size - n,
+             "grid %ldx%ldx%ld, block %ldx%ldx%ld, %d bytes of shared memory",
+             long(grid[0]), long(grid[1]), long(grid[2]), long(block[0]),
+             long(block[1]), long(block[2]), int(smem));
+  }
+};
+} // namespace
+
+/// Reports the result of launching `function` with `shape` by `what` (the
+/// driver call) and, after a successful launch, remembers it and, with
+/// KILN_CUDA_SYNC_LAUNCHES, waits for it, so that a fault names it.
+static void finishLaunch(CUresult launched, const char *what,
+                         const Function *function, const LaunchShape &shape,
+                         CUstream stream) {
+  char text[256], dims[200];
+  if (launched != CUDA_SUCCESS) {
+    shape.format(dims, sizeof(dims));
+    check(launched, "%s of `%s` (%s)", what, function->name, dims);
+    return;
+  }
   rememberLaunch(function);
   if (!syncLaunches)
     return;
   CUresult result = driver.cuStreamSynchronize(stream);
   if (result == CUDA_SUCCESS)
     return;
-  char text[256];
+  shape.format(dims, sizeof(dims));
   formatResult(result, text, sizeof(text));
   reportError("kernel `%s` (%s) failed (KILN_CUDA_SYNC_LAUNCHES: "
               "synchronized after its launch): %s",
-              function->name, shape, text);
+              function->name, dims, text);
 }
 
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
@@ -546,17 +575,13 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
   auto *kernel = static_cast<const Function *>(function);
   if (!allowSharedMemory(kernel, smem))
     return;
-  char shape[160];
-  snprintf(shape, sizeof(shape),
-           "grid %ldx%ldx%ld, block %ldx%ldx%ld, %d bytes of shared memory",
-           long(gridX), long(gridY), long(gridZ), long(blockX), long(blockY),
-           long(blockZ), int(smem));
   auto *cuStream = static_cast<CUstream>(stream);
-  if (check(driver.cuLaunchKernel(kernel->function, gridX, gridY, gridZ,
-                                  blockX, blockY, blockZ, smem, cuStream,
-                                  params, extra),
-            "cuLaunchKernel of `%s` (%s)", kernel->name, shape))
-    finishLaunch(kernel, cuStream, shape);
+  finishLaunch(
+      driver.cuLaunchKernel(kernel->function, gridX, gridY, gridZ, blockX,
+                            blockY, blockZ, smem, cuStream, params, extra),
+      "cuLaunchKernel", kernel,
+      {{0, 0, 0}, {gridX, gridY, gridZ}, {blockX, blockY, blockZ}, smem},
+      cuStream);
 }
 
 extern "C" void mgpuLaunchClusterKernel(
@@ -604,16 +629,14 @@ extern "C" void mgpuLaunchClusterKernel(
   config.hStream = static_cast<CUstream>(stream);
   config.attrs = &attribute;
   config.numAttrs = 1;
-  char shape[200];
-  snprintf(shape, sizeof(shape),
-           "cluster %ldx%ldx%ld, grid %ldx%ldx%ld, block %ldx%ldx%ld, %d "
-           "bytes of shared memory",
-           long(clusterX), long(clusterY), long(clusterZ), long(gridX),
-           long(gridY), long(gridZ), long(blockX), long(blockY),
-           long(blockZ), int(smem));
-  if (check(driver.cuLaunchKernelEx(&config, kernel->function, params, extra),
-            "cuLaunchKernelEx of `%s` (%s)", kernel->name, shape))
-    finishLaunch(kernel, config.hStream, shape);
+  finishLaunch(
+      driver.cuLaunchKernelEx(&config, kernel->function, params, extra),
+      "cuLaunchKernelEx", kernel,
+      {{clusterX, clusterY, clusterZ},
+       {gridX, gridY, gridZ},
+       {blockX, blockY, blockZ},
+       smem},
+      config.hStream);
 }
 
 //===----------------------------------------------------------------------===//

@@ -71,8 +71,9 @@ def Kiln_SeedTensor : 0DTensorOf<[I64]>;
 /// keeps an attribute it does not know as a discardable one, so a misspelt
 /// inherent attribute (`causl` for `causal`) would be carried along and
 /// ignored: the op would compute something the user did not write.
-/// Dialect-prefixed names (`kiln.parameter`, `foo.bar`) stay allowed, and
-/// are not checked further. The generic form's properties (`<{...}>`) are
+/// Dialect-prefixed names stay allowed: another dialect's (`foo.bar`) are
+/// the user's, and Kiln's own (`kiln.parameter`) are checked by the
+/// dialect's attribute verifiers (KilnDialect.cpp). The generic form's properties (`<{...}>`) are
 /// not covered: the generated `setPropertiesFromAttr` skips a key it does
 /// not know before any verifier runs.
 def Kiln_KnownAttributes : NativeOpTrait<"KnownAttributes"> {
