@@ -247,6 +247,18 @@ TEST_F(CudaRuntimeFakeDriver, LaunchErrorNamesTheKernel) {
                          "failed: CUDA_ERROR_INVALID_VALUE: invalid argument");
 }
 
+TEST_F(CudaRuntimeFakeDriver, ClusterLaunchErrorNamesTheKernel) {
+  void *function = mgpuModuleGetFunction(module, "clustered_kernel");
+  ASSERT_NE(function, nullptr) << lastError();
+  *launchResult = kInvalidValue;
+  mgpuLaunchClusterKernel(function, 2, 1, 1, 4, 3, 1, 128, 1, 1, 1024, nullptr,
+                          nullptr, nullptr);
+  EXPECT_EQ(lastError(),
+            "cuLaunchKernelEx of `clustered_kernel` (cluster 2x1x1, grid "
+            "4x3x1, block 128x1x1, 1024 bytes of shared memory) failed: "
+            "CUDA_ERROR_INVALID_VALUE: invalid argument");
+}
+
 TEST_F(CudaRuntimeFakeDriver, AsynchronousFaultNamesAKernel) {
   void *good = mgpuModuleGetFunction(module, "good_kernel");
   void *faulty = mgpuModuleGetFunction(module, "faulty_kernel");
