@@ -34,6 +34,17 @@ struct ConvertKilnAttentionToGPUPass
   }
 
   LogicalResult initialize(MLIRContext *context) override {
+    // No CUDA multiprocessor holds more than 32 resident blocks. Checked
+    // before any IR is touched: the option is at fault, not the module.
+    for (auto [name, blocks] :
+         {std::pair<StringRef, unsigned>{"forward-min-blocks-per-sm",
+                                         forwardMinBlocksPerSM},
+          {"backward-min-blocks-per-sm", backwardMinBlocksPerSM}})
+      if (blocks > kMaxBlocksPerSM)
+        return emitError(UnknownLoc::get(context))
+               << "convert-kiln-attention-to-gpu: " << name
+               << " must be at most " << kMaxBlocksPerSM
+               << " (the most blocks a multiprocessor holds), got " << blocks;
     RewritePatternSet owningPatterns(context);
     AttentionGPUOptions options;
     options.tensorCores = tensorCores;
@@ -48,19 +59,6 @@ struct ConvertKilnAttentionToGPUPass
   }
 
   void runOnOperation() override {
-    // No CUDA multiprocessor holds more than 32 resident blocks.
-    for (auto [name, blocks] :
-         {std::pair<StringRef, unsigned>{"forward-min-blocks-per-sm",
-                                         forwardMinBlocksPerSM},
-          {"backward-min-blocks-per-sm", backwardMinBlocksPerSM}}) {
-      if (blocks > kMaxBlocksPerSM) {
-        getOperation()->emitError()
-            << "convert-kiln-attention-to-gpu: " << name << " must be at most "
-            << kMaxBlocksPerSM
-            << " (the most blocks a multiprocessor holds), got " << blocks;
-        return signalPassFailure();
-      }
-    }
     // Each pattern replaces one attention op by a launch; nothing it creates
     // matches again, so one top-down sweep without folding suffices.
     GreedyRewriteConfig config;
