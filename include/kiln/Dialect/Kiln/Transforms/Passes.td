@@ -117,4 +117,67 @@ def KilnDecomposeAttentionPass : Pass<"kiln-decompose-attention"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def KilnRaiseAttentionPass : Pass<"kiln-raise-attention"> {
+  let summary = "Raise PyTorch's spellings of attention to kiln.attention";
+  let description = [{
+    Rewrites the forms in which PyTorch models (Hugging Face transformers
+    imported through torch.export) spell attention into one
+    `kiln.attention`, nested under the op it runs on, wherever the
+    equivalence is proven on the IR (shapes, constants element by element,
+    index arithmetic); everything else is left as it is. Nothing is folded;
+    ops left dead by a rewrite are erased.
+
+    - **Written-out attention.** `matmul(P, V)` with `P =
+      [dropout(] [convert(] softmax([convert(] cap(scale * matmul(Q,
+      transpose(K, 2, 3))) [+ mask] [)], axis = 3) [)] [)]` becomes
+      `kiln.attention %Q, %K, %V [mask(...)] {scale, [softcap], [dropout_p]}`.
+      `scale` is a scalar constant multiplier (`mul`) or divisor (`div`),
+      absent meaning 1; `cap(s) = c * tanh(s / c)` with one scalar constant
+      `c`; the converts are a softmax in a wider float type and back; a
+      dropout with `p > 0` becomes `dropout_p` and `seed` (the fused op
+      draws the same Philox mask at the same [B, Hq, Sq, Sk] index). Every
+      intermediate has one use. The additive mask has Q's element type; a
+      mask that may hold -inf (anything but finite constants, selects of
+      them and layout ops) is raised only with `empty-rows-as-zero`: where
+      it blocks a whole row the written-out softmax gives NaN and
+      kiln.attention 0.
+    - **Repeated K/V** (`repeat_kv`): K and V that are both
+      `reshape(broadcast_to(x : [B, Hkv, 1, S, D] -> [B, Hkv, R, S, D]) ->
+      [B, Hkv * R, S, D])`, with the same R, x an `unsqueeze` at 2 (or a
+      reshape) of [B, Hkv, S, D], are replaced by the unrepeated tensors:
+      query head h then reads kv head h / (R0 R), as before.
+    - **Boolean masks that are bands.** The mask is split into a
+      conjunction (`kiln.mul` on i1, `select(a, b, false)`) through layout
+      ops that keep each element's index (broadcast_to, reshapes of size-1
+      dims, prefix slices). A term that depends on both the query position
+      i and the key position j must be a band `lo <= j - i <= hi`: an i1
+      constant checked on every element, or `lt`/`le`/`gt`/`ge`/`eq` of
+      index expressions (`kiln.iota` along the query or key dim, integer
+      constants, `add`, `sub`, converts). The bands and the op's own band
+      become `causal` / `window_left` / `window_right` with `alignment =
+      top_left` (bottom_right when only that represents them, or when the
+      op had a band in it). Terms independent of i or of j stay as the
+      mask, at their own shape (never broadcast to [Sq, Sk]). Any other
+      term that depends on both leaves the op alone.
+    - **Additive masks.** A sum of `select(m, 0, C)` and of constants
+      holding only 0 and C, with C = -inf, becomes the boolean mask (the
+      op treats a -inf bias as a blocked key); with C finite and at most
+      the type's lowest value (`torch.finfo(dtype).min`, what Hugging Face
+      builds) only with `empty-rows-as-zero`, since kiln.attention gives an
+      empty row 0 where the finite bias gives the mean of V.
+
+    See docs/Attention.md, "Raising attention from PyTorch graphs", for the
+    exact forms.
+  }];
+  let options = [
+    Option<"emptyRowsAsZero", "empty-rows-as-zero", "bool",
+           /*default=*/"false",
+           "Accept that rows in which the mask leaves no key visible become "
+           "0 (kiln.attention's empty row): raise finfo.min additive masks "
+           "to boolean masks and bands, and written-out attention with an "
+           "additive mask that may hold -inf">,
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
