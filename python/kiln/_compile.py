@@ -1,0 +1,304 @@
+"""`kiln.compile`: a torch.nn.Module in, a module that runs Kiln's compiled
+forward and backward out.
+
+    model = kiln.compile(model, example_kwargs=batch)
+    loss = model(**batch).loss
+    loss.backward()                  # fills the original parameters' .grad
+    optimizer.step()
+
+The module is exported with `torch.export` (`kiln.importer` maps its ATen
+graph to Kiln), `kiln-raise-attention` turns HF's mask-and-repeat attention
+back into `kiln.attention`, `kiln-autodiff mode=split` makes a forward that
+also returns the residuals the backward reads and a backward that takes
+them, and `kiln-compile` writes one shared library with both (and the plain
+function, run when no gradient is needed). The call passes the tensors'
+data pointers: no copies of contiguous inputs of the compiled dtype.
+"""
+import os
+
+import torch
+import torch.utils._pytree as pytree
+
+from . import errors
+from ._runtime import Library
+from ._toolchain import compile_graph
+from .importer import import_program
+
+_NAME = "model"
+
+
+def _describe(dtype, shape):
+    return "%s%s" % (str(dtype).replace("torch.", ""), list(shape))
+
+
+class _KilnFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, program, *args):
+        outs, residuals = program._forward(args)
+        ctx.program = program
+        ctx.residuals = residuals
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx, *cotangents):
+        program = ctx.program
+        if ctx.residuals is None:
+            raise RuntimeError("Kiln: backward through a compiled module twice; "
+                               "its residuals are freed after the first backward")
+        grads = program._backward(ctx.residuals, cotangents)
+        ctx.residuals = None
+        return (None,) + tuple(grads)
+
+
+class _Program:
+    """The compiled library of one exported program and how to call it."""
+
+    def __init__(self, module, program, dtype, target, raise_attention, opt_level, cache):
+        self.module = module
+        self.program = program
+        if target not in ("cpu",):
+            raise errors.KilnError(
+                "target=%r is not available from Python yet: only 'cpu'" % (target,))
+        imp = import_program(program, name=_NAME, dtype=dtype)
+        self.imp = imp
+        graph = imp.graph
+        # Argument roles, in the function's argument order: the parameters,
+        # then the JSON inputs.
+        self.roles = [("param", p["name"]) for p in graph.parameters]
+        user_index = {name: i for i, name in enumerate(imp.user_inputs) if name is not None}
+        for entry in graph.inputs:
+            name = entry["name"]
+            if name in user_index:
+                self.roles.append(("user", user_index[name]))
+            elif name in imp.buffers:
+                self.roles.append(("buffer", name))
+            elif name == "dropout_seed":
+                self.roles.append(("seed", None))
+            elif name.endswith(".detached") and name[:-len(".detached")] in imp.detached:
+                self.roles.append(("detached", name[:-len(".detached")]))
+            else:
+                raise AssertionError("unknown graph input %r" % name)
+        # Differentiate with respect to the parameters that require grad and
+        # the float user inputs whose example requires grad.
+        example = self._example_leaves()
+        self.wrt = []
+        for i, (role, key) in enumerate(self.roles):
+            if role == "param":
+                if self._param(key).requires_grad:
+                    self.wrt.append(i)
+            elif role == "user":
+                t = example[key]
+                if isinstance(t, torch.Tensor) and t.requires_grad and t.is_floating_point():
+                    self.wrt.append(i)
+        passes = ["--canonicalize"]
+        if raise_attention:
+            passes.append("--kiln-raise-attention")
+            passes.append("--canonicalize")
+        if self.wrt:
+            passes.append("--kiln-autodiff=function=%s mode=split wrt=%s"
+                          % (_NAME, ",".join(map(str, self.wrt))))
+        flags = ["--mcpu", "native", "--opt-level", str(opt_level)]
+        text = graph.dumps()
+        path, self.workdir, self.cached = compile_graph(text, _NAME, passes, flags,
+                                                        use_cache=cache)
+        self.lib = Library(path)
+        self.plain = self.lib.function(_NAME)
+        self.fwd = self.bwd = None
+        if self.wrt:
+            self.fwd = self.lib.function(_NAME + "_forward")
+            self.bwd = self.lib.function(_NAME + "_backward")
+            n_out = len(self.plain.outputs)
+            self.n_out = n_out
+            res = self.fwd.outputs[n_out:]
+            # The residuals live in one buffer per call, 64-byte aligned.
+            self.res_types = res
+            offsets, total = [], 0
+            for dt, shape in res:
+                total = (total + 63) // 64 * 64
+                offsets.append(total)
+                n = 1
+                for s in shape:
+                    n *= s
+                total += n * torch.empty((), dtype=dt).element_size()
+            self.res_offsets = offsets
+            self.res_bytes = max(total, 1)
+        self.in_spec = program.call_spec.in_spec
+        self.out_spec = program.call_spec.out_spec
+
+    # -- arguments ------------------------------------------------------
+    def _param(self, fqn):
+        try:
+            return self.module.get_parameter(fqn)
+        except AttributeError:
+            return self.module.get_buffer(fqn)
+
+    def _example_leaves(self):
+        leaves = []
+        for spec in self.program.graph_signature.input_specs:
+            if spec.kind.name == "USER_INPUT":
+                node = next(n for n in self.program.graph.nodes
+                            if n.op == "placeholder" and n.name == spec.arg.name)
+                leaves.append(node.meta.get("val"))
+        return leaves
+
+    def flatten(self, args, kwargs):
+        leaves, spec = pytree.tree_flatten((tuple(args), dict(kwargs)))
+        if spec != self.in_spec:
+            # Keyword arguments in another order are the same call.
+            expected_kwargs = self.in_spec.children_specs[1].context \
+                if len(self.in_spec.children_specs) > 1 else []
+            if set(kwargs) == set(expected_kwargs):
+                kwargs = {k: kwargs[k] for k in expected_kwargs}
+                leaves, spec = pytree.tree_flatten((tuple(args), kwargs))
+        if spec != self.in_spec:
+            raise errors.CallError(
+                "Kiln: the call's arguments do not have the structure of the example "
+                "the module was compiled for:\n  expected %s\n  got      %s"
+                % (self.in_spec, spec))
+        return leaves
+
+    def arguments(self, args, kwargs):
+        leaves = self.flatten(args, kwargs)
+        names = self.imp.user_inputs
+        if len(leaves) != len(names):
+            raise errors.CallError("Kiln: expected %d inputs, got %d" % (len(names), len(leaves)))
+        example = self._example_leaves()
+        out = []
+        for role, key in self.roles:
+            if role in ("param", "buffer", "detached"):
+                t = self._param(key)
+                what = "%s %r" % ("parameter" if role != "buffer" else "buffer", key)
+            elif role == "user":
+                t = leaves[key]
+                what = "input %r" % names[key]
+            else:
+                t = torch.randint(-2**62, 2**62, (), dtype=torch.int64)
+                what = "dropout seed"
+            out.append((t, what))
+        # Non-tensor leaves were specialized by torch.export.
+        for i, (leaf, ex) in enumerate(zip(leaves, example)):
+            if names[i] is None and not isinstance(ex, torch.Tensor) and leaf != ex:
+                raise errors.CallError("Kiln: argument %d is %r but the module was compiled "
+                                       "for %r" % (i, leaf, ex))
+        return out
+
+    def check(self, tensors, types):
+        """Checks every argument against the compiled signature; returns the
+        contiguous CPU tensors to pass."""
+        ready = []
+        for (t, what), (dtype, shape) in zip(tensors, types):
+            if not isinstance(t, torch.Tensor):
+                raise errors.CallError("Kiln: %s must be a tensor, got %s"
+                                       % (what, type(t).__name__))
+            if t.dtype != dtype or tuple(t.shape) != tuple(shape):
+                raise errors.CallError(
+                    "Kiln: %s is %s but the module was compiled for %s"
+                    % (what, _describe(t.dtype, t.shape), _describe(dtype, shape)))
+            if t.device.type != "cpu":
+                raise errors.CallError("Kiln: %s is on %s; this module was compiled for the "
+                                       "CPU" % (what, t.device))
+            ready.append(t.detach().contiguous())
+        return ready
+
+    # -- calls ------------------------------------------------------------
+    def call(self, args, kwargs):
+        entries = self.arguments(args, kwargs)
+        self._what = [w for _, w in entries]
+        grad = torch.is_grad_enabled() and self.wrt and any(
+            entries[i][0].requires_grad for i in self.wrt)
+        if grad:
+            outs = _KilnFunction.apply(self, *[t for t, _ in entries])
+        else:
+            tensors = self.check(entries, self.plain.inputs)
+            outs = self.plain(tensors, self.plain.new_outputs())
+        return pytree.tree_unflatten(list(outs), self.out_spec)
+
+    def _forward(self, args):
+        entries = list(zip(args, self._what))
+        tensors = self.check(entries, self.fwd.inputs)
+        outs = self.plain.new_outputs()
+        buf = torch.empty(self.res_bytes, dtype=torch.uint8)
+        base = buf.data_ptr()
+        ptrs = [o.data_ptr() for o in outs] + [base + off for off in self.res_offsets]
+        self._call_ptrs(self.fwd, [t.data_ptr() for t in tensors], ptrs)
+        return outs, buf
+
+    def _backward(self, residuals, cotangents):
+        base = residuals.data_ptr()
+        in_ptrs = [base + off for off in self.res_offsets]
+        keep = []
+        for i, (c, (dt, shape)) in enumerate(zip(cotangents, self.plain.outputs)):
+            if c is None:
+                c = torch.zeros(shape, dtype=dt)
+            else:
+                if tuple(c.shape) != tuple(shape):
+                    raise errors.CallError("Kiln: the gradient of output %d is %s, expected %s"
+                                           % (i, list(c.shape), list(shape)))
+                c = c.detach().to(device="cpu", dtype=dt).contiguous()
+            keep.append(c)
+            in_ptrs.append(c.data_ptr())
+        grads = self.bwd.new_outputs()
+        self._call_ptrs(self.bwd, in_ptrs, [g.data_ptr() for g in grads])
+        out = [None] * len(self.roles)
+        for k, i in enumerate(self.wrt):
+            out[i] = grads[k]
+        return out
+
+    @staticmethod
+    def _call_ptrs(fn, ins, outs):
+        ip = fn._in_array(*ins)
+        op = fn._out_array(*outs)
+        rc = fn._fn(ip, op)
+        if rc != 0:
+            raise errors.RuntimeCallError("kiln_%s returned %d: %s"
+                                          % (fn.name, rc, fn._err().decode()))
+
+
+class CompiledModule(torch.nn.Module):
+    """What `kiln.compile` returns: behaves like the original module (kept as
+    `_orig_mod`, so `parameters()` and `state_dict()` are the original's),
+    running Kiln's compiled code."""
+
+    def __init__(self, module, program, **options):
+        super().__init__()
+        self._orig_mod = module
+        self._kiln = _Program(module, program, **options)
+
+    @property
+    def kiln_library(self):
+        """The path of the compiled shared library."""
+        return self._kiln.lib.path
+
+    @property
+    def kiln_mlir(self):
+        """The path of the compiled MLIR module (after every kiln-opt pass)."""
+        return os.path.join(self._kiln.workdir, "model.mlir")
+
+    def forward(self, *args, **kwargs):
+        return self._kiln.call(args, kwargs)
+
+
+def compile(module, example_args=(), example_kwargs=None, *, target="cpu", dtype=None,
+            raise_attention=True, opt_level=2, cache=True, strict=False):
+    """Compiles `module` for the shapes and dtypes of `example_args` /
+    `example_kwargs` and returns a `CompiledModule`.
+
+    - `target`: "cpu" (the only target reachable from Python so far).
+    - `dtype`: compute every floating-point value in this dtype (e.g.
+      `torch.float64` for a model that casts to float32 inside); the
+      module's parameters must already be of it.
+    - `raise_attention`: run `kiln-raise-attention` (HF's materialized masks
+      and repeated K/V become one `kiln.attention`).
+    - `cache`: reuse a library compiled before for the same graph and options
+      (`KILN_CACHE_DIR`, default `~/.cache/kiln/compiled`).
+    """
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError("kiln.compile expects a torch.nn.Module, got %s"
+                        % type(module).__name__)
+    if isinstance(example_args, dict) and example_kwargs is None:
+        example_args, example_kwargs = (), example_args
+    if not isinstance(example_args, tuple):
+        example_args = (example_args,)
+    program = torch.export.export(module, example_args, example_kwargs or {}, strict=strict)
+    return CompiledModule(module, program, dtype=dtype, target=target,
+                          raise_attention=raise_attention, opt_level=opt_level, cache=cache)
