@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Support/GraphJson.h"
+#include "kiln/Support/GraphJsonNames.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -1333,9 +1334,10 @@ static double shortestDouble(const APFloat &v) {
 static ojson encodeType(RankedTensorType type);
 
 /// The `.npy` file name of parameter `name`: characters other than letters,
-/// digits and `_-.` replaced by `_`, made unique among `usedFiles`.
-static std::string getWeightsFileName(StringRef name,
-                                      llvm::StringSet<> &usedFiles) {
+/// digits and `_-.` replaced by `_`, made unique among `usedFiles`
+/// (GraphJsonNames.h; kiln-run finds --weights-dir files with it).
+std::string mlir::kiln::getGraphJsonFileName(StringRef name,
+                                             llvm::StringSet<> &usedFiles) {
   std::string stem;
   for (char c : name)
     stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
@@ -1360,7 +1362,7 @@ static FailureOr<ojson> writeWeights(Operation *op, DenseElementsAttr dense,
     return op->emitError("graph JSON export: no .npy form for this element "
                          "type"),
            failure();
-  std::string fileName = getWeightsFileName(name, usedFiles);
+  std::string fileName = getGraphJsonFileName(name, usedFiles);
 
   size_t elementSize = getDTypeSize(*dtype);
   std::vector<char> bytes;
@@ -1492,6 +1494,65 @@ static std::string getName(func::FuncOp func, StringRef attr, size_t index) {
   return "";
 }
 
+namespace {
+/// The names and file names an export has given so far: inputs, parameters
+/// and node ids share one namespace, weights files another.
+struct ExportNames {
+  llvm::StringSet<> used;
+  llvm::StringSet<> usedFiles;
+
+  /// `name`, or `fallback` when it is empty, has a `:` or is taken; then
+  /// `fallback_1`, `fallback_2`, ... while that is taken.
+  std::string unique(std::string name, const std::string &fallback) {
+    if (name.empty() || StringRef(name).contains(':') || used.count(name))
+      name = fallback;
+    for (int k = 1; used.count(name); ++k)
+      name = fallback + "_" + std::to_string(k);
+    used.insert(name);
+    return name;
+  }
+};
+
+/// The graph name of an argument, and for a lifted parameter its file name.
+struct ArgumentName {
+  std::string name;
+  /// Empty for an input.
+  std::string file;
+};
+} // namespace
+
+/// Names the arguments of `func` as the export does: a lifted parameter
+/// (`kiln.parameter`) by its attribute (else `param<k>`, k counting the
+/// parameters), referencing `<name>.npy` made a file name; an input by
+/// `kiln.input_names` (else `arg<i>`, i its argument number).
+static SmallVector<ArgumentName> nameArguments(func::FuncOp func,
+                                               ExportNames &names) {
+  SmallVector<ArgumentName> result;
+  size_t numParameters = 0, numInputs = 0;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    ArgumentName argName;
+    if (auto param = func.getArgAttrOfType<StringAttr>(i, kParameter)) {
+      argName.name = names.unique(param.str(),
+                                  "param" + std::to_string(numParameters++));
+      argName.file = getGraphJsonFileName(argName.name, names.usedFiles);
+    } else {
+      argName.name = names.unique(getName(func, kInputNames, numInputs++),
+                                  "arg" + std::to_string(i));
+    }
+    result.push_back(std::move(argName));
+  }
+  return result;
+}
+
+SmallVector<std::string>
+mlir::kiln::getLiftedParameterFileNames(func::FuncOp func) {
+  ExportNames names;
+  SmallVector<std::string> files;
+  for (ArgumentName &argName : nameArguments(func, names))
+    files.push_back(std::move(argName.file));
+  return files;
+}
+
 LogicalResult
 mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
                             const GraphJsonExportOptions &options) {
@@ -1526,46 +1587,34 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
   graph["name"] = func.getSymName().str();
 
   llvm::DenseMap<Value, std::string> refs;
-  llvm::StringSet<> used;
-  llvm::StringSet<> usedFiles;
+  ExportNames names;
   auto unique = [&](std::string name, const std::string &fallback) {
-    if (name.empty() || StringRef(name).contains(':') || used.count(name))
-      name = fallback;
-    for (int k = 1; used.count(name); ++k)
-      name = fallback + "_" + std::to_string(k);
-    used.insert(name);
-    return name;
+    return names.unique(std::move(name), fallback);
   };
 
   // Arguments tagged `kiln.parameter` are lifted parameters: their data is
   // not in the IR, so they are referenced as `<name>.npy` files; the other
   // arguments are the inputs, named in order by `kiln.input_names`.
-  ojson inputs = ojson::array();
-  ojson parameters = ojson::array();
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape() || !getDTypeFor(type.getElementType()))
       return func.emitError("graph JSON export: argument ")
              << arg.getArgNumber() << " is not a static kiln tensor";
-    if (auto param = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                       kParameter)) {
-      std::string name =
-          unique(param.str(), "param" + std::to_string(parameters.size()));
-      refs[arg] = name;
-      ojson entry = ojson::object();
-      entry["name"] = name;
-      entry.update(encodeType(type));
-      entry["file"] = getWeightsFileName(name, usedFiles);
-      parameters.push_back(entry);
-      continue;
-    }
-    std::string name = unique(getName(func, kInputNames, inputs.size()),
-                              "arg" + std::to_string(arg.getArgNumber()));
-    refs[arg] = name;
+  }
+  ojson inputs = ojson::array();
+  ojson parameters = ojson::array();
+  SmallVector<ArgumentName> argNames = nameArguments(func, names);
+  for (auto [arg, argName] : llvm::zip_equal(body.getArguments(), argNames)) {
+    refs[arg] = argName.name;
     ojson entry = ojson::object();
-    entry["name"] = name;
-    entry.update(encodeType(type));
-    inputs.push_back(entry);
+    entry["name"] = argName.name;
+    entry.update(encodeType(cast<RankedTensorType>(arg.getType())));
+    if (!argName.file.empty()) {
+      entry["file"] = argName.file;
+      parameters.push_back(entry);
+    } else {
+      inputs.push_back(entry);
+    }
   }
 
   // Node ids: the NameLocs of the ops when they are all usable, else n<k>.
@@ -1585,7 +1634,7 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
         if (!options.weightsDir.empty() && dense &&
             dense.getNumElements() >= options.minFileElements) {
           FailureOr<ojson> file =
-              writeWeights(&child, dense, name, options, usedFiles);
+              writeWeights(&child, dense, name, options, names.usedFiles);
           if (failed(file))
             return failure();
           entry.update(*file);
@@ -1608,7 +1657,7 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     for (Operation *node : nodeOps) {
       auto nameLoc = dyn_cast<NameLoc>(node->getLoc());
       StringRef id = nameLoc ? nameLoc.getName().strref() : StringRef();
-      if (id.empty() || id.contains(':') || used.count(id) ||
+      if (id.empty() || id.contains(':') || names.used.count(id) ||
           !ids.insert(id).second) {
         useLocs = false;
         break;
@@ -1621,7 +1670,7 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     std::string id = useLocs ? cast<NameLoc>(node->getLoc()).getName().str()
                              : unique("", "n" + std::to_string(index));
     if (useLocs)
-      used.insert(id);
+      names.used.insert(id);
     StringRef opName = node->getName().stripDialect();
     auto specIt = getOpSpecs().find(opName.str());
     if (specIt == getOpSpecs().end())
