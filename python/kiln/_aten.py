@@ -824,3 +824,46 @@ def diff(imp, n, a):
     if dtype == torch.bool:
         return imp.op("ne", [part(1, size), part(0, size - 1)], dtype, shape)
     return imp.op("sub", [part(1, size), part(0, size - 1)], dtype, shape)
+
+
+@handles("aten.repeat_interleave.self_int")
+def repeat_interleave(imp, n, a):
+    """x.repeat_interleave(r, dim): unsqueeze after dim, broadcast, merge
+    (the form HF's repeat_kv writes, which kiln-raise-attention reads)."""
+    dtype, shape = _res(imp, n)
+    x = imp.val(a["self"], dtype)
+    d = a["dim"]
+    if d is None:
+        raise _Unsupported("repeat_interleave without dim (flattens)")
+    d = imp.dim(d, x.rank)
+    reps = int(a["repeats"])
+    a.get("output_size")
+    up = x.shape[:d + 1] + (1,) + x.shape[d + 1:]
+    y = imp.op("unsqueeze", [x], dtype, up, {"dim": d + 1})
+    big = x.shape[:d + 1] + (reps,) + x.shape[d + 1:]
+    y = imp.op("broadcast_to", [y], dtype, big, with_type=True)
+    return imp.op("reshape", [y], dtype, shape, with_type=True)
+
+
+@handles("aten.repeat.default")
+def repeat(imp, n, a):
+    """x.repeat(r0, r1, ...): each dim tiled, as unsqueeze-broadcast-merge."""
+    dtype, shape = _res(imp, n)
+    x = imp.val(a["self"], dtype)
+    reps = list(a["repeats"])
+    lead = len(reps) - x.rank
+    if lead < 0:
+        raise _Unsupported("fewer repeats than dims")
+    src = (1,) * lead + x.shape
+    if src != x.shape:
+        x = imp.op("reshape", [x], dtype, src, with_type=True)
+    # [.., r_d, s_d, ..] then merge each pair.
+    inter = []
+    for r_, s_ in zip(reps, src):
+        inter += [1, s_]
+    y = imp.op("reshape", [x], dtype, tuple(inter), with_type=True)
+    big = []
+    for r_, s_ in zip(reps, src):
+        big += [r_, s_]
+    y = imp.op("broadcast_to", [y], dtype, tuple(big), with_type=True)
+    return imp.op("reshape", [y], dtype, shape, with_type=True)

@@ -27,6 +27,11 @@ from .importer import import_program
 _NAME = "model"
 
 
+def _children(spec):
+    children = getattr(spec, "children", None)
+    return list(children()) if callable(children) else list(spec.children_specs)
+
+
 def _describe(dtype, shape):
     return "%s%s" % (str(dtype).replace("torch.", ""), list(shape))
 
@@ -90,6 +95,16 @@ class _Program:
                 t = example[key]
                 if isinstance(t, torch.Tensor) and t.requires_grad and t.is_floating_point():
                     self.wrt.append(i)
+        if self.wrt:
+            bad = [i for i, (dt, _) in enumerate(imp.output_types) if not dt.is_floating_point]
+            if bad:
+                raise errors.KilnError(
+                    "Kiln: output%s %s of the module %s not floating-point; kiln-autodiff's "
+                    "split mode differentiates modules whose outputs are all float tensors "
+                    "(compute integer outputs in a module without trainable parameters, or "
+                    "under requires_grad_(False))"
+                    % ("s" if len(bad) > 1 else "", ", ".join(map(str, bad)),
+                       "are" if len(bad) > 1 else "is"))
         passes = ["--canonicalize"]
         if raise_attention:
             passes.append("--kiln-raise-attention")
@@ -143,19 +158,36 @@ class _Program:
 
     def flatten(self, args, kwargs):
         leaves, spec = pytree.tree_flatten((tuple(args), dict(kwargs)))
-        if spec != self.in_spec:
-            # Keyword arguments in another order are the same call.
-            expected_kwargs = self.in_spec.children_specs[1].context \
-                if len(self.in_spec.children_specs) > 1 else []
-            if set(kwargs) == set(expected_kwargs):
-                kwargs = {k: kwargs[k] for k in expected_kwargs}
-                leaves, spec = pytree.tree_flatten((tuple(args), kwargs))
-        if spec != self.in_spec:
-            raise errors.CallError(
-                "Kiln: the call's arguments do not have the structure of the example "
-                "the module was compiled for:\n  expected %s\n  got      %s"
-                % (self.in_spec, spec))
-        return leaves
+        if spec == self.in_spec:
+            return leaves
+        expected_args, expected_kwargs = _children(self.in_spec)
+        names = list(expected_kwargs.context) if expected_kwargs.context else []
+        # Keyword arguments in another order are the same call.
+        if set(kwargs) == set(names):
+            leaves, spec = pytree.tree_flatten((tuple(args), {k: kwargs[k] for k in names}))
+            if spec == self.in_spec:
+                return leaves
+        raise errors.CallError("Kiln: " + self._mismatch(args, kwargs, expected_args, names))
+
+    def _mismatch(self, args, kwargs, expected_args, names):
+        arg_specs = _children(expected_args)
+        if len(args) != len(arg_specs):
+            return ("the module was compiled for %d positional argument%s, got %d"
+                    % (len(arg_specs), "" if len(arg_specs) == 1 else "s", len(args)))
+        if set(kwargs) != set(names):
+            return ("the module was compiled for the keyword arguments %s, got %s"
+                    % (sorted(names), sorted(kwargs)))
+        kw_specs = dict(zip(names, _children(_children(self.in_spec)[1])))
+        for label, value, spec in ([("argument %d" % i, a, s)
+                                    for i, (a, s) in enumerate(zip(args, arg_specs))] +
+                                   [("argument %r" % k, kwargs[k], kw_specs[k]) for k in names]):
+            got = pytree.tree_flatten(value)[1]
+            if got != spec:
+                if spec.is_leaf():
+                    return "%s must be a tensor, got %s" % (label, type(value).__name__)
+                return ("%s does not have the structure of the example: expected %s, got %s"
+                        % (label, spec, got))
+        return "the call's arguments do not have the structure of the example"
 
     def arguments(self, args, kwargs):
         leaves = self.flatten(args, kwargs)

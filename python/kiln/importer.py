@@ -183,6 +183,7 @@ class Importer:
         self.detached = {}       # parameter fqn -> Value of its detached copy input
         self.seed = None         # Value of the dropout seed input, when needed
         self.outputs = []        # names of the graph outputs
+        self.output_types = []   # their (dtype, shape)
         self.lift = lift_parameters
 
     # -- dtypes -----------------------------------------------------------
@@ -419,7 +420,9 @@ class Importer:
                                       "reason": "a non-tensor output (%r)" % (v,),
                                       "source": None})
                 continue
-            self.graph.add_output(name, self.val(v))
+            v = self.val(v)
+            self.output_types.append((v.dtype, v.shape))
+            self.graph.add_output(name, v)
         self.outputs = names
 
     # -- helpers for handlers -------------------------------------------

@@ -1,0 +1,116 @@
+"""kiln.compile's contract beyond the numbers: call-time errors, the disk
+cache, torch.compile(backend="kiln"), unsupported graphs."""
+import os
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import kiln
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 8)
+        self.b = nn.Linear(8, 3)
+
+    def forward(self, x, labels):
+        logits = self.b(torch.tanh(self.a(x)))
+        return F.cross_entropy(logits, labels), logits
+
+
+def example():
+    return torch.randn(5, 4), torch.tensor([0, 2, 1, 1, 0])
+
+
+def test_grads_fill_the_original_parameters():
+    m = MLP()
+    ref = MLP()
+    ref.load_state_dict(m.state_dict())
+    x, y = example()
+    c = kiln.compile(m, (x, y))
+    assert list(c.parameters()) == list(m.parameters())
+    loss, logits = c(x, y)
+    loss.backward()
+    rl, _ = ref(x, y)
+    rl.backward()
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)
+    # An optimizer step on the original parameters is seen by the next call.
+    with torch.no_grad():
+        m.a.weight.add_(1.0)
+        ref.a.weight.add_(1.0)
+    torch.testing.assert_close(c(x, y)[0], ref(x, y)[0], rtol=1e-5, atol=1e-6)
+
+
+def test_no_grad_runs_the_plain_function():
+    m = MLP()
+    x, y = example()
+    c = kiln.compile(m, (x, y))
+    with torch.no_grad():
+        loss, _ = c(x, y)
+    assert not loss.requires_grad
+    torch.testing.assert_close(loss, m(x, y)[0], rtol=1e-5, atol=1e-6)
+
+
+def test_wrong_inputs_are_clear_errors():
+    m = MLP()
+    x, y = example()
+    c = kiln.compile(m, (x, y))
+    with pytest.raises(kiln.CallError, match=r"input 'x' is float32\[6, 4\] but the module "
+                                             r"was compiled for float32\[5, 4\]"):
+        c(torch.randn(6, 4), y)
+    with pytest.raises(kiln.CallError, match=r"input 'labels' is int32\[5\] .* int64\[5\]"):
+        c(x, y.int())
+    with pytest.raises(kiln.CallError, match="argument 1 must be a tensor, got list"):
+        c(x, [0, 1, 2, 1, 0])
+    with pytest.raises(kiln.CallError, match="compiled for 2 positional arguments, got 1"):
+        c(x)
+    with pytest.raises(kiln.CallError, match="is on meta"):
+        c(x.to("meta"), y)
+
+
+def test_cache_hit_on_the_second_compile(tmp_path, monkeypatch):
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    x, y = example()
+    first = kiln.compile(MLP(), (x, y))
+    second = kiln.compile(MLP(), (x, y))
+    assert not first._kiln.cached
+    assert second._kiln.cached
+    assert first.kiln_library == second.kiln_library
+    third = kiln.compile(MLP(), (torch.randn(7, 4), torch.zeros(7, dtype=torch.long)))
+    assert not third._kiln.cached
+
+
+def test_unsupported_nodes_are_listed_once():
+    class Odd(nn.Module):
+        def forward(self, x):
+            a = torch.sort(x).values   # unsupported: sort
+            b = torch.fft.rfft(x).real  # rfft, and real (of a complex value)
+            return a.sum() + b.sum() + F.pad(x, (1, 1), mode="reflect").sum()  # reflect padding
+
+    with pytest.raises(kiln.UnsupportedError) as e:
+        kiln.compile(Odd(), (torch.randn(3, 4),))
+    msg = str(e.value)
+    assert msg.startswith("Kiln cannot import 4 nodes of this program:")
+    assert "aten.sort" in msg and "aten.fft_rfft" in msg and "aten.real" in msg and "pad mode 'reflect'" in msg
+    # Each names the model's source line.
+    assert len(re.findall(r"at tests/test_compile\.py:\d+ \(forward\)", msg)) == 4, msg
+
+
+def test_torch_compile_backend():
+    m = MLP()
+    ref = MLP()
+    ref.load_state_dict(m.state_dict())
+    x, y = example()
+    c = torch.compile(m, backend="kiln")
+    loss, _ = c(x, y)
+    loss.backward()
+    rl, _ = ref(x, y)
+    rl.backward()
+    torch.testing.assert_close(loss, rl, rtol=1e-5, atol=1e-6)
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)
