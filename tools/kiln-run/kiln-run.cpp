@@ -1,17 +1,21 @@
 //===- kiln-run.cpp - Run a kiln function on the CPU ----------------------===//
 //
 // Usage:
-//   kiln-run FILE.mlir --entry NAME [--input a.npy ...]
+//   kiln-run FILE.mlir --entry NAME [--weights-dir DIR] [--input a.npy ...]
 //            [--random-inputs [--seed N] [--random-range I:LO:HI ...]]
-//            [--output-dir DIR] [--print] [--print-limit N] [--time]
+//            [--output-dir DIR [--named-outputs]] [--print] [--print-limit N]
+//            [--time]
 //            [--openmp] [--repeat N] [--target cpu|gpu-emulator]
 //            [--tensor-cores=false]
 //
 // Compiles FILE through the kiln-lower-to-cpu pipeline (--target=gpu-emulator:
 // through kiln-lower-to-nvvm with the kernels run on the host by Kiln's GPU
 // emulator, docs/GPUEmulator.md), calls @NAME on the
-// inputs (one .npy file per argument, in order, or seeded random values),
-// then prints each result and/or writes it to DIR/result<i>.npy. Without
+// inputs (one .npy file per argument, in order, or seeded random values;
+// with --weights-dir, the lifted parameters, arguments with a
+// `kiln.parameter` attribute, come from DIR/<name>.npy instead), then prints
+// each result (with its name when the function names it) and/or writes it
+// to DIR/result<i>.npy (--named-outputs: DIR/<name>.npy). Without
 // --output-dir the results are printed. Every error is a message and exit
 // code 1.
 //
@@ -20,10 +24,12 @@
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/JitSession.h"
 #include "kiln/Runtime/Npy.h"
+#include "kiln/Support/GraphJsonNames.h"
 
 #include "ToolSupport.h"
 #include "ToolVersion.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
@@ -62,8 +68,22 @@ static cl::list<std::string> randomRanges(
              "ids; a float value that rounds to HI in its dtype takes the "
              "greatest one below, and a dtype with no value in [LO, HI) is "
              "an error); repeat per argument"));
+static cl::opt<std::string> weightsDir(
+    "weights-dir", cl::cat(kilnRunCategory),
+    cl::desc("Read each lifted parameter (an argument with a kiln.parameter "
+             "= \"<name>\" attribute, kiln-translate --lift-parameters) from "
+             "DIR/<name>.npy, the name made a file name as "
+             "--graph-json-export-weights-dir makes it; --input or "
+             "--random-inputs gives the other arguments"));
 static cl::opt<std::string>
     outputDir("output-dir", cl::cat(kilnRunCategory), cl::desc("Write result<i>.npy files here"));
+static cl::opt<bool> namedOutputs(
+    "named-outputs", cl::cat(kilnRunCategory),
+    cl::desc("With --output-dir: write each result the function names "
+             "(kiln.output_names; split mode's kiln.output, kiln.residual, "
+             "kiln.gradient as output<i>, residual<j>, gradient<k>) to "
+             "<name>.npy, the name made a file name as for --weights-dir, "
+             "instead of result<i>.npy"));
 static cl::opt<bool> print("print", cl::cat(kilnRunCategory), cl::desc("Print the results (the default "
                                              "without --output-dir)"));
 static cl::opt<unsigned>
@@ -198,10 +218,43 @@ static Expected<HostTensor> randomInRange(DType dtype, ArrayRef<int64_t> shape,
   return tensor;
 }
 
-/// Prints `tensor`'s type and its first values.
-static void printResult(raw_ostream &os, unsigned index,
+/// The names of the `numResults` results of `func` (null: a function the
+/// pipeline generated), empty for a result without one: its
+/// `kiln.output_names` when that holds one string per result (the graph JSON
+/// import's outputs), else split mode's roles (docs/Autodiff.md):
+/// `kiln.output = i` is `output<i>`, `kiln.residual = j` `residual<j>` and
+/// `kiln.gradient = k` `gradient<k>`.
+static SmallVector<std::string> getResultNames(mlir::func::FuncOp func,
+                                               size_t numResults) {
+  SmallVector<std::string> names(numResults);
+  if (!func || func.getNumResults() != numResults)
+    return names;
+  if (auto outputNames =
+          func->getAttrOfType<mlir::ArrayAttr>("kiln.output_names");
+      outputNames && outputNames.size() == numResults &&
+      llvm::all_of(outputNames, llvm::IsaPred<mlir::StringAttr>)) {
+    for (auto [name, attr] : llvm::zip_equal(names, outputNames))
+      name = cast<mlir::StringAttr>(attr).str();
+    return names;
+  }
+  for (auto [i, name] : llvm::enumerate(names))
+    for (StringRef role : {"output", "residual", "gradient"})
+      if (auto index = func.getResultAttrOfType<mlir::IntegerAttr>(
+              i, ("kiln." + role).str()))
+        name = (role + Twine(index.getInt())).str();
+  return names;
+}
+
+/// Prints `tensor`'s type, its name when it has one, and its first values.
+static void printResult(raw_ostream &os, unsigned index, StringRef name,
                         const HostTensor &tensor) {
-  os << "result" << index << ": " << tensor.getTypeString() << "\n  [";
+  os << "result" << index << ": " << tensor.getTypeString();
+  if (!name.empty()) {
+    os << " (";
+    printEscapedString(name, os);
+    os << ")";
+  }
+  os << "\n  [";
   int64_t shown = std::min<int64_t>(tensor.getNumElements(), printLimit);
   for (int64_t i = 0; i < shown; ++i) {
     if (i)
@@ -245,6 +298,12 @@ int main(int argc, char **argv) {
                 "is given");
   if (outputDir.getNumOccurrences() && outputDir.empty())
     return fail("--output-dir needs a directory name");
+  if (namedOutputs && outputDir.empty())
+    return fail("--named-outputs needs --output-dir");
+  if (weightsDir.getNumOccurrences() && weightsDir.empty())
+    return fail("--weights-dir needs a directory name");
+  if (!weightsDir.empty() && !sys::fs::is_directory(weightsDir))
+    return fail("--weights-dir: '" + weightsDir + "' is not a directory");
   SmallVector<std::optional<RandomRange>> ranges;
   for (const std::string &text : randomRanges) {
     Expected<RandomRange> range = parseRandomRange(text);
@@ -284,6 +343,79 @@ int main(int argc, char **argv) {
                 entry + " (its public functions: " + known + ")");
   }
 
+  // The parsed module is intact (the JIT compiled a clone); a function that
+  // the pipeline generated is not in it, and has no attributes to read.
+  auto func = module->lookupSymbol<mlir::func::FuncOp>(entry);
+  size_t numArguments = signature->inputs.size();
+  SmallVector<std::string> resultNames =
+      getResultNames(func, signature->results.size());
+  if (namedOutputs && llvm::all_of(resultNames, [](const std::string &name) {
+        return name.empty();
+      }))
+    return fail("--named-outputs: @" + entry +
+                " names none of its results (no kiln.output_names with one "
+                "name per result, no kiln.output, kiln.residual or "
+                "kiln.gradient result attribute)");
+
+  // --weights-dir: the file of each lifted parameter, empty for the other
+  // arguments.
+  SmallVector<std::string> parameterFiles(numArguments);
+  SmallVector<std::string> parameterNames(numArguments);
+  SmallVector<unsigned> otherArguments;
+  if (!weightsDir.empty() && func && func.getNumArguments() == numArguments) {
+    parameterFiles = getLiftedParameterFileNames(func);
+    for (unsigned i = 0; i < numArguments; ++i)
+      if (auto name =
+              func.getArgAttrOfType<mlir::StringAttr>(i, "kiln.parameter"))
+        parameterNames[i] = name.str();
+  }
+  for (unsigned i = 0; i < numArguments; ++i)
+    if (parameterFiles[i].empty())
+      otherArguments.push_back(i);
+  size_t numParameters = numArguments - otherArguments.size();
+  if (!weightsDir.empty() && numParameters == 0)
+    return fail("--weights-dir: no argument of @" + entry +
+                " is a lifted parameter (an argument with a kiln.parameter "
+                "attribute, as kiln-translate --import-graph-json "
+                "--lift-parameters makes them)");
+  if (!weightsDir.empty() && !randomInputs &&
+      inputs.size() != otherArguments.size()) {
+    // The other arguments, by kiln.input_names when it names them.
+    auto inputNames = func->getAttrOfType<mlir::ArrayAttr>("kiln.input_names");
+    std::string others;
+    for (auto [k, i] : llvm::enumerate(otherArguments)) {
+      others += others.empty() ? "" : ", ";
+      auto name = inputNames && k < inputNames.size()
+                      ? dyn_cast<mlir::StringAttr>(inputNames[k])
+                      : nullptr;
+      others += name ? name.str() : "#" + std::to_string(i);
+    }
+    return fail("@" + entry + " takes " + Twine(otherArguments.size()) +
+                " arguments besides its " + Twine(numParameters) +
+                " parameters from --weights-dir" +
+                (others.empty() ? "" : " (" + others + ")") + ", got " +
+                Twine(inputs.size()) + " --input");
+  }
+
+  // Reads lifted parameter #i from --weights-dir, checking its type.
+  auto readParameter = [&](unsigned i) -> Expected<HostTensor> {
+    std::string what = ("--weights-dir: parameter '" + parameterNames[i] +
+                        "' (argument #" + Twine(i) + " of @" + entry + "): ")
+                           .str();
+    SmallString<128> path(weightsDir);
+    sys::path::append(path, parameterFiles[i]);
+    Expected<HostTensor> tensor = readNpy(path);
+    if (!tensor)
+      return createStringError(what + toString(tensor.takeError()));
+    const TensorSpec &spec = signature->inputs[i];
+    if (tensor->getDType() != spec.dtype ||
+        tensor->getShape() != ArrayRef(spec.shape))
+      return createStringError(what + "'" + path + "' holds " +
+                               tensor->getTypeString() + ", expected " +
+                               spec.getTypeString());
+    return tensor;
+  };
+
   SmallVector<HostTensor> arguments;
   if (randomInputs) {
     if (ranges.size() > signature->inputs.size())
@@ -291,6 +423,19 @@ int main(int argc, char **argv) {
                   Twine(ranges.size() - 1) + ", but @" + entry + " takes " +
                   Twine(signature->inputs.size()));
     for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
+      if (!parameterFiles[i].empty()) {
+        if (i < ranges.size() && ranges[i])
+          return fail("--random-range " + Twine(i) + ":" +
+                      Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
+                      ": argument #" + Twine(i) + " of @" + entry +
+                      " is parameter '" + parameterNames[i] +
+                      "', read from --weights-dir");
+        Expected<HostTensor> tensor = readParameter(i);
+        if (!tensor)
+          return fail(toString(tensor.takeError()));
+        arguments.push_back(std::move(*tensor));
+        continue;
+      }
       // Values a float dtype cannot hold would round to infinity. Only
       // f16's largest finite value, 65504, is below the int64_t bounds.
       constexpr int64_t maxF16 = 65504;
@@ -329,6 +474,18 @@ int main(int argc, char **argv) {
                     toString(tensor.takeError()));
       arguments.push_back(std::move(*tensor));
     }
+  } else if (numParameters) {
+    // The parameters from --weights-dir, the other arguments from --input,
+    // in order (their count was checked above).
+    auto nextInput = inputs.begin();
+    for (unsigned i = 0; i < numArguments; ++i) {
+      Expected<HostTensor> tensor = parameterFiles[i].empty()
+                                        ? readNpy(*nextInput++)
+                                        : readParameter(i);
+      if (!tensor)
+        return fail(toString(tensor.takeError()));
+      arguments.push_back(std::move(*tensor));
+    }
   } else {
     for (const std::string &path : inputs) {
       Expected<HostTensor> tensor = readNpy(path);
@@ -355,16 +512,25 @@ int main(int argc, char **argv) {
   if (!outputDir.empty()) {
     if (std::error_code ec = sys::fs::create_directories(outputDir))
       return fail("cannot create '" + outputDir + "': " + ec.message());
+    // --named-outputs: `<name>.npy`, made a file name and unique as the
+    // graph JSON export makes parameter files (a result without a name
+    // keeps `result<i>`, in the same namespace).
+    StringSet<> usedFiles;
     for (auto [i, result] : llvm::enumerate(*results)) {
       SmallString<128> path(outputDir);
-      sys::path::append(path, "result" + Twine(i) + ".npy");
+      std::string stem = namedOutputs && !resultNames[i].empty()
+                             ? resultNames[i]
+                             : "result" + std::to_string(i);
+      sys::path::append(path, namedOutputs
+                                  ? getGraphJsonFileName(stem, usedFiles)
+                                  : stem + ".npy");
       if (Error error = writeNpy(result, path))
         return fail(toString(std::move(error)));
     }
   }
   if (print || outputDir.empty())
     for (auto [i, result] : llvm::enumerate(*results))
-      printResult(outs(), i, result);
+      printResult(outs(), i, resultNames[i], result);
   if (showTimes) {
     const JitTimings &timings = (*jit)->getTimings();
     outs() << format("compile: %.3f ms, run: %.3f ms",
