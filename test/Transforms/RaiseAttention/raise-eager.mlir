@@ -218,3 +218,26 @@ func.func @negative_narrow_softmax(%q: tensor<1x1x3x4xf32>, %k: tensor<1x1x3x4xf
 // CHECK-LABEL: func.func @negative_narrow_softmax
 // CHECK: kiln.softmax
 // CHECK-NOT: kiln.attention
+
+// Only what a rewrite leaves dead is erased: the IR's own dead op and its
+// unreachable block stay, the written-out chain goes.
+func.func @keeps_unrelated(%q: tensor<1x1x3x4xf32>, %k: tensor<1x1x3x4xf32>, %v: tensor<1x1x3x4xf32>) -> tensor<1x1x3x4xf32> {
+  %dead = kiln.exp %q : tensor<1x1x3x4xf32>
+  %kt = kiln.transpose %k {dim0 = 2 : i64, dim1 = 3 : i64} : tensor<1x1x3x4xf32> -> tensor<1x1x4x3xf32>
+  %s = kiln.matmul %q, %kt : (tensor<1x1x3x4xf32>, tensor<1x1x4x3xf32>) -> tensor<1x1x3x3xf32>
+  %p = kiln.softmax %s {axis = 3 : i64} : tensor<1x1x3x3xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x1x3x3xf32>, tensor<1x1x3x4xf32>) -> tensor<1x1x3x4xf32>
+  cf.br ^done(%o : tensor<1x1x3x4xf32>)
+^unreachable:
+  %n = kiln.neg %q : tensor<1x1x3x4xf32>
+  cf.br ^done(%n : tensor<1x1x3x4xf32>)
+^done(%r: tensor<1x1x3x4xf32>):
+  return %r : tensor<1x1x3x4xf32>
+}
+// CHECK-LABEL: func.func @keeps_unrelated
+// CHECK: kiln.exp
+// CHECK-NOT: kiln.transpose
+// CHECK-NOT: kiln.softmax
+// CHECK: kiln.attention
+// CHECK: ^bb1:
+// CHECK: kiln.neg

@@ -28,7 +28,8 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cmath>
 #include <limits>
@@ -90,10 +91,8 @@ AdditiveKind classifyAdditive(const APFloat &value) {
   if (value.isZero())
     return AdditiveKind::Visible;
   if (value.isInfinity())
-    return value.isNegative() ? AdditiveKind::BlockedInf
-                              : AdditiveKind::Other;
-  APFloat lowest =
-      APFloat::getLargest(value.getSemantics(), /*Negative=*/true);
+    return value.isNegative() ? AdditiveKind::BlockedInf : AdditiveKind::Other;
+  APFloat lowest = APFloat::getLargest(value.getSemantics(), /*Negative=*/true);
   if (value.compare(lowest) != APFloat::cmpGreaterThan)
     return AdditiveKind::BlockedFinite;
   return AdditiveKind::Other;
@@ -137,7 +136,13 @@ RankedTensorType getRankedType(Value value) {
 /// The attention dims a dim of a mask term can stand for. `None`: the term
 /// is read at index 0 of that dim whatever the attention index (a size-1
 /// dim, or one a prefix slice cuts to size 1).
-enum AttentionDim : int8_t { None = -1, DimB = 0, DimH = 1, DimQ = 2, DimK = 3 };
+enum AttentionDim : int8_t {
+  None = -1,
+  DimB = 0,
+  DimH = 1,
+  DimQ = 2,
+  DimK = 3
+};
 
 /// A value feeding the attention's mask, with the attention dim each of its
 /// dims stands for. A dim mapped to X has at least the size of X (more under
@@ -156,15 +161,14 @@ Mapped mapMask(Value mask) {
   ArrayRef<int64_t> shape = getRankedType(mask).getShape();
   int64_t offset = 4 - static_cast<int64_t>(shape.size());
   for (auto [d, size] : llvm::enumerate(shape))
-    mapped.dims.push_back(size == 1 ? None
+    mapped.dims.push_back(size == 1 ? int8_t(None)
                                     : static_cast<int8_t>(offset + d));
   return mapped;
 }
 
 /// An operand of a broadcasting op (broadcast_to, elementwise) whose result
 /// is `result`: aligned at the trailing dim, a size-1 dim is broadcast.
-std::optional<Mapped> mapBroadcastOperand(const Mapped &result,
-                                          Value operand) {
+std::optional<Mapped> mapBroadcastOperand(const Mapped &result, Value operand) {
   RankedTensorType type = getRankedType(operand);
   if (!type)
     return std::nullopt;
@@ -173,7 +177,7 @@ std::optional<Mapped> mapBroadcastOperand(const Mapped &result,
     return std::nullopt;
   Mapped mapped{operand, {}};
   for (auto [d, size] : llvm::enumerate(type.getShape()))
-    mapped.dims.push_back(size == 1 ? None : result.dims[offset + d]);
+    mapped.dims.push_back(size == 1 ? int8_t(None) : result.dims[offset + d]);
   return mapped;
 }
 
@@ -350,8 +354,7 @@ int64_t exactIntegerBound(Type type) {
     return width > 63 ? cap : (int64_t(1) << (width - 1)) - 1;
   }
   if (auto flt = dyn_cast<FloatType>(type)) {
-    unsigned precision =
-        APFloat::semanticsPrecision(flt.getFloatSemantics());
+    unsigned precision = APFloat::semanticsPrecision(flt.getFloatSemantics());
     return precision >= 62 ? cap : int64_t(1) << precision;
   }
   return 0;
@@ -430,8 +433,8 @@ std::optional<IndexExpr> evalIndex(const Mapped &node,
   }
   if (auto convert = dyn_cast<ConvertOp>(def)) {
     // Same shape; exact when the value fits both types (checked at both).
-    std::optional<IndexExpr> input = evalIndex(
-        Mapped{convert.getOperand(), node.dims}, shape, depth + 1);
+    std::optional<IndexExpr> input =
+        evalIndex(Mapped{convert.getOperand(), node.dims}, shape, depth + 1);
     if (!input)
       return std::nullopt;
     return checked(*input);
@@ -458,12 +461,17 @@ FailureOr<Band> classifyComparison(const Mapped &node,
     return failure();
   // lhs - rhs = q i + k j + c, compared with 0.
   int64_t q = lhs->q - rhs->q, k = lhs->k - rhs->k, c = lhs->c - rhs->c;
-  enum Relation { Lt, Le, Gt, Ge, Eq } relation =
-      isa<LtOp>(def)   ? Lt
-      : isa<LeOp>(def) ? Le
-      : isa<GtOp>(def) ? Gt
-      : isa<GeOp>(def) ? Ge
-                       : Eq;
+  enum Relation {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq
+  } relation = isa<LtOp>(def)   ? Lt
+               : isa<LeOp>(def) ? Le
+               : isa<GtOp>(def) ? Gt
+               : isa<GeOp>(def) ? Ge
+                                : Eq;
   if (q == 0 && k == 0) {
     bool truth = relation == Lt   ? c < 0
                  : relation == Le ? c <= 0
@@ -521,10 +529,9 @@ LogicalResult collectBoolean(const Mapped &node, const AttentionShape &shape,
     std::optional<Mapped> rhsNode = mapBroadcastOperand(node, rhs);
     if (!lhsNode || !rhsNode)
       return failure();
-    return success(succeeded(collectBoolean(*lhsNode, shape, terms,
-                                            depth + 1)) &&
-                   succeeded(collectBoolean(*rhsNode, shape, terms,
-                                            depth + 1)));
+    return success(
+        succeeded(collectBoolean(*lhsNode, shape, terms, depth + 1)) &&
+        succeeded(collectBoolean(*rhsNode, shape, terms, depth + 1)));
   };
   if (auto mul = dyn_cast<MulOp>(def))
     return both(mul.getLhs(), mul.getRhs());
@@ -573,9 +580,8 @@ LogicalResult collectAdditive(const Mapped &node, const AttentionShape &shape,
     std::optional<Mapped> rhs = mapBroadcastOperand(node, add.getRhs());
     if (!lhs || !rhs)
       return failure();
-    return success(
-        succeeded(collectAdditive(*lhs, shape, terms, depth + 1)) &&
-        succeeded(collectAdditive(*rhs, shape, terms, depth + 1)));
+    return success(succeeded(collectAdditive(*lhs, shape, terms, depth + 1)) &&
+                   succeeded(collectAdditive(*rhs, shape, terms, depth + 1)));
   }
   if (auto select = dyn_cast<SelectOp>(def)) {
     std::optional<APFloat> onTrue = getSplatFloat(select.getOnTrue());
@@ -622,10 +628,9 @@ LogicalResult collectAdditive(const Mapped &node, const AttentionShape &shape,
     terms.residualAdditive.push_back({node, elements});
     return success();
   }
-  FailureOr<Band> band =
-      classifyConstantBand(node, shape, [&](int64_t n) {
-        return kinds[n] == AdditiveKind::Visible;
-      });
+  FailureOr<Band> band = classifyConstantBand(node, shape, [&](int64_t n) {
+    return kinds[n] == AdditiveKind::Visible;
+  });
   if (failed(band))
     return failure();
   terms.band.intersect(band->lo, band->hi);
@@ -636,7 +641,7 @@ LogicalResult collectAdditive(const Mapped &node, const AttentionShape &shape,
 /// A residual term as a mask operand: cut to the attention's sizes (when it
 /// comes from under a slice) and laid out trailing-aligned with
 /// [B, Hq, Sq, Sk], each dim of its own size or 1, never broadcast.
-Value materializeResidual(PatternRewriter &rewriter, Location loc,
+Value materializeResidual(RewriterBase &rewriter, Location loc,
                           const Mapped &node, const AttentionShape &shape) {
   Value value = node.value;
   ArrayRef<int64_t> dims = node.getType().getShape();
@@ -733,8 +738,8 @@ std::optional<BandAttrs> representBand(Band band, const AttentionShape &shape,
 
 /// kiln.attention `op` rebuilt with another key, value, mask and band; every
 /// other operand, attribute and result type kept.
-AttentionOp rebuildAttention(PatternRewriter &rewriter, AttentionOp op,
-                             Value mask, const BandAttrs &band) {
+AttentionOp rebuildAttention(RewriterBase &rewriter, AttentionOp op, Value mask,
+                             const BandAttrs &band) {
   MLIRContext *context = op.getContext();
   IntegerAttr windowLeft, windowRight;
   UnitAttr causal;
@@ -748,96 +753,93 @@ AttentionOp rebuildAttention(PatternRewriter &rewriter, AttentionOp op,
       rewriter, op.getLoc(), op->getResultTypes(), op.getQuery(), op.getKey(),
       op.getValue(), mask, op.getKeyLengths(), op.getQueryLengths(),
       op.getSeed(), op.getScaleAttr(), causal, windowLeft, windowRight,
-      AttentionAlignmentAttr::get(context, band.alignment),
-      op.getSoftcapAttr(), op.getDropoutPAttr());
+      AttentionAlignmentAttr::get(context, band.alignment), op.getSoftcapAttr(),
+      op.getDropoutPAttr());
   attention->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   return attention;
 }
 
-struct RaiseAttentionMask : OpRewritePattern<AttentionOp> {
-  RaiseAttentionMask(MLIRContext *context, const RaiseAttentionOptions &options)
-      : OpRewritePattern(context), options(options) {}
+/// Raises the mask of `op` to band attributes plus the residual terms (and
+/// an additive mask to a boolean one); returns the new op, which replaced
+/// `op`.
+FailureOr<AttentionOp> raiseMask(AttentionOp op, RewriterBase &rewriter,
+                                 const RaiseAttentionOptions &options) {
+  Value mask = op.getMask();
+  if (!mask)
+    return rewriter.notifyMatchFailure(op, "no mask");
+  AttentionShape shape = getAttentionShape(op);
+  if (shape.numQueries() == 0 || shape.numKeys() == 0)
+    return rewriter.notifyMatchFailure(op, "no query or no key");
 
-  LogicalResult matchAndRewrite(AttentionOp op,
-                                PatternRewriter &rewriter) const override {
-    Value mask = op.getMask();
-    if (!mask)
-      return rewriter.notifyMatchFailure(op, "no mask");
-    AttentionShape shape = getAttentionShape(op);
-    if (shape.numQueries() == 0 || shape.numKeys() == 0)
-      return rewriter.notifyMatchFailure(op, "no query or no key");
-
-    MaskTerms terms;
-    bool additive = op.hasAdditiveMask();
-    Mapped root = mapMask(mask);
-    if (additive) {
-      if (failed(collectAdditive(root, shape, terms, 0)))
-        return rewriter.notifyMatchFailure(
-            op, "additive mask is not a sum of select(m, 0, -inf) terms");
-      if (terms.usesFiniteBlock && !options.emptyRowsAsZero)
-        return rewriter.notifyMatchFailure(
-            op, "finite blocking values need empty-rows-as-zero");
-    } else {
-      if (failed(collectBoolean(root, shape, terms, 0)))
-        return rewriter.notifyMatchFailure(op, "mask has a term that is no band");
-      if (!terms.foundBand)
-        return rewriter.notifyMatchFailure(op, "mask has no band term");
-    }
-    if (!llvm::all_of(terms.residual, isOrdered) ||
-        !llvm::all_of(terms.residualAdditive,
-                      [](const auto &term) { return isOrdered(term.first); }))
-      return rewriter.notifyMatchFailure(op, "residual dims out of order");
-
-    // The op's own band, in terms of j - i.
-    int64_t sq = shape.numQueries(), sk = shape.numKeys();
-    int64_t offset =
-        op.getAlignment() == AttentionAlignment::bottom_right ? sk - sq : 0;
-    Band band = terms.band;
-    std::optional<int64_t> ownLo, ownHi;
-    if (IntegerAttr left = op.getWindowLeftAttr())
-      if (left.getInt() < sq + sk)
-        ownLo = offset - left.getInt();
-    if (std::optional<int64_t> right = op.getEffectiveWindowRight())
-      if (*right < sq + sk)
-        ownHi = offset + *right;
-    band.intersect(ownLo, ownHi);
-    bool hasOwnBand = op.getWindowLeftAttr() || op.getEffectiveWindowRight();
-    std::optional<BandAttrs> attrs = representBand(
-        band, shape,
-        hasOwnBand ? op.getAlignment() : AttentionAlignment::top_left);
-    if (!attrs)
-      return rewriter.notifyMatchFailure(op, "band is not representable");
-    if (!attrs->windowLeft && !attrs->windowRight)
-      attrs->alignment = op.getAlignment();
-
-    Location loc = op.getLoc();
-    Value newMask;
-    auto conjoin = [&](Value term) {
-      newMask = newMask ? MulOp::create(rewriter, loc, newMask, term).getResult()
-                        : term;
-    };
-    for (const Mapped &term : terms.residual) {
-      if (isSplatBool(term.value, true))
-        continue;
-      conjoin(materializeResidual(rewriter, loc, term, shape));
-    }
-    for (const auto &[term, elements] : terms.residualAdditive) {
-      SmallVector<bool> visible;
-      for (const APFloat &value : elements.getValues<APFloat>())
-        visible.push_back(value.isZero());
-      auto type = RankedTensorType::get(term.getType().getShape(),
-                                        rewriter.getI1Type());
-      Value constant =
-          ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, visible));
-      conjoin(materializeResidual(rewriter, loc, Mapped{constant, term.dims},
-                                  shape));
-    }
-    rewriter.replaceOp(op, rebuildAttention(rewriter, op, newMask, *attrs));
-    return success();
+  MaskTerms terms;
+  bool additive = op.hasAdditiveMask();
+  Mapped root = mapMask(mask);
+  if (additive) {
+    if (failed(collectAdditive(root, shape, terms, 0)))
+      return rewriter.notifyMatchFailure(
+          op, "additive mask is not a sum of select(m, 0, -inf) terms");
+    if (terms.usesFiniteBlock && !options.emptyRowsAsZero)
+      return rewriter.notifyMatchFailure(
+          op, "finite blocking values need empty-rows-as-zero");
+  } else {
+    if (failed(collectBoolean(root, shape, terms, 0)))
+      return rewriter.notifyMatchFailure(op, "mask has a term that is no band");
+    if (!terms.foundBand)
+      return rewriter.notifyMatchFailure(op, "mask has no band term");
   }
+  if (!llvm::all_of(terms.residual, isOrdered) ||
+      !llvm::all_of(terms.residualAdditive,
+                    [](const auto &term) { return isOrdered(term.first); }))
+    return rewriter.notifyMatchFailure(op, "residual dims out of order");
 
-  RaiseAttentionOptions options;
-};
+  // The op's own band, in terms of j - i.
+  int64_t sq = shape.numQueries(), sk = shape.numKeys();
+  int64_t offset =
+      op.getAlignment() == AttentionAlignment::bottom_right ? sk - sq : 0;
+  Band band = terms.band;
+  std::optional<int64_t> ownLo, ownHi;
+  if (IntegerAttr left = op.getWindowLeftAttr())
+    if (left.getInt() < sq + sk)
+      ownLo = offset - left.getInt();
+  if (std::optional<int64_t> right = op.getEffectiveWindowRight())
+    if (*right < sq + sk)
+      ownHi = offset + *right;
+  band.intersect(ownLo, ownHi);
+  bool hasOwnBand = op.getWindowLeftAttr() || op.getEffectiveWindowRight();
+  std::optional<BandAttrs> attrs = representBand(
+      band, shape,
+      hasOwnBand ? op.getAlignment() : AttentionAlignment::top_left);
+  if (!attrs)
+    return rewriter.notifyMatchFailure(op, "band is not representable");
+  if (!attrs->windowLeft && !attrs->windowRight)
+    attrs->alignment = op.getAlignment();
+
+  Location loc = op.getLoc();
+  Value newMask;
+  auto conjoin = [&](Value term) {
+    newMask = newMask ? MulOp::create(rewriter, loc, newMask, term).getResult()
+                      : term;
+  };
+  for (const Mapped &term : terms.residual) {
+    if (isSplatBool(term.value, true))
+      continue;
+    conjoin(materializeResidual(rewriter, loc, term, shape));
+  }
+  for (const auto &[term, elements] : terms.residualAdditive) {
+    SmallVector<bool> visible;
+    for (const APFloat &value : elements.getValues<APFloat>())
+      visible.push_back(value.isZero());
+    auto type =
+        RankedTensorType::get(term.getType().getShape(), rewriter.getI1Type());
+    Value constant = ConstantOp::create(rewriter, loc,
+                                        DenseElementsAttr::get(type, visible));
+    conjoin(
+        materializeResidual(rewriter, loc, Mapped{constant, term.dims}, shape));
+  }
+  AttentionOp attention = rebuildAttention(rewriter, op, newMask, *attrs);
+  rewriter.replaceOp(op, attention);
+  return attention;
+}
 
 //===----------------------------------------------------------------------===//
 // DerepeatKeyValue
@@ -871,7 +873,7 @@ std::optional<std::pair<Value, int64_t>> matchRepeatedHeads(Value value) {
 
 /// The rank-4 [B, Hkv, S, D] that `x5` ([B, Hkv, 1, S, D]) views: the
 /// input of the unsqueeze or reshape that made it, else a new reshape.
-Value unrepeated(PatternRewriter &rewriter, Location loc, Value x5) {
+Value unrepeated(RewriterBase &rewriter, Location loc, Value x5) {
   ArrayRef<int64_t> shape5 = getRankedType(x5).getShape();
   SmallVector<int64_t> shape4 = {shape5[0], shape5[1], shape5[3], shape5[4]};
   Operation *def = x5.getDefiningOp();
@@ -881,28 +883,24 @@ Value unrepeated(PatternRewriter &rewriter, Location loc, Value x5) {
   return autodiff::reshapeTo(rewriter, loc, x5, shape4);
 }
 
-struct DerepeatKeyValue : OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(AttentionOp op,
-                                PatternRewriter &rewriter) const override {
-    std::optional<std::pair<Value, int64_t>> key =
-        matchRepeatedHeads(op.getKey());
-    std::optional<std::pair<Value, int64_t>> value =
-        matchRepeatedHeads(op.getValue());
-    if (!key || !value)
-      return rewriter.notifyMatchFailure(op, "K and V are not both repeated");
-    if (key->second != value->second)
-      return rewriter.notifyMatchFailure(op, "K and V repeat differently");
-    Value newKey = unrepeated(rewriter, op.getLoc(), key->first);
-    Value newValue = unrepeated(rewriter, op.getLoc(), value->first);
-    rewriter.modifyOpInPlace(op, [&] {
-      op.getKeyMutable().set(newKey);
-      op.getValueMutable().set(newValue);
-    });
-    return success();
-  }
-};
+/// Makes `op` read the unrepeated K and V, in place.
+LogicalResult derepeatKeyValue(AttentionOp op, RewriterBase &rewriter) {
+  std::optional<std::pair<Value, int64_t>> key =
+      matchRepeatedHeads(op.getKey());
+  std::optional<std::pair<Value, int64_t>> value =
+      matchRepeatedHeads(op.getValue());
+  if (!key || !value)
+    return rewriter.notifyMatchFailure(op, "K and V are not both repeated");
+  if (key->second != value->second)
+    return rewriter.notifyMatchFailure(op, "K and V repeat differently");
+  Value newKey = unrepeated(rewriter, op.getLoc(), key->first);
+  Value newValue = unrepeated(rewriter, op.getLoc(), value->first);
+  rewriter.modifyOpInPlace(op, [&] {
+    op.getKeyMutable().set(newKey);
+    op.getValueMutable().set(newValue);
+  });
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // RaiseWrittenOutAttention
@@ -987,131 +985,180 @@ std::optional<ScoresMatch> matchScores(Value scores) {
   return match;
 }
 
+/// Replaces the written-out attention ending in `pv` by a kiln.attention,
+/// which is returned.
+FailureOr<AttentionOp> raiseWrittenOut(MatmulOp pv, RewriterBase &rewriter,
+                                       const RaiseAttentionOptions &options) {
+  RankedTensorType outType = getRankedType(pv.getResult());
+  RankedTensorType probsType = getRankedType(pv.getLhs());
+  RankedTensorType valueType = getRankedType(pv.getRhs());
+  if (!outType || !probsType || !valueType || outType.getRank() != 4 ||
+      probsType.getRank() != 4 || valueType.getRank() != 4 ||
+      !isa<FloatType>(outType.getElementType()))
+    return rewriter.notifyMatchFailure(pv, "not a rank-4 float matmul");
+  Type elementType = outType.getElementType();
+
+  // [dropout] of [convert] softmax [convert] of the logits.
+  Value x = pv.getLhs();
+  double dropoutP = 0;
+  Value seed;
+  if (auto dropout = x.getDefiningOp<DropoutOp>()) {
+    if (!dropout->hasOneUse())
+      return failure();
+    dropoutP = dropout.getP().convertToDouble();
+    seed = dropout.getSeed();
+    x = dropout.getInput();
+  }
+  SoftmaxOp softmax;
+  Value logits;
+  if (auto back = x.getDefiningOp<ConvertOp>()) {
+    softmax = back.getOperand().getDefiningOp<SoftmaxOp>();
+    if (!softmax || !back->hasOneUse())
+      return rewriter.notifyMatchFailure(pv, "no softmax");
+    auto forth = softmax.getInput().getDefiningOp<ConvertOp>();
+    if (!forth || !forth->hasOneUse() ||
+        forth.getOperand().getType() != back.getType())
+      return rewriter.notifyMatchFailure(pv, "softmax not in a wider type");
+    // The softmax runs in the element type or a wider float type.
+    auto wide = dyn_cast<FloatType>(getRankedType(softmax).getElementType());
+    auto narrow = cast<FloatType>(elementType);
+    if (!wide || (wide != narrow && wide.getWidth() <= narrow.getWidth()))
+      return rewriter.notifyMatchFailure(pv, "softmax not in a wider type");
+    logits = forth.getOperand();
+  } else {
+    softmax = x.getDefiningOp<SoftmaxOp>();
+    if (!softmax)
+      return rewriter.notifyMatchFailure(pv, "no softmax");
+    logits = softmax.getInput();
+  }
+  if (!softmax->hasOneUse() || softmax.getAxis() != 3)
+    return rewriter.notifyMatchFailure(pv, "not a softmax over the keys");
+
+  // [scores + mask].
+  Value mask;
+  std::optional<ScoresMatch> scores;
+  if (auto add = logits.getDefiningOp<AddOp>()) {
+    if (!add->hasOneUse())
+      return failure();
+    for (auto [s, m] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+      if (s.getType() != add.getType())
+        continue;
+      if ((scores = matchScores(s))) {
+        mask = m;
+        break;
+      }
+    }
+  } else {
+    scores = matchScores(logits);
+  }
+  if (!scores)
+    return rewriter.notifyMatchFailure(pv, "no scaled Q Kᵀ scores");
+
+  // Shapes: Q [B, Hq, Sq, D], K [B, Hkv, Sk, D], V [B, Hkv, Sk, Dv] with
+  // Hkv = Hq or 1 (the matmuls broadcast K and V over the heads then), P
+  // and the logits [B, Hq, Sq, Sk].
+  RankedTensorType queryType = getRankedType(scores->query);
+  RankedTensorType keyType = getRankedType(scores->key);
+  if (!queryType || !keyType || queryType.getRank() != 4 ||
+      keyType.getRank() != 4 || queryType.getElementType() != elementType ||
+      keyType.getElementType() != elementType ||
+      valueType.getElementType() != elementType)
+    return rewriter.notifyMatchFailure(pv, "operand types");
+  int64_t batch = queryType.getDimSize(0), heads = queryType.getDimSize(1);
+  int64_t numQueries = queryType.getDimSize(2);
+  int64_t numKeys = keyType.getDimSize(2);
+  int64_t kvHeads = keyType.getDimSize(1);
+  SmallVector<int64_t> probsShape = {batch, heads, numQueries, numKeys};
+  if (keyType.getDimSize(0) != batch || valueType.getDimSize(0) != batch ||
+      valueType.getDimSize(1) != kvHeads ||
+      valueType.getDimSize(2) != numKeys ||
+      (kvHeads != heads && kvHeads != 1) ||
+      probsType.getShape() != ArrayRef(probsShape) ||
+      getRankedType(logits).getShape() != ArrayRef(probsShape) ||
+      outType.getDimSize(1) != heads)
+    return rewriter.notifyMatchFailure(pv, "shapes");
+  if (mask) {
+    RankedTensorType maskType = getRankedType(mask);
+    if (!maskType || maskType.getRank() > 4 ||
+        maskType.getElementType() != elementType ||
+        !isBroadcastableTo(maskType.getShape(), probsShape))
+      return rewriter.notifyMatchFailure(pv, "mask shape");
+    // The written-out softmax of a row blocked by -inf everywhere is NaN,
+    // kiln.attention's 0.
+    if (!options.emptyRowsAsZero && !isProvablyFinite(mask))
+      return rewriter.notifyMatchFailure(
+          pv, "mask may block a row with -inf (needs empty-rows-as-zero)");
+  }
+
+  MLIRContext *context = rewriter.getContext();
+  auto attention = AttentionOp::create(
+      rewriter, pv.getLoc(), TypeRange{outType}, scores->query, scores->key,
+      pv.getRhs(), mask, /*key_lengths=*/Value(), /*query_lengths=*/Value(),
+      dropoutP > 0 ? seed : Value(), rewriter.getF64FloatAttr(scores->scale),
+      /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
+      /*window_right=*/IntegerAttr(),
+      AttentionAlignmentAttr::get(context, AttentionAlignment::bottom_right),
+      scores->softcap ? rewriter.getF64FloatAttr(*scores->softcap)
+                      : FloatAttr(),
+      rewriter.getF64FloatAttr(dropoutP));
+  rewriter.replaceOp(pv, attention.getResult());
+  return attention;
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns and the driver
+//===----------------------------------------------------------------------===//
+
 struct RaiseWrittenOutAttention : OpRewritePattern<MatmulOp> {
   RaiseWrittenOutAttention(MLIRContext *context,
                            const RaiseAttentionOptions &options)
       : OpRewritePattern(context), options(options) {}
-
-  LogicalResult matchAndRewrite(MatmulOp pv,
+  LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
-    RankedTensorType outType = getRankedType(pv.getResult());
-    RankedTensorType probsType = getRankedType(pv.getLhs());
-    RankedTensorType valueType = getRankedType(pv.getRhs());
-    if (!outType || !probsType || !valueType || outType.getRank() != 4 ||
-        probsType.getRank() != 4 || valueType.getRank() != 4 ||
-        !isa<FloatType>(outType.getElementType()))
-      return rewriter.notifyMatchFailure(pv, "not a rank-4 float matmul");
-    Type elementType = outType.getElementType();
-
-    // [dropout] of [convert] softmax [convert] of the logits.
-    Value x = pv.getLhs();
-    double dropoutP = 0;
-    Value seed;
-    if (auto dropout = x.getDefiningOp<DropoutOp>()) {
-      if (!dropout->hasOneUse())
-        return failure();
-      dropoutP = dropout.getP().convertToDouble();
-      seed = dropout.getSeed();
-      x = dropout.getInput();
-    }
-    SoftmaxOp softmax;
-    Value logits;
-    if (auto back = x.getDefiningOp<ConvertOp>()) {
-      softmax = back.getOperand().getDefiningOp<SoftmaxOp>();
-      if (!softmax || !back->hasOneUse())
-        return rewriter.notifyMatchFailure(pv, "no softmax");
-      auto forth = softmax.getInput().getDefiningOp<ConvertOp>();
-      if (!forth || !forth->hasOneUse() ||
-          forth.getOperand().getType() != back.getType())
-        return rewriter.notifyMatchFailure(pv, "softmax not in a wider type");
-      // The softmax runs in the element type or a wider float type.
-      auto wide = dyn_cast<FloatType>(getRankedType(softmax).getElementType());
-      auto narrow = cast<FloatType>(elementType);
-      if (!wide || (wide != narrow && wide.getWidth() <= narrow.getWidth()))
-        return rewriter.notifyMatchFailure(pv, "softmax not in a wider type");
-      logits = forth.getOperand();
-    } else {
-      softmax = x.getDefiningOp<SoftmaxOp>();
-      if (!softmax)
-        return rewriter.notifyMatchFailure(pv, "no softmax");
-      logits = softmax.getInput();
-    }
-    if (!softmax->hasOneUse() || softmax.getAxis() != 3)
-      return rewriter.notifyMatchFailure(pv, "not a softmax over the keys");
-
-    // [scores + mask].
-    Value mask;
-    std::optional<ScoresMatch> scores;
-    if (auto add = logits.getDefiningOp<AddOp>()) {
-      if (!add->hasOneUse())
-        return failure();
-      for (auto [s, m] : {std::pair(add.getLhs(), add.getRhs()),
-                          std::pair(add.getRhs(), add.getLhs())}) {
-        if (s.getType() != add.getType())
-          continue;
-        if ((scores = matchScores(s))) {
-          mask = m;
-          break;
-        }
-      }
-    } else {
-      scores = matchScores(logits);
-    }
-    if (!scores)
-      return rewriter.notifyMatchFailure(pv, "no scaled Q Kᵀ scores");
-
-    // Shapes: Q [B, Hq, Sq, D], K [B, Hkv, Sk, D], V [B, Hkv, Sk, Dv] with
-    // Hkv = Hq or 1 (the matmuls broadcast K and V over the heads then), P
-    // and the logits [B, Hq, Sq, Sk].
-    RankedTensorType queryType = getRankedType(scores->query);
-    RankedTensorType keyType = getRankedType(scores->key);
-    if (!queryType || !keyType || queryType.getRank() != 4 ||
-        keyType.getRank() != 4 || queryType.getElementType() != elementType ||
-        keyType.getElementType() != elementType ||
-        valueType.getElementType() != elementType)
-      return rewriter.notifyMatchFailure(pv, "operand types");
-    int64_t batch = queryType.getDimSize(0), heads = queryType.getDimSize(1);
-    int64_t numQueries = queryType.getDimSize(2);
-    int64_t numKeys = keyType.getDimSize(2);
-    int64_t kvHeads = keyType.getDimSize(1);
-    SmallVector<int64_t> probsShape = {batch, heads, numQueries, numKeys};
-    if (keyType.getDimSize(0) != batch || valueType.getDimSize(0) != batch ||
-        valueType.getDimSize(1) != kvHeads ||
-        valueType.getDimSize(2) != numKeys ||
-        (kvHeads != heads && kvHeads != 1) ||
-        probsType.getShape() != ArrayRef(probsShape) ||
-        getRankedType(logits).getShape() != ArrayRef(probsShape) ||
-        outType.getDimSize(1) != heads)
-      return rewriter.notifyMatchFailure(pv, "shapes");
-    if (mask) {
-      RankedTensorType maskType = getRankedType(mask);
-      if (!maskType || maskType.getRank() > 4 ||
-          maskType.getElementType() != elementType ||
-          !isBroadcastableTo(maskType.getShape(), probsShape))
-        return rewriter.notifyMatchFailure(pv, "mask shape");
-      // The written-out softmax of a row blocked by -inf everywhere is NaN,
-      // kiln.attention's 0.
-      if (!options.emptyRowsAsZero && !isProvablyFinite(mask))
-        return rewriter.notifyMatchFailure(
-            pv, "mask may block a row with -inf (needs empty-rows-as-zero)");
-    }
-
-    MLIRContext *context = rewriter.getContext();
-    auto attention = AttentionOp::create(
-        rewriter, pv.getLoc(), TypeRange{outType}, scores->query, scores->key,
-        pv.getRhs(), mask, /*key_lengths=*/Value(), /*query_lengths=*/Value(),
-        dropoutP > 0 ? seed : Value(), rewriter.getF64FloatAttr(scores->scale),
-        /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
-        /*window_right=*/IntegerAttr(),
-        AttentionAlignmentAttr::get(context, AttentionAlignment::bottom_right),
-        scores->softcap ? rewriter.getF64FloatAttr(*scores->softcap)
-                        : FloatAttr(),
-        rewriter.getF64FloatAttr(dropoutP));
-    rewriter.replaceOp(pv, attention.getResult());
-    return success();
+    return success(succeeded(raiseWrittenOut(op, rewriter, options)));
   }
-
   RaiseAttentionOptions options;
+};
+
+struct DerepeatKeyValue : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    return derepeatKeyValue(op, rewriter);
+  }
+};
+
+struct RaiseAttentionMask : OpRewritePattern<AttentionOp> {
+  RaiseAttentionMask(MLIRContext *context, const RaiseAttentionOptions &options)
+      : OpRewritePattern(context), options(options) {}
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    return success(succeeded(raiseMask(op, rewriter, options)));
+  }
+  RaiseAttentionOptions options;
+};
+
+/// Erases the ops of `maybeDead`, and then their operands' producers, that
+/// have become trivially dead, and nothing else; erased ops leave the set.
+struct DeadOpTracker : RewriterBase::Listener {
+  void notifyOperationErased(Operation *op) override { maybeDead.remove(op); }
+  /// Records the producers of `op`'s operands, before `op` changes.
+  void addOperandsOf(Operation *op) {
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        maybeDead.insert(def);
+  }
+  void eraseDead(RewriterBase &rewriter) {
+    while (!maybeDead.empty()) {
+      Operation *op = maybeDead.pop_back_val();
+      if (!isOpTriviallyDead(op))
+        continue;
+      addOperandsOf(op);
+      rewriter.eraseOp(op);
+    }
+  }
+  llvm::SetVector<Operation *> maybeDead;
 };
 
 //===----------------------------------------------------------------------===//
@@ -1140,15 +1187,45 @@ void mlir::kiln::populateRaiseAttentionPatterns(
 
 LogicalResult mlir::kiln::raiseAttention(Operation *root,
                                          const RaiseAttentionOptions &options) {
-  RewritePatternSet patterns(root->getContext());
-  populateRaiseAttentionPatterns(patterns, options);
-  // No folding: only what the patterns prove changes.
-  GreedyRewriteConfig config;
-  config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
-      GreedySimplifyRegionLevel::Disabled);
-  // Every rewrite removes a form the patterns match, so the driver
-  // converges; should it stop at its iteration limit, the IR is still
-  // correct, only less raised.
-  (void)applyPatternsGreedily(root, std::move(patterns), config);
+  // A walk rather than the greedy driver: nothing is folded and no op is
+  // erased but those a rewrite left dead (the greedy driver would also
+  // erase the IR's own dead ops and unreachable blocks).
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (op != root && isa<MatmulOp, AttentionOp>(op))
+      ops.push_back(op);
+  });
+  DeadOpTracker tracker;
+  PatternRewriter rewriter(root->getContext());
+  rewriter.setListener(&tracker);
+  // Every rewrite replaces or changes only the op it is given, so the ops
+  // still to visit stay valid.
+  auto raiseAttentionOp = [&](AttentionOp op) {
+    // Each step removes a repeat, or the mask's band and additive terms, so
+    // the loop ends; the bound is a guard.
+    for (int step = 0; step < 8; ++step) {
+      rewriter.setInsertionPoint(op);
+      tracker.addOperandsOf(op);
+      if (succeeded(derepeatKeyValue(op, rewriter)))
+        continue;
+      FailureOr<AttentionOp> raised = raiseMask(op, rewriter, options);
+      if (failed(raised))
+        return;
+      op = *raised;
+    }
+  };
+  for (Operation *op : ops) {
+    if (auto attention = dyn_cast<AttentionOp>(op)) {
+      raiseAttentionOp(attention);
+      continue;
+    }
+    rewriter.setInsertionPoint(op);
+    tracker.addOperandsOf(op);
+    FailureOr<AttentionOp> raised =
+        raiseWrittenOut(cast<MatmulOp>(op), rewriter, options);
+    if (succeeded(raised))
+      raiseAttentionOp(*raised);
+  }
+  tracker.eraseDead(rewriter);
   return success();
 }

@@ -1,4 +1,5 @@
-//===- RaiseAttention.h - PyTorch attention graphs to kiln.attention -*- C++ -*-===//
+//===- RaiseAttention.h - PyTorch attention graphs to kiln.attention -*- C++
+//-*-===//
 //
 // `kiln-raise-attention` recognizes the forms in which PyTorch models
 // (Hugging Face transformers through torch.export) spell attention and
@@ -24,12 +25,12 @@ namespace mlir::kiln {
 
 /// What the raising may assume beyond exact equivalence.
 struct RaiseAttentionOptions {
-  /// Rows in which the mask leaves no key visible may become 0, kiln.attention's
-  /// empty-row result, where the written-out graph gives something else: NaN
-  /// for a -inf mask, the mean of V over all keys for a finite `finfo.min`
-  /// mask. Off by default; it enables the raising of `where(m, 0, min)`
-  /// masks to boolean masks and bands, and of the written-out form with an
-  /// additive mask that may hold -inf.
+  /// Rows in which the mask leaves no key visible may become 0,
+  /// kiln.attention's empty-row result, where the written-out graph gives
+  /// something else: NaN for a -inf mask, the mean of V over all keys for a
+  /// finite `finfo.min` mask. Off by default; it enables the raising of
+  /// `where(m, 0, min)` masks to boolean masks and bands, and of the
+  /// written-out form with an additive mask that may hold -inf.
   bool emptyRowsAsZero = false;
 };
 
