@@ -14,4 +14,10 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DLLVM_ENABLE_ASSERTIONS=ON
 fi
+# KILN_PYTHON (a python with torch, from scripts/python-env.sh) turns on the
+# Python tests; reconfigure only when it changes.
+if [ -n "${KILN_PYTHON:-}" ] &&
+   ! grep -qx "KILN_PYTHON:FILEPATH=$KILN_PYTHON" "$build/CMakeCache.txt"; then
+  cmake "$build" -DKILN_PYTHON:FILEPATH="$KILN_PYTHON"
+fi
 cmake --build "$build" "$@"

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache git python3
+  build-essential cmake ninja-build ccache git python3 python3-venv
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   nlohmann-json3-dev libgtest-dev libomp-22-dev
 )

@@ -6,6 +6,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${KILN_BUILD_DIR:-$root/build}
 
 "$root/scripts/setup.sh"
+# The Python layer's tests (python/tests) need torch and transformers from
+# PyPI in a virtual environment; KILN_NO_PYTHON=1 runs the C++ suite alone.
+if [ "${KILN_NO_PYTHON:-0}" != 1 ]; then
+  KILN_PYTHON=$("$root/scripts/python-env.sh")
+  export KILN_PYTHON
+fi
 "$root/scripts/build.sh"
 cd "$build"
 ctest --output-on-failure -j "$(nproc)"

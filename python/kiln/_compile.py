@@ -58,7 +58,8 @@ class _KilnFunction(torch.autograd.Function):
 class _Program:
     """The compiled library of one exported program and how to call it."""
 
-    def __init__(self, module, program, dtype, target, raise_attention, opt_level, cache):
+    def __init__(self, module, program, dtype, target, raise_attention, empty_rows_as_zero,
+                 opt_level, cache):
         self.module = module
         self.program = program
         if target not in ("cpu",):
@@ -107,7 +108,8 @@ class _Program:
                        "are" if len(bad) > 1 else "is"))
         passes = ["--canonicalize"]
         if raise_attention:
-            passes.append("--kiln-raise-attention")
+            passes.append("--kiln-raise-attention=empty-rows-as-zero=%s"
+                          % ("true" if empty_rows_as_zero else "false"))
             passes.append("--canonicalize")
         if self.wrt:
             passes.append("--kiln-autodiff=function=%s mode=split wrt=%s"
@@ -311,7 +313,8 @@ class CompiledModule(torch.nn.Module):
 
 
 def compile(module, example_args=(), example_kwargs=None, *, target="cpu", dtype=None,
-            raise_attention=True, opt_level=2, cache=True, strict=False):
+            raise_attention=True, empty_rows_as_zero=True, opt_level=2, cache=True,
+            strict=False):
     """Compiles `module` for the shapes and dtypes of `example_args` /
     `example_kwargs` and returns a `CompiledModule`.
 
@@ -333,4 +336,5 @@ def compile(module, example_args=(), example_kwargs=None, *, target="cpu", dtype
         example_args = (example_args,)
     program = torch.export.export(module, example_args, example_kwargs or {}, strict=strict)
     return CompiledModule(module, program, dtype=dtype, target=target,
-                          raise_attention=raise_attention, opt_level=opt_level, cache=cache)
+                          raise_attention=raise_attention,
+                          empty_rows_as_zero=empty_rows_as_zero, opt_level=opt_level, cache=cache)
