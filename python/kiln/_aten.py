@@ -867,3 +867,18 @@ def repeat(imp, n, a):
         big += [r_, s_]
     y = imp.op("broadcast_to", [y], dtype, tuple(big), with_type=True)
     return imp.op("reshape", [y], dtype, shape, with_type=True)
+
+
+@handles("aten.square.default")
+def square(imp, n, a):
+    dtype, shape = _res(imp, n)
+    x = imp.val(a["self"], dtype)
+    return imp.op("mul", [x, x], dtype, shape)
+
+
+@handles("aten.reciprocal.default")
+def reciprocal(imp, n, a):
+    dtype, shape = _res(imp, n)
+    if not dtype.is_floating_point:
+        raise _Unsupported("integer reciprocal")
+    return imp.op("div", [imp.scalar(1.0, dtype), imp.val(a["self"], dtype)], dtype, shape)

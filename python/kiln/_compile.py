@@ -25,6 +25,10 @@ from ._toolchain import compile_graph
 from .importer import import_program
 
 _NAME = "model"
+# "cuda-emulator" runs the CUDA target's kernels on the host, on CPU tensors,
+# through Kiln's GPU emulator (docs/GPUEmulator.md): a GPU-less check of the
+# GPU path.
+_TARGETS = ("cpu", "cuda", "cuda-emulator")
 
 
 def _children(spec):
@@ -62,9 +66,11 @@ class _Program:
                  opt_level, cache):
         self.module = module
         self.program = program
-        if target not in ("cpu",):
-            raise errors.KilnError(
-                "target=%r is not available from Python yet: only 'cpu'" % (target,))
+        if target not in _TARGETS:
+            raise errors.KilnError("target=%r: expected one of %s"
+                                   % (target, ", ".join(map(repr, _TARGETS))))
+        self.target = target
+        self.device = torch.device("cuda") if target == "cuda" else torch.device("cpu")
         imp = import_program(program, name=_NAME, dtype=dtype)
         self.imp = imp
         graph = imp.graph
@@ -114,7 +120,15 @@ class _Program:
         if self.wrt:
             passes.append("--kiln-autodiff=function=%s mode=split wrt=%s"
                           % (_NAME, ",".join(map(str, self.wrt))))
-        flags = ["--mcpu", "native", "--opt-level", str(opt_level)]
+        flags = ["--opt-level", str(opt_level)]
+        if target == "cpu":
+            flags += ["--mcpu", "native"]
+        else:
+            flags += ["--target", target]
+            if target == "cuda":
+                major, minor = torch.cuda.get_device_capability()
+                # fatbin: a cubin for this chip plus PTX the driver can JIT.
+                flags += ["--gpu-chip", "sm_%d%d" % (major, minor), "--gpu-format", "fatbin"]
         text = graph.dumps()
         path, self.workdir, self.cached = compile_graph(text, _NAME, passes, flags,
                                                         use_cache=cache)
@@ -228,9 +242,10 @@ class _Program:
                 raise errors.CallError(
                     "Kiln: %s is %s but the module was compiled for %s"
                     % (what, _describe(t.dtype, t.shape), _describe(dtype, shape)))
-            if t.device.type != "cpu":
-                raise errors.CallError("Kiln: %s is on %s; this module was compiled for the "
-                                       "CPU" % (what, t.device))
+            if t.device.type != self.device.type:
+                raise errors.CallError("Kiln: %s is on %s; this module was compiled for %s "
+                                       "(target=%r)" % (what, t.device, self.device.type,
+                                                        self.target))
             ready.append(t.detach().contiguous())
         return ready
 
@@ -244,14 +259,14 @@ class _Program:
             outs = _KilnFunction.apply(self, *[t for t, _ in entries])
         else:
             tensors = self.check(entries, self.plain.inputs)
-            outs = self.plain(tensors, self.plain.new_outputs())
+            outs = self.plain(tensors, self.plain.new_outputs(self.device))
         return pytree.tree_unflatten(list(outs), self.out_spec)
 
     def _forward(self, args):
         entries = list(zip(args, self._what))
         tensors = self.check(entries, self.fwd.inputs)
-        outs = self.plain.new_outputs()
-        buf = torch.empty(self.res_bytes, dtype=torch.uint8)
+        outs = self.plain.new_outputs(self.device)
+        buf = torch.empty(self.res_bytes, dtype=torch.uint8, device=self.device)
         base = buf.data_ptr()
         ptrs = [o.data_ptr() for o in outs] + [base + off for off in self.res_offsets]
         self._call_ptrs(self.fwd, [t.data_ptr() for t in tensors], ptrs)
@@ -263,15 +278,15 @@ class _Program:
         keep = []
         for i, (c, (dt, shape)) in enumerate(zip(cotangents, self.plain.outputs)):
             if c is None:
-                c = torch.zeros(shape, dtype=dt)
+                c = torch.zeros(shape, dtype=dt, device=self.device)
             else:
                 if tuple(c.shape) != tuple(shape):
                     raise errors.CallError("Kiln: the gradient of output %d is %s, expected %s"
                                            % (i, list(c.shape), list(shape)))
-                c = c.detach().to(device="cpu", dtype=dt).contiguous()
+                c = c.detach().to(device=self.device, dtype=dt).contiguous()
             keep.append(c)
             in_ptrs.append(c.data_ptr())
-        grads = self.bwd.new_outputs()
+        grads = self.bwd.new_outputs(self.device)
         self._call_ptrs(self.bwd, in_ptrs, [g.data_ptr() for g in grads])
         out = [None] * len(self.roles)
         for k, i in enumerate(self.wrt):
@@ -318,7 +333,10 @@ def compile(module, example_args=(), example_kwargs=None, *, target="cpu", dtype
     """Compiles `module` for the shapes and dtypes of `example_args` /
     `example_kwargs` and returns a `CompiledModule`.
 
-    - `target`: "cpu" (the only target reachable from Python so far).
+    - `target`: "cpu"; "cuda" (tensors on the current CUDA device, passed as
+      device pointers; kernels for its compute capability); "cuda-emulator"
+      (the "cuda" library's kernels run on the host by Kiln's GPU emulator,
+      on CPU tensors: the GPU path checked without a GPU; slow).
     - `dtype`: compute every floating-point value in this dtype (e.g.
       `torch.float64` for a model that casts to float32 inside); the
       module's parameters must already be of it.

@@ -114,3 +114,49 @@ def test_torch_compile_backend():
     torch.testing.assert_close(loss, rl, rtol=1e-5, atol=1e-6)
     for p, q in zip(m.parameters(), ref.parameters()):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_cuda_target_on_the_emulator():
+    """target="cuda" compiles through kiln-lower-to-nvvm; "cuda-emulator" is
+    the same library with its kernels run on the host."""
+    m = MLP()
+    ref = MLP()
+    ref.load_state_dict(m.state_dict())
+    x, y = example()
+    c = kiln.compile(m, (x, y), target="cuda-emulator")
+    loss, logits = c(x, y)
+    loss.backward()
+    rl, rlogits = ref(x, y)
+    rl.backward()
+    torch.testing.assert_close(logits, rlogits, rtol=1e-5, atol=1e-6)
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)
+    with pytest.raises(kiln.KilnError, match="target='tpu'"):
+        kiln.compile(m, (x, y), target="tpu")
+
+
+def test_cuda_target_attention_on_the_emulator():
+    class Attn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q = nn.Linear(8, 8)
+            self.kv = nn.Linear(8, 8)
+
+        def forward(self, x):
+            q = self.q(x).view(1, 6, 4, 2).transpose(1, 2)
+            k, v = self.kv(x).view(1, 6, 2, 4).transpose(1, 2).split(2, dim=-1)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                  enable_gqa=True).square().sum()
+
+    m = Attn()
+    ref = Attn()
+    ref.load_state_dict(m.state_dict())
+    x = torch.randn(1, 6, 8)
+    c = kiln.compile(m, (x,), target="cuda-emulator")
+    loss = c(x)
+    loss.backward()
+    rl = ref(x)
+    rl.backward()
+    torch.testing.assert_close(loss, rl, rtol=1e-5, atol=1e-6)
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)

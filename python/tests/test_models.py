@@ -62,7 +62,8 @@ def test_attention_is_raised(f32_case):
     for op in ops:
         # No dense S x S mask operand, no repeated K/V.
         assert "x%dx%dxi1>" % (seq, seq) not in op and "x%dx%dxf32>) " % (seq, seq) not in op, op
-        key_type = op.split(" : ")[1].split(",")[1].strip()
+        types = op.rsplit("} : ", 1)[-1] if "} : " in op else op.rsplit(" : ", 1)[-1]
+        key_type = types.split(", ")[1].strip()
         assert key_type.startswith("tensor<%dx%dx" % (batch["input_ids"].shape[0], kv)), op
     assert "kiln.softmax" not in forward
 

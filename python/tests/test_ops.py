@@ -71,6 +71,7 @@ def test_unary():
                      F.gelu(a), F.gelu(a, approximate="tanh"), torch.erf(a), a.clamp(-0.5, 0.7),
                      a.clamp(min=0.1)),
           [r(2, 5)], [])
+    check(lambda a: (a.square(), torch.reciprocal(a)), [r(3, 2)], [])
 
 
 def test_reductions_and_norms():
