@@ -9,8 +9,10 @@ times, alternating in one process, medians of --repeat rounds:
   kiln      compiled(*inputs) then loss.backward() through torch autograd;
 
 and prints kiln - library: the Python layer's overhead per training step
-(argument checks, output and residual allocation, autograd). Needs the
-venv of scripts/python-env.sh:
+(argument checks, output and residual allocation, autograd). For scale it
+also times an empty torch.autograd.Function over the same tensors, forward
+and backward: torch's own share of that overhead. Needs the venv of
+scripts/python-env.sh:
 
     PYTHONPATH=python KILN_BUILD_DIR=build ~/.cache/kiln/venv/bin/python \\
         bench/python_call_overhead.py [--repeat 200]
@@ -50,6 +52,20 @@ def cases():
         pass
 
 
+class _Empty(torch.autograd.Function):
+    """Does nothing: what torch's autograd costs for a Function of these
+    inputs, forward and backward."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.n = len(args)
+        return torch.zeros(())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) * ctx.n
+
+
 def loss_of(out):
     return out.loss if hasattr(out, "loss") else out[0] if isinstance(out, tuple) else out
 
@@ -59,7 +75,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=200)
     args = ap.parse_args()
     torch.set_num_threads(1)
-    print("%-12s %12s %12s %12s" % ("model", "library us", "kiln us", "overhead us"))
+    print("%-12s %12s %12s %12s %16s" % ("model", "library us", "kiln us", "overhead us",
+                                         "empty Function us"))
     for name, model, xs, kw in cases():
         compiled = kiln.compile(model, xs, kw)
         prog = compiled._kiln
@@ -79,16 +96,22 @@ def main():
         def through_kiln():
             loss_of(compiled(*xs, **kw)).backward()
 
-        for f in (library, through_kiln):
+        tensors = [t for t, _ in entries]
+
+        def empty_function():
+            _Empty.apply(*tensors).backward()
+
+        fns = (library, through_kiln, empty_function)
+        for f in fns:
             f()
-        lib_t, kiln_t = [], []
+        times = [[] for _ in fns]
         for _ in range(args.repeat):
-            for f, ts in ((library, lib_t), (through_kiln, kiln_t)):
+            for f, ts in zip(fns, times):
                 t = time.perf_counter()
                 f()
                 ts.append(time.perf_counter() - t)
-        lm, km = statistics.median(lib_t) * 1e6, statistics.median(kiln_t) * 1e6
-        print("%-12s %12.1f %12.1f %12.1f" % (name, lm, km, km - lm))
+        lm, km, em = (statistics.median(ts) * 1e6 for ts in times)
+        print("%-12s %12.1f %12.1f %12.1f %16.1f" % (name, lm, km, km - lm, em))
 
 
 if __name__ == "__main__":

@@ -73,6 +73,8 @@ class _Program:
         self.device = torch.device("cuda") if target == "cuda" else torch.device("cpu")
         imp = import_program(program, name=_NAME, dtype=dtype)
         self.imp = imp
+        self._owners = {}
+        self._pool = []     # residual buffers free for the next forward
         graph = imp.graph
         # Argument roles, in the function's argument order: the parameters,
         # then the JSON inputs.
@@ -92,7 +94,8 @@ class _Program:
                 raise AssertionError("unknown graph input %r" % name)
         # Differentiate with respect to the parameters that require grad and
         # the float user inputs whose example requires grad.
-        example = self._example_leaves()
+        self._example = self._example_leaves()
+        example = self._example
         self.wrt = []
         for i, (role, key) in enumerate(self.roles):
             if role == "param":
@@ -158,10 +161,15 @@ class _Program:
 
     # -- arguments ------------------------------------------------------
     def _param(self, fqn):
-        try:
-            return self.module.get_parameter(fqn)
-        except AttributeError:
-            return self.module.get_buffer(fqn)
+        """The module's current parameter or buffer `fqn`: its owner is
+        resolved once, the attribute read at every call (an optimizer's
+        in-place update and a reassigned parameter are both seen)."""
+        owner = self._owners.get(fqn)
+        if owner is None:
+            path, _, attr = fqn.rpartition(".")
+            owner = (self.module.get_submodule(path) if path else self.module, attr)
+            self._owners[fqn] = owner
+        return getattr(owner[0], owner[1])
 
     def _example_leaves(self):
         leaves = []
@@ -210,7 +218,7 @@ class _Program:
         names = self.imp.user_inputs
         if len(leaves) != len(names):
             raise errors.CallError("Kiln: expected %d inputs, got %d" % (len(names), len(leaves)))
-        example = self._example_leaves()
+        example = self._example
         out = []
         for role, key in self.roles:
             if role in ("param", "buffer", "detached"):
@@ -238,7 +246,7 @@ class _Program:
             if not isinstance(t, torch.Tensor):
                 raise errors.CallError("Kiln: %s must be a tensor, got %s"
                                        % (what, type(t).__name__))
-            if t.dtype != dtype or tuple(t.shape) != tuple(shape):
+            if t.dtype != dtype or t.shape != shape:
                 raise errors.CallError(
                     "Kiln: %s is %s but the module was compiled for %s"
                     % (what, _describe(t.dtype, t.shape), _describe(dtype, shape)))
@@ -246,7 +254,7 @@ class _Program:
                 raise errors.CallError("Kiln: %s is on %s; this module was compiled for %s "
                                        "(target=%r)" % (what, t.device, self.device.type,
                                                         self.target))
-            ready.append(t.detach().contiguous())
+            ready.append(t if t.is_contiguous() else t.contiguous())
         return ready
 
     # -- calls ------------------------------------------------------------
@@ -266,7 +274,11 @@ class _Program:
         entries = list(zip(args, self._what))
         tensors = self.check(entries, self.fwd.inputs)
         outs = self.plain.new_outputs(self.device)
-        buf = torch.empty(self.res_bytes, dtype=torch.uint8, device=self.device)
+        # A residual buffer the last backward gave back is reused: a fresh
+        # large allocation would be fresh pages, faulted in by the forward
+        # at every step.
+        buf = self._pool.pop() if self._pool else torch.empty(
+            self.res_bytes, dtype=torch.uint8, device=self.device)
         base = buf.data_ptr()
         ptrs = [o.data_ptr() for o in outs] + [base + off for off in self.res_offsets]
         self._call_ptrs(self.fwd, [t.data_ptr() for t in tensors], ptrs)
@@ -288,6 +300,8 @@ class _Program:
             in_ptrs.append(c.data_ptr())
         grads = self.bwd.new_outputs(self.device)
         self._call_ptrs(self.bwd, in_ptrs, [g.data_ptr() for g in grads])
+        if len(self._pool) < 2:
+            self._pool.append(residuals)
         out = [None] * len(self.roles)
         for k, i in enumerate(self.wrt):
             out[i] = grads[k]

@@ -19,7 +19,7 @@ def parse_signature(sig):
     def types(s):
         out = []
         for m in _SIG.finditer(s):
-            shape = tuple(int(x) for x in m.group(2).split(",") if x)
+            shape = torch.Size(int(x) for x in m.group(2).split(",") if x)
             out.append((TORCH_DTYPES[m.group(1)], shape))
         return out
     return types(ins), types(outs)
