@@ -96,6 +96,22 @@ class _Program:
         # the float user inputs whose example requires grad.
         self._example = self._example_leaves()
         example = self._example
+        self._specialized = [i for i, (name, ex) in enumerate(zip(imp.user_inputs, example))
+                             if name is None and not isinstance(ex, torch.Tensor)]
+        self._labels = []
+        for role, key in self.roles:
+            self._labels.append({"param": "parameter %r" % (key,),
+                                 "detached": "parameter %r" % (key,),
+                                 "buffer": "buffer %r" % (key,),
+                                 "seed": "dropout seed"}.get(role) or
+                                "input %r" % imp.user_inputs[key])
+        # The fast path of flatten(): every leaf a tensor, the example's
+        # arguments plain (no nested structure).
+        args_spec, kwargs_spec = _children(program.call_spec.in_spec)
+        plain = all(c.is_leaf() for c in _children(args_spec)) and \
+            all(c.is_leaf() for c in _children(kwargs_spec)) and not self._specialized
+        self._flat_nargs = len(_children(args_spec))
+        self._flat_names = list(kwargs_spec.context or []) if plain else None
         self.wrt = []
         for i, (role, key) in enumerate(self.roles):
             if role == "param":
@@ -181,6 +197,17 @@ class _Program:
         return leaves
 
     def flatten(self, args, kwargs):
+        # The common call: tensors only, positional and keyword arguments as
+        # in the example (in any keyword order); no pytree walk.
+        if self._flat_names is not None and len(args) == self._flat_nargs and \
+                len(kwargs) == len(self._flat_names):
+            try:
+                leaves = list(args) + [kwargs[k] for k in self._flat_names]
+            except KeyError:
+                leaves = None
+            if leaves is not None and all(type(t) is torch.Tensor or isinstance(t, torch.Tensor)
+                                          for t in leaves):
+                return leaves
         leaves, spec = pytree.tree_flatten((tuple(args), dict(kwargs)))
         if spec == self.in_spec:
             return leaves
@@ -218,25 +245,20 @@ class _Program:
         names = self.imp.user_inputs
         if len(leaves) != len(names):
             raise errors.CallError("Kiln: expected %d inputs, got %d" % (len(names), len(leaves)))
-        example = self._example
         out = []
         for role, key in self.roles:
-            if role in ("param", "buffer", "detached"):
-                t = self._param(key)
-                what = "%s %r" % ("parameter" if role != "buffer" else "buffer", key)
-            elif role == "user":
-                t = leaves[key]
-                what = "input %r" % names[key]
+            if role == "user":
+                out.append(leaves[key])
+            elif role == "seed":
+                out.append(torch.randint(-2**62, 2**62, (), dtype=torch.int64))
             else:
-                t = torch.randint(-2**62, 2**62, (), dtype=torch.int64)
-                what = "dropout seed"
-            out.append((t, what))
+                out.append(self._param(key))
         # Non-tensor leaves were specialized by torch.export.
-        for i, (leaf, ex) in enumerate(zip(leaves, example)):
-            if names[i] is None and not isinstance(ex, torch.Tensor) and leaf != ex:
+        for i in self._specialized:
+            if leaves[i] != self._example[i]:
                 raise errors.CallError("Kiln: argument %d is %r but the module was compiled "
-                                       "for %r" % (i, leaf, ex))
-        return out
+                                       "for %r" % (i, leaves[i], self._example[i]))
+        return list(zip(out, self._labels))
 
     def check(self, tensors, types):
         """Checks every argument against the compiled signature; returns the
