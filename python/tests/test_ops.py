@@ -181,3 +181,21 @@ def test_sdpa_forms():
                                                           v.repeat_interleave(2, 1),
                                                           attn_mask=add)),
           [q, k, v], [])
+
+
+def test_dropout_in_train_mode():
+    """Kiln's dropout draws are its own (not torch's), so the check is of
+    the semantics: entries are 0 or x / (1 - p), about p of them 0, the
+    gradient is the same mask and scale, and each call draws anew."""
+    x = torch.full((64, 64), 3.0, dtype=torch.float64)
+    w = torch.randn(64, 64, dtype=torch.float64)
+    m = Fn(lambda x: F.dropout(x, 0.25, training=True) * w, [x])
+    c = kiln.compile(m, ())
+    out = c()
+    kept = out / w
+    assert set(torch.unique(kept.round(decimals=9)).tolist()) == {0.0, 4.0}
+    frac = (kept == 0).double().mean().item()
+    assert 0.20 < frac < 0.30, frac
+    out.sum().backward()
+    torch.testing.assert_close(m.ps[0].grad, (kept / 3.0) * w, rtol=0, atol=1e-14)
+    assert not torch.equal(c() / w == 0, kept == 0)
