@@ -81,6 +81,17 @@ func.func @combine_with_own_band(%q: tensor<1x1x4x4xf32>, %k: tensor<1x1x4x4xf32
 // CHECK-LABEL: func.func @combine_with_own_band
 // CHECK: kiln.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} {causal, window_left = 1 : i64} : tensor<1x1x4x4xf32>
 
+// The op's own bottom-right causal band (Sq = 2, Sk = 5: j <= i + 3) and a
+// top-left mask j >= i: together 0 <= j - i <= 3, causal with
+// window_left = 3 in the op's alignment.
+func.func @combine_alignments(%q: tensor<1x1x2x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x1x5x4xf32>) -> tensor<1x1x2x4xf32> {
+  %m = kiln.constant dense<[[true, true, true, true, true], [false, true, true, true, true]]> : tensor<2x5xi1>
+  %o = kiln.attention %q, %k, %v mask(%m : tensor<2x5xi1>) {causal} : tensor<1x1x2x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x4xf32> -> tensor<1x1x2x4xf32>
+  return %o : tensor<1x1x2x4xf32>
+}
+// CHECK-LABEL: func.func @combine_alignments
+// CHECK: kiln.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} {causal, window_left = 3 : i64} : tensor<1x1x2x4xf32>
+
 // An all-true term is dropped.
 func.func @all_true(%q: tensor<1x1x4x4xf32>, %k: tensor<1x1x4x4xf32>, %v: tensor<1x1x4x4xf32>, %am: tensor<1x1x1x4xi1>) -> tensor<1x1x4x4xf32> {
   %t = kiln.constant dense<true> : tensor<4x4xi1>
@@ -145,3 +156,14 @@ func.func @negative_padding_only(%q: tensor<2x1x4x4xf32>, %k: tensor<2x1x4x4xf32
 // CHECK-LABEL: func.func @negative_padding_only
 // CHECK: %[[P:.*]] = kiln.reshape
 // CHECK: kiln.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} mask(%[[P]] : tensor<2x1x1x4xi1>) :
+
+// The op's top-left causal band (j <= i) and a mask j >= i + 3: no key is
+// left, which no band attributes express; the op stays as it is.
+func.func @negative_empty_combination(%q: tensor<1x1x2x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x1x5x4xf32>) -> tensor<1x1x2x4xf32> {
+  %m = kiln.constant dense<[[false, false, false, true, true], [false, false, false, false, true]]> : tensor<2x5xi1>
+  %o = kiln.attention %q, %k, %v mask(%m : tensor<2x5xi1>) {alignment = #kiln.alignment<top_left>, causal} : tensor<1x1x2x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x4xf32> -> tensor<1x1x2x4xf32>
+  return %o : tensor<1x1x2x4xf32>
+}
+// CHECK-LABEL: func.func @negative_empty_combination
+// CHECK: %[[M:.*]] = kiln.constant
+// CHECK: kiln.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} mask(%[[M]] : tensor<2x5xi1>) {alignment = #kiln.alignment<top_left>, causal} :
