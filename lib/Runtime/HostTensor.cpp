@@ -5,12 +5,15 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <system_error>
+#include <utility>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -140,8 +143,9 @@ mlir::kiln::checkedNumElements(DType dtype, ArrayRef<int64_t> shape) {
   return elements;
 }
 
-llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
-                                                ArrayRef<int64_t> shape) {
+llvm::Expected<HostTensor> HostTensor::create(DType dtype,
+                                              ArrayRef<int64_t> shape,
+                                              bool zeroed) {
   llvm::Expected<int64_t> elements = checkedNumElements(dtype, shape);
   if (!elements)
     return elements.takeError();
@@ -149,8 +153,26 @@ llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
   tensor.dtype = dtype;
   tensor.shape.assign(shape.begin(), shape.end());
   tensor.numElements = *elements;
-  tensor.storage.assign(size_t(*elements) * getDTypeSize(dtype), 0);
+  tensor.numBytes = size_t(*elements) * getDTypeSize(dtype);
+  if (tensor.numBytes == 0)
+    return tensor;
+  // Not operator new: under LLVM's out-of-memory handler (installed by
+  // InitLLVM) its failure aborts the tool, and a tensor too large for this
+  // machine's memory, below kMaxBytes, is an input error like any other.
+  void *memory = zeroed ? std::calloc(tensor.numBytes, 1)
+                        : std::malloc(tensor.numBytes);
+  if (!memory)
+    return llvm::createStringError(
+        std::make_error_code(std::errc::not_enough_memory),
+        "out of memory: " + formatTensorType(dtype, shape) + " needs " +
+            std::to_string(tensor.numBytes) + " bytes");
+  tensor.storage.reset(static_cast<char *>(memory));
   return tensor;
+}
+
+llvm::Expected<HostTensor> HostTensor::allocate(DType dtype,
+                                                ArrayRef<int64_t> shape) {
+  return create(dtype, shape, /*zeroed=*/true);
 }
 
 llvm::Expected<HostTensor> HostTensor::fromBytes(DType dtype,
@@ -164,12 +186,47 @@ llvm::Expected<HostTensor> HostTensor::fromBytes(DType dtype,
     return llvm::createStringError(formatTensorType(dtype, shape) + " needs " +
                                    std::to_string(expected) + " bytes, got " +
                                    std::to_string(bytes.size()));
-  HostTensor tensor;
-  tensor.dtype = dtype;
-  tensor.shape.assign(shape.begin(), shape.end());
-  tensor.numElements = *elements;
-  tensor.storage.assign(bytes.begin(), bytes.end());
+  llvm::Expected<HostTensor> tensor = create(dtype, shape, /*zeroed=*/false);
+  if (tensor && expected)
+    std::memcpy(tensor->getData(), bytes.data(), expected);
   return tensor;
+}
+
+HostTensor::HostTensor(HostTensor &&other) noexcept
+    : dtype(other.dtype), shape(std::move(other.shape)),
+      numElements(std::exchange(other.numElements, 0)),
+      numBytes(std::exchange(other.numBytes, 0)),
+      storage(std::move(other.storage)) {
+  other.shape.clear();
+}
+
+HostTensor &HostTensor::operator=(HostTensor &&other) noexcept {
+  if (this == &other)
+    return *this;
+  dtype = other.dtype;
+  shape = std::move(other.shape);
+  other.shape.clear();
+  numElements = std::exchange(other.numElements, 0);
+  numBytes = std::exchange(other.numBytes, 0);
+  storage = std::move(other.storage);
+  return *this;
+}
+
+HostTensor::HostTensor(const HostTensor &other)
+    : dtype(other.dtype), shape(other.shape), numElements(other.numElements),
+      numBytes(other.numBytes) {
+  if (!numBytes)
+    return;
+  storage.reset(static_cast<char *>(std::malloc(numBytes)));
+  if (!storage)
+    llvm::report_bad_alloc_error("out of memory copying a HostTensor");
+  std::memcpy(storage.get(), other.storage.get(), numBytes);
+}
+
+HostTensor &HostTensor::operator=(const HostTensor &other) {
+  if (this != &other)
+    *this = HostTensor(other);
+  return *this;
 }
 
 llvm::Expected<HostTensor> HostTensor::fromDoubles(DType dtype,
@@ -226,7 +283,7 @@ static uint16_t doubleToHalf(const llvm::fltSemantics &semantics,
 
 double HostTensor::getElementAsDouble(int64_t index) const {
   assert(index >= 0 && index < numElements && "index out of range");
-  const char *at = storage.data() + index * getDTypeSize(dtype);
+  const char *at = storage.get() + index * getDTypeSize(dtype);
   auto load = [&](auto zero) {
     decltype(zero) value;
     std::memcpy(&value, at, sizeof(value));
@@ -252,7 +309,7 @@ double HostTensor::getElementAsDouble(int64_t index) const {
 
 void HostTensor::setElementFromDouble(int64_t index, double value) {
   assert(index >= 0 && index < numElements && "index out of range");
-  char *at = storage.data() + index * getDTypeSize(dtype);
+  char *at = storage.get() + index * getDTypeSize(dtype);
   auto store = [&](auto typed) { std::memcpy(at, &typed, sizeof(typed)); };
   // Out-of-range or NaN doubles would make the integer casts undefined.
   auto toInt = [&](double min, double max) -> int64_t {
@@ -284,7 +341,7 @@ void HostTensor::setElementFromDouble(int64_t index, double value) {
 int64_t HostTensor::getElementAsInt64(int64_t index) const {
   assert(index >= 0 && index < numElements && "index out of range");
   assert(!isFloatDType(dtype) && "not an integer tensor");
-  const char *at = storage.data() + index * getDTypeSize(dtype);
+  const char *at = storage.get() + index * getDTypeSize(dtype);
   auto load = [&](auto zero) {
     decltype(zero) value;
     std::memcpy(&value, at, sizeof(value));
@@ -307,7 +364,7 @@ int64_t HostTensor::getElementAsInt64(int64_t index) const {
 void HostTensor::setElementFromInt64(int64_t index, int64_t value) {
   assert(index >= 0 && index < numElements && "index out of range");
   assert(!isFloatDType(dtype) && "not an integer tensor");
-  char *at = storage.data() + index * getDTypeSize(dtype);
+  char *at = storage.get() + index * getDTypeSize(dtype);
   auto store = [&](auto typed) { std::memcpy(at, &typed, sizeof(typed)); };
   switch (dtype) {
   case DType::I1:

@@ -14,6 +14,13 @@
 
 #include <cstring>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
+#endif
+
 using namespace mlir;
 using namespace mlir::kiln;
 
@@ -86,6 +93,67 @@ TEST(HostTensorTest, AllocateChecksShapes) {
   EXPECT_NE(errorOf(HostTensor::allocate(DType::F32, {1LL << 40, 1LL << 40})),
             "");
   EXPECT_NE(errorOf(HostTensor::allocate(DType::F64, {1LL << 34})), "");
+}
+
+#ifdef __linux__
+/// A tensor below kMaxBytes that the process cannot allocate is an error
+/// naming the type and the bytes, from every constructor: the storage came
+/// from operator new, whose failure LLVM's out-of-memory handler (installed
+/// by the tools' InitLLVM) turns into an abort. Run in a child whose address
+/// space is limited to 1 GiB above what it maps now, so that 8 GiB fails at
+/// once on any machine.
+TEST(HostTensorTest, AllocationFailureIsAnError) {
+  auto child = [] {
+    size_t pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    rlimit limit;
+    limit.rlim_cur = limit.rlim_max =
+        rlim_t(pages) * sysconf(_SC_PAGESIZE) + (rlim_t(1) << 30);
+    if (pages == 0 || setrlimit(RLIMIT_AS, &limit) != 0)
+      std::exit(2);
+    const int64_t elements = int64_t(1) << 31;
+    const std::string expected =
+        "out of memory: tensor<2147483648xf32> needs 8589934592 bytes";
+    bool ok = errorOf(HostTensor::allocate(DType::F32, {elements})) ==
+                  expected &&
+              errorOf(HostTensor::random(DType::F32, {elements}, 1)) ==
+                  expected &&
+              errorOf(HostTensor::fromDoubles(DType::F32, {elements}, {})) ==
+                  expected;
+    // fromBytes checks the size and fails to allocate before it reads.
+    static char byte;
+    ok = ok && errorOf(HostTensor::fromBytes(
+                   DType::F32, {elements},
+                   ArrayRef<char>(&byte, size_t(elements) * 4))) == expected;
+    // What fits is still allocated, zero-filled.
+    llvm::Expected<HostTensor> small = HostTensor::allocate(DType::F64, {4});
+    ok = ok && small && small->getNumBytes() == 32 &&
+         small->getValues<double>()[3] == 0.0;
+    std::exit(ok ? 0 : 1);
+  };
+  EXPECT_EXIT(child(), ::testing::ExitedWithCode(0), "");
+}
+#endif
+
+TEST(HostTensorTest, CopiesAndMoves) {
+  llvm::Expected<HostTensor> a =
+      HostTensor::fromDoubles(DType::F32, {2, 2}, {1.0, 2.0, 3.0, 4.0});
+  ASSERT_TRUE(bool(a));
+  HostTensor copy = *a;
+  EXPECT_NE(copy.getData(), a->getData());
+  EXPECT_EQ(copy.getBytes(), a->getBytes());
+  EXPECT_EQ(copy.getTypeString(), "tensor<2x2xf32>");
+  HostTensor moved = std::move(copy);
+  EXPECT_EQ(moved.getElementAsDouble(3), 4.0);
+  EXPECT_EQ(copy.getNumBytes(), 0u);
+  EXPECT_EQ(copy.getNumElements(), 0);
+  copy = moved;
+  EXPECT_EQ(copy.getBytes(), a->getBytes());
+  llvm::Expected<HostTensor> empty = HostTensor::allocate(DType::F32, {0, 3});
+  ASSERT_TRUE(bool(empty));
+  HostTensor emptyCopy = *empty;
+  EXPECT_EQ(emptyCopy.getNumBytes(), 0u);
+  EXPECT_TRUE(emptyCopy.getBytes().empty());
 }
 
 TEST(HostTensorTest, DoubleConversions) {

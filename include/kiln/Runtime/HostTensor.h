@@ -16,6 +16,8 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +60,11 @@ public:
   /// The largest tensor the runtime allocates (64 GiB).
   static constexpr int64_t kMaxBytes = int64_t(1) << 36;
 
-  /// A zero-filled tensor; fails on a bad or too large shape.
+  /// A zero-filled tensor; fails on a bad or too large shape, and when the
+  /// memory cannot be allocated (the error names the type and the bytes).
+  /// Every constructor below fails the same way: the storage comes from
+  /// calloc/malloc, not operator new, whose failure LLVM's out-of-memory
+  /// handler turns into an abort.
   static llvm::Expected<HostTensor> allocate(DType dtype,
                                              ArrayRef<int64_t> shape);
 
@@ -77,28 +83,34 @@ public:
                                            uint64_t seed);
 
   HostTensor() = default;
+  HostTensor(HostTensor &&other) noexcept;
+  HostTensor &operator=(HostTensor &&other) noexcept;
+  /// A copy aborts (llvm::report_bad_alloc_error) when its memory cannot be
+  /// allocated, like a std::vector copy; the constructors above report it.
+  HostTensor(const HostTensor &other);
+  HostTensor &operator=(const HostTensor &other);
 
   DType getDType() const { return dtype; }
   ArrayRef<int64_t> getShape() const { return shape; }
   int64_t getRank() const { return shape.size(); }
   int64_t getNumElements() const { return numElements; }
-  size_t getNumBytes() const { return storage.size(); }
+  size_t getNumBytes() const { return numBytes; }
   /// `tensor<2x3xf32>`.
   std::string getTypeString() const { return formatTensorType(dtype, shape); }
 
   /// The raw bytes, row-major.
-  char *getData() { return storage.data(); }
-  const char *getData() const { return storage.data(); }
-  ArrayRef<char> getBytes() const { return storage; }
+  char *getData() { return storage.get(); }
+  const char *getData() const { return storage.get(); }
+  ArrayRef<char> getBytes() const { return {storage.get(), numBytes}; }
 
   /// The elements as a typed array; T must have the dtype's size.
   template <typename T> MutableArrayRef<T> getValues() {
     assert(sizeof(T) == getDTypeSize(dtype) && "element size mismatch");
-    return {reinterpret_cast<T *>(storage.data()), size_t(numElements)};
+    return {reinterpret_cast<T *>(storage.get()), size_t(numElements)};
   }
   template <typename T> ArrayRef<T> getValues() const {
     assert(sizeof(T) == getDTypeSize(dtype) && "element size mismatch");
-    return {reinterpret_cast<const T *>(storage.data()), size_t(numElements)};
+    return {reinterpret_cast<const T *>(storage.get()), size_t(numElements)};
   }
 
   /// Element `index` (row-major) converted to double.
@@ -113,10 +125,20 @@ public:
   void setElementFromInt64(int64_t index, int64_t value);
 
 private:
+  struct FreeDeleter {
+    void operator()(char *pointer) const { std::free(pointer); }
+  };
+
+  /// A tensor of `dtype` and `shape` with storage from calloc (`zeroed`) or
+  /// malloc, or an error naming the type and the bytes.
+  static llvm::Expected<HostTensor> create(DType dtype, ArrayRef<int64_t> shape,
+                                           bool zeroed);
+
   DType dtype = DType::F32;
   SmallVector<int64_t> shape;
   int64_t numElements = 0;
-  std::vector<char> storage;
+  size_t numBytes = 0;
+  std::unique_ptr<char[], FreeDeleter> storage;
 };
 
 } // namespace mlir::kiln
