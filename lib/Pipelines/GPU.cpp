@@ -7,6 +7,7 @@
 
 #include "kiln/Pipelines/Pipelines.h"
 
+#include "kiln/Conversion/GPUHost/NVPTXTarget.h"
 #include "kiln/Conversion/GPUHost/Passes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -54,7 +55,6 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
@@ -83,61 +83,11 @@ static std::string getCUDAToolkitPath() {
   return "";
 }
 
-/// The SM version of an `sm_XX` chip name (`sm_90a`, `sm_100f` included),
-/// or std::nullopt for anything else.
-static std::optional<unsigned> getSMVersion(StringRef chip) {
-  if (!chip.consume_front("sm_"))
-    return std::nullopt;
-  if (chip.ends_with("a") || chip.ends_with("f"))
-    chip = chip.drop_back();
-  unsigned version;
-  if (chip.empty() || chip.getAsInteger(10, version))
-    return std::nullopt;
-  return version;
-}
-
 /// The tensor-core attention kernels use `mma.sync.m16n8k16` with f16 and
 /// bf16 inputs, which needs sm_80.
 static bool hasTensorCoreMma(StringRef chip) {
   std::optional<unsigned> version = getSMVersion(chip);
   return version && *version >= 80;
-}
-
-/// The PTX ISA version of a `ptxXY` NVPTX feature name (`ptx80` is 80), or
-/// std::nullopt.
-static std::optional<unsigned> getPTXVersion(StringRef feature) {
-  unsigned version;
-  if (!feature.consume_front("ptx") || feature.getAsInteger(10, version))
-    return std::nullopt;
-  return version;
-}
-
-/// The oldest PTX ISA version that LLVM 22's NVPTX backend accepts for
-/// `chip`, which it enforces with a fatal error (NVPTXSubtarget's table; `llc
-/// -mtriple=nvptx64 -mcpu=<chip>` prints it as `.version`), or 0 for a chip
-/// not listed here. MC does not expose the table.
-static unsigned getMinPTXVersion(StringRef chip) {
-  return llvm::StringSwitch<unsigned>(chip)
-      .Cases({"sm_20", "sm_21", "sm_30", "sm_35"}, 32)
-      .Cases({"sm_32", "sm_50"}, 40)
-      .Cases({"sm_37", "sm_52"}, 41)
-      .Case("sm_53", 42)
-      .Cases({"sm_60", "sm_61", "sm_62"}, 50)
-      .Case("sm_70", 60)
-      .Case("sm_72", 61)
-      .Case("sm_75", 63)
-      .Case("sm_80", 70)
-      .Case("sm_86", 71)
-      .Case("sm_87", 74)
-      .Cases({"sm_89", "sm_90"}, 78)
-      .Case("sm_90a", 80)
-      .Cases({"sm_100", "sm_100a", "sm_101", "sm_101a"}, 86)
-      .Cases({"sm_120", "sm_120a"}, 87)
-      .Cases({"sm_100f", "sm_101f", "sm_103", "sm_103a", "sm_103f", "sm_120f",
-              "sm_121", "sm_121a", "sm_121f"},
-             88)
-      .Cases({"sm_88", "sm_110", "sm_110a", "sm_110f"}, 90)
-      .Default(0);
 }
 
 LogicalResult mlir::kiln::verifyKilnToNVVMPipelineOptions(
@@ -270,6 +220,7 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   target.features = options.features;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createKilnGPUCheckTargetSupportPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

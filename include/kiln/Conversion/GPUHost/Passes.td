@@ -184,6 +184,30 @@ def KilnGPUExternDynamicSharedMemoryPass
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def KilnGPUCheckTargetSupportPass
+    : Pass<"kiln-gpu-check-target-support", "ModuleOp"> {
+  let summary = "Reject kernel ops that the NVPTX backend cannot compile for "
+                "the gpu.module's targets";
+  let description = [{
+    For each `#nvvm.target` of each `gpu.module`, checks the module's NVVM
+    ops against what LLVM's NVPTX backend selects for the target's chip and
+    PTX ISA version (its `+ptxXY` feature, else the chip's oldest), and
+    reports each op it cannot select with an error at the op. The NVVM
+    verifier accepts every form PTX defines, but instruction selection in
+    `gpu-module-to-binary` aborts the process ("LLVM ERROR: Cannot select")
+    on a form the chip lacks, after `kiln-lower-to-nvvm` has stripped the
+    kernels' locations.
+
+    Checked: `nvvm.ldmatrix`. m8n8 b16 needs sm_75 and +ptx65; the m8n16
+    and m16n16 shapes (`b8`, `b8x16.b6x16_p32`, `b8x16.b4x16_p64`) an arch-
+    or family-specific chip of sm_100 or newer (`sm_100a`, `sm_100f`,
+    `sm_120a`, ...) and +ptx86. Kiln's own kernels use only m8n8 b16, from
+    sm_80; the others come with the input.
+
+    `kiln-lower-to-nvvm` runs it right after `nvvm-attach-target`.
+  }];
+}
+
 def KilnGPUEmulateKernelsPass
     : Pass<"kiln-gpu-emulate-kernels", "::mlir::ModuleOp"> {
   let summary = "Compile NVVM kernels for the host CPU and launch them on "
