@@ -97,6 +97,15 @@ static LogicalResult checkDifferentiable(func::FuncOp function,
       return function.emitError(
                  "cannot differentiate with respect to argument ")
              << index << " of non-floating-point type " << type.getInput(index);
+    // Its gradient is built from kiln ops (a zero constant when unused, a
+    // sum when used twice), which are statically shaped: a dynamic dim
+    // would make IR that fails verification.
+    if (!cast<RankedTensorType>(type.getInput(index)).hasStaticShape())
+      return emitError(function.getArgument(index).getLoc(),
+                       "cannot differentiate '")
+             << function.getSymName() << "' with respect to argument "
+             << index << " of dynamically shaped type "
+             << type.getInput(index) << " (kiln ops are statically shaped)";
   }
   // Calls are checked by the sweep: an inactive one (e.g. the gradient of
   // another function, from a nested kiln.value_and_grad) is a constant.
