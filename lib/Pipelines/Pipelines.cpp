@@ -104,6 +104,10 @@ void mlir::kiln::buildKilnToCPUPipeline(
   // see docs/CPUBackend.md).
   buildKilnEntryPointBufferizationPipeline(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
+  // One function per distinct loop nest, shared by every layer, so LLVM's
+  // work grows with the distinct kernels, not with the graph's depth.
+  if (options.outlineKernels)
+    pm.addPass(createKilnOutlineKernelsPass());
   if (options.enableOpenMP)
     addOpenMPLoopPasses(pm);
 

@@ -16,6 +16,10 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassInstrumentation.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
@@ -173,6 +177,7 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
     KilnToCPUPipelineOptions pipelineOptions;
     pipelineOptions.enableOpenMP = options.enableOpenMP;
     pipelineOptions.fuseElementwise = options.fuseElementwise;
+    pipelineOptions.outlineKernels = options.outlineKernels;
     buildKilnToCPUPipeline(pm, pipelineOptions);
   }
   if (failed(pm.run(*lowered)))
@@ -182,9 +187,9 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   unsigned optLevel = std::min(options.optLevel, 3u);
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(optLevel);
-  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
-  engineOptions.transformer = transformer;
+  engineOptions.transformer = [optLevel](llvm::Module *module) {
+    return optimizeLLVMModule(*module, optLevel, /*targetMachine=*/nullptr);
+  };
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
   SmallVector<StringRef, 2> libraries;
@@ -384,4 +389,65 @@ mlir::kiln::findRuntimeLibrary(StringRef buildPath,
       if (!llvm::is_contained(*tried, path))
         tried->push_back(path);
   return std::nullopt;
+}
+
+llvm::Error mlir::kiln::optimizeLLVMModule(llvm::Module &module,
+                                           unsigned optLevel,
+                                           llvm::TargetMachine *targetMachine) {
+  llvm::OptimizationLevel level;
+  switch (optLevel) {
+  case 0:
+    level = llvm::OptimizationLevel::O0;
+    break;
+  case 1:
+    level = llvm::OptimizationLevel::O1;
+    break;
+  case 2:
+    level = llvm::OptimizationLevel::O2;
+    break;
+  case 3:
+    level = llvm::OptimizationLevel::O3;
+    break;
+  default:
+    return llvm::createStringError("invalid LLVM optimization level " +
+                                   std::to_string(optLevel));
+  }
+  // Kernels whose every call passes distinct buffers (kiln-outline-kernels).
+  for (llvm::Function &function : module) {
+    if (!function.hasFnAttribute("kiln-noalias-arguments"))
+      continue;
+    function.removeFnAttr("kiln-noalias-arguments");
+    for (llvm::Argument &argument : function.args())
+      if (argument.getType()->isPointerTy())
+        argument.addAttr(llvm::Attribute::NoAlias);
+  }
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    // As mlir::makeOptimizingTransformer.
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopUnrolling = true;
+    tuning.LoopInterleaving = true;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+    llvm::PassInstrumentationCallbacks instrumentation;
+    instrumentation.registerShouldRunOptionalPassCallback(
+        [](StringRef pass, llvm::Any) {
+          return pass != "CalledValuePropagationPass";
+        });
+    llvm::PassBuilder builder(targetMachine, tuning, std::nullopt,
+                              &instrumentation);
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager passes =
+        optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                      : builder.buildPerModuleDefaultPipeline(level);
+    passes.run(module, mam);
+  }
+  return llvm::Error::success();
 }

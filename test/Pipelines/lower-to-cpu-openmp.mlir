@@ -1,6 +1,6 @@
-// RUN: kiln-opt %s --kiln-lower-to-cpu="enable-openmp" | FileCheck %s
-// RUN: kiln-opt %s --kiln-lower-to-cpu="enable-openmp" | FileCheck %s --check-prefix=CLEAN
-// RUN: kiln-opt %s --kiln-lower-to-cpu | FileCheck %s --check-prefix=SEQ
+// RUN: kiln-opt %s --kiln-lower-to-cpu="enable-openmp outline-kernels=false" | FileCheck %s
+// RUN: kiln-opt %s --kiln-lower-to-cpu="enable-openmp outline-kernels=false" | FileCheck %s --check-prefix=CLEAN
+// RUN: kiln-opt %s --kiln-lower-to-cpu=outline-kernels=false | FileCheck %s --check-prefix=SEQ
 
 // With enable-openmp the parallel dims of a linalg op become one work-shared
 // loop nest in an omp.parallel region (collapsed), whose body is already in

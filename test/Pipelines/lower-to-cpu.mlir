@@ -1,7 +1,7 @@
-// RUN: kiln-opt %s --kiln-lower-to-cpu | FileCheck %s
-// RUN: kiln-opt %s --kiln-lower-to-cpu | FileCheck %s --check-prefix=CLEAN
-// RUN: kiln-opt %s --kiln-lower-to-cpu="fuse-elementwise=false" | FileCheck %s
-// RUN: kiln-opt %s --kiln-lower-to-cpu="fuse-elementwise=false" | FileCheck %s --check-prefix=CLEAN
+// RUN: kiln-opt %s --kiln-lower-to-cpu=outline-kernels=false | FileCheck %s
+// RUN: kiln-opt %s --kiln-lower-to-cpu=outline-kernels=false | FileCheck %s --check-prefix=CLEAN
+// RUN: kiln-opt %s --kiln-lower-to-cpu="fuse-elementwise=false outline-kernels=false" | FileCheck %s
+// RUN: kiln-opt %s --kiln-lower-to-cpu="fuse-elementwise=false outline-kernels=false" | FileCheck %s --check-prefix=CLEAN
 
 // Everything ends in the llvm dialect: the result became a caller-allocated
 // out-param (a third memref descriptor), and the C interface wrapper takes

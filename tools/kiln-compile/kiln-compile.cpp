@@ -1076,9 +1076,7 @@ int main(int argc, char **argv) {
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   llvmModule->setDataLayout((*machine)->createDataLayout());
   defineTruncSFBF2(*llvmModule);
-  if (Error error = mlir::makeOptimizingTransformer(level, /*sizeLevel=*/0,
-                                                    machine->get())(
-          llvmModule.get()))
+  if (Error error = optimizeLLVMModule(*llvmModule, level, machine->get()))
     return fail("LLVM optimization failed: " + toString(std::move(error)));
 
   // Only the C entry points are exported; the compiled functions and the

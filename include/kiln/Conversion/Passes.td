@@ -238,4 +238,35 @@ def KilnLinalgToParallelLoopsPass
   ];
 }
 
+def KilnOutlineKernelsPass
+    : Pass<"kiln-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Outline each loop nest on buffers into a shared, noinline "
+                "kernel function";
+  let description = [{
+    Moves every linalg op on buffers and every op with regions (`scf.for`,
+    `scf.parallel`, `scf.forall`, ...) found directly in a function body
+    into a private function of its own, `__kiln_kernel_<n>`, called in
+    its place: the op's distinct operands and the non-constant values its
+    regions use from above become the kernel's arguments (in order of
+    first use), constants are cloned into it, and its results are the
+    kernel's results. Structurally identical kernels (the same op, types,
+    attributes and payload, so the same shapes) are one function, called
+    by every layer that needs it. Kernels are `noinline` and have internal
+    linkage.
+
+    Why: the CPU pipeline lowers a whole graph into one LLVM function per
+    entry point, and LLVM's function passes (IndVarSimplify, the loop
+    vectorizer and unroller, instruction selection, loop strength
+    reduction) grew worse than linearly with its size; a training step of
+    a model L layers deep compiled in time quadratic in L. With kernels,
+    LLVM compiles each distinct loop nest once, and the entry points are
+    straight-line code of calls and allocations. Part of
+    `kiln-lower-to-cpu` (option `outline-kernels`, docs/CPUBackend.md).
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
 #endif // KILN_CONVERSION_PASSES_TD

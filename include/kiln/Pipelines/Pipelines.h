@@ -37,6 +37,13 @@ struct KilnToCPUPipelineOptions
                      "tensors before bufferization (default on; =false to "
                      "keep them apart)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> outlineKernels{
+      *this, "outline-kernels",
+      llvm::cl::desc("Outline each loop nest into a noinline kernel "
+                     "function shared by identical loop nests "
+                     "(kiln-outline-kernels; default on: LLVM compiles each "
+                     "distinct kernel once)"),
+      llvm::cl::init(true)};
 };
 
 /// Builds the pipeline from kiln ops on tensors to the LLVM dialect:

@@ -29,6 +29,11 @@
 #include <optional>
 #include <string>
 
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
 namespace mlir {
 class ExecutionEngine;
 class ModuleOp;
@@ -83,6 +88,11 @@ struct JitOptions {
   bool enableOpenMP = false;
   /// Fuses elementwise linalg ops (the pipeline's `fuse-elementwise`).
   bool fuseElementwise = true;
+  /// The pipeline's `outline-kernels`. Off in the JIT for now: it cuts the
+  /// JIT compile time of a 2-layer Qwen3 training step about 5x, but the
+  /// JIT-compiled step then ran about 3x slower (the same code compiled
+  /// ahead of time did not; not understood yet, docs/CPUBackend.md).
+  bool outlineKernels = false;
   /// The target; the GPU emulator ignores `enableOpenMP` and
   /// `fuseElementwise` (the GPU pipeline always fuses).
   JitTarget target = JitTarget::CPU;
@@ -177,6 +187,16 @@ private:
 std::optional<std::string>
 findRuntimeLibrary(StringRef buildPath,
                    SmallVectorImpl<std::string> *tried = nullptr);
+
+/// Optimizes the LLVM IR of a lowered module as the JIT and kiln-compile do:
+/// LLVM's default per-module pipeline at `optLevel` (0-3) for
+/// `targetMachine` (may be null), less CalledValuePropagation. That pass
+/// only annotates indirect calls, which kiln code does not make, and took
+/// time quadratic in the number of calls: 49 s of the 57 s of `opt -O2` on
+/// a 24-layer training step, whose entry points are long sequences of
+/// kernel calls (kiln-outline-kernels; docs/CPUBackend.md).
+llvm::Error optimizeLLVMModule(llvm::Module &module, unsigned optLevel,
+                               llvm::TargetMachine *targetMachine);
 
 } // namespace mlir::kiln
 

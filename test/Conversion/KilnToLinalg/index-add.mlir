@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s --convert-kiln-to-linalg=index-add-thread-per-column --split-input-file | FileCheck %s --check-prefixes=CHECK,COLUMNS
 // RUN: kiln-opt %s --convert-kiln-to-linalg --split-input-file | FileCheck %s --check-prefixes=CHECK,ROWS
-// RUN: kiln-opt %s --split-input-file --kiln-lower-to-cpu --mlir-print-ir-before=kiln-matmul-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUF
+// RUN: kiln-opt %s --split-input-file --kiln-lower-to-cpu=outline-kernels=false --mlir-print-ir-before=kiln-matmul-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUF
 
 // The column form (index-add-thread-per-column, the GPU's): one thread per
 // position of the non-axis dims; it extracts its column of the shared

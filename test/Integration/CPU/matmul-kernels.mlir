@@ -33,7 +33,7 @@
 // MIXED: result4: tensor<f32>
 // MIXED-NEXT: [0]
 // The kernels really ran (and the reference did not become one):
-// RUN: kiln-opt %s --kiln-lower-to-cpu | FileCheck %s --check-prefix=IR
+// RUN: kiln-opt %s --kiln-lower-to-cpu=outline-kernels=false | FileCheck %s --check-prefix=IR
 // IR: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // IR: llvm.intr.fmuladd({{.*}}) : (vector<8xf64>, vector<8xf64>, vector<8xf64>) -> vector<8xf64>
 // IR-LABEL: llvm.func @__kiln_func_check_mixed
