@@ -82,7 +82,6 @@ def main():
         prog = compiled._kiln
         # The direct path: the same library, tensors prepared once.
         entries = prog.arguments(xs, kw)
-        prog._what = [w for _, w in entries]
         ins = prog.check(entries, prog.fwd.inputs)
         fouts = prog.fwd.new_outputs()
         cots = [torch.ones(s, dtype=d) for d, s in prog.plain.outputs]

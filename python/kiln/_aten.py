@@ -46,8 +46,6 @@ def binary(imp, n, a):
     dtype, shape = _res(imp, n)
     lhs = a["self"]
     rhs = a["other"] if "other" in a.values else a["exponent"]
-    if kind == "pow" and "exponent" in a.values:
-        lhs, rhs = a["self"], a["exponent"]
     alpha = a.get("alpha", 1)
     if alpha != 1:
         if isinstance(rhs, (bool, int, float)):
@@ -310,9 +308,8 @@ def reduce(imp, n, a):
     dtype, shape = _res(imp, n)
     x = imp.val(a["self"])
     if kind in ("sum", "mean"):
-        acc = a.get("dtype")
-        if acc is not None:
-            acc = imp.fdt(acc)
+        # `dtype` is the result dtype torch computed (meta): honoured by the cast.
+        a.ignore("dtype")
         x = imp.cast(x, dtype)
     if kind == "mean" and not dtype.is_floating_point:
         raise _Unsupported("mean of integers")
@@ -514,7 +511,8 @@ def sdpa(imp, n, a):
 def reshape(imp, n, a):
     dtype, shape = _res(imp, n)
     x = imp.val(a["self"], dtype)
-    a.get("shape"), a.get("size"), a.get("start_dim"), a.get("end_dim"), a.get("dim"), a.get("sizes")
+    # The size arguments are honoured through the result shape torch computed.
+    a.ignore("shape", "size", "start_dim", "end_dim", "dim", "sizes")
     if x.shape == tuple(shape):
         return x
     return imp.op("reshape", [x], dtype, shape, with_type=True)

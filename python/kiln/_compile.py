@@ -282,7 +282,6 @@ class _Program:
     # -- calls ------------------------------------------------------------
     def call(self, args, kwargs):
         entries = self.arguments(args, kwargs)
-        self._what = [w for _, w in entries]
         grad = torch.is_grad_enabled() and self.wrt and any(
             entries[i][0].requires_grad for i in self.wrt)
         if grad:
@@ -293,7 +292,7 @@ class _Program:
         return pytree.tree_unflatten(list(outs), self.out_spec)
 
     def _forward(self, args):
-        entries = list(zip(args, self._what))
+        entries = list(zip(args, self._labels))
         tensors = self.check(entries, self.fwd.inputs)
         outs = self.plain.new_outputs(self.device)
         # A residual buffer the last backward gave back is reused: a fresh
@@ -303,7 +302,7 @@ class _Program:
             self.res_bytes, dtype=torch.uint8, device=self.device)
         base = buf.data_ptr()
         ptrs = [o.data_ptr() for o in outs] + [base + off for off in self.res_offsets]
-        self._call_ptrs(self.fwd, [t.data_ptr() for t in tensors], ptrs)
+        self.fwd.call_ptrs([t.data_ptr() for t in tensors], ptrs)
         return outs, buf
 
     def _backward(self, residuals, cotangents):
@@ -321,22 +320,13 @@ class _Program:
             keep.append(c)
             in_ptrs.append(c.data_ptr())
         grads = self.bwd.new_outputs(self.device)
-        self._call_ptrs(self.bwd, in_ptrs, [g.data_ptr() for g in grads])
+        self.bwd.call_ptrs(in_ptrs, [g.data_ptr() for g in grads])
         if len(self._pool) < 2:
             self._pool.append(residuals)
         out = [None] * len(self.roles)
         for k, i in enumerate(self.wrt):
             out[i] = grads[k]
         return out
-
-    @staticmethod
-    def _call_ptrs(fn, ins, outs):
-        ip = fn._in_array(*ins)
-        op = fn._out_array(*outs)
-        rc = fn._fn(ip, op)
-        if rc != 0:
-            raise errors.RuntimeCallError("kiln_%s returned %d: %s"
-                                          % (fn.name, rc, fn._err().decode()))
 
 
 class CompiledModule(torch.nn.Module):

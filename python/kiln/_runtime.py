@@ -48,13 +48,15 @@ class Function:
     def __call__(self, inputs, outputs):
         """Runs on `inputs` (contiguous tensors of the declared types, as
         checked by the caller) writing `outputs`."""
-        ip = self._in_array(*[t.data_ptr() for t in inputs])
-        op = self._out_array(*[t.data_ptr() for t in outputs])
-        rc = self._fn(ip, op)
+        self.call_ptrs([t.data_ptr() for t in inputs], [t.data_ptr() for t in outputs])
+        return outputs
+
+    def call_ptrs(self, inputs, outputs):
+        """The same on raw addresses (e.g. into one residual buffer)."""
+        rc = self._fn(self._in_array(*inputs), self._out_array(*outputs))
         if rc != 0:
             raise errors.RuntimeCallError("kiln_%s returned %d: %s"
                                           % (self.name, rc, self._err().decode()))
-        return outputs
 
 
 class Library:
