@@ -83,6 +83,26 @@ def test_reductions_and_norms():
           [r(3, 6), r(6), r(6)], [])
 
 
+def test_cumsum():
+    # Every dim (negative ones too), a float dtype argument, a rank-0 input;
+    # the gradients run kiln.cumsum's rule (a reverse scan).
+    check(lambda a, b, c: (a.cumsum(0), a.cumsum(1), torch.cumsum(a, -1), a.cumsum(-3),
+                           torch.cumsum(b, 0), b.cumsum(-1) * b,
+                           torch.cumsum(a, 1, dtype=torch.float64), c.cumsum(0)),
+          [r(2, 5, 3), r(7), r(())], [])
+
+
+def test_cumsum_integers():
+    # Integer and bool inputs promote to int64 (so int8 does not wrap), unless
+    # `dtype` is given; a float dtype converts the integers first.
+    ids = torch.tensor([[3, 1, 0, 0], [2, 2, 5, 0]], dtype=torch.int32)
+    small = torch.tensor([[100, 100, 100], [-128, -1, 127]], dtype=torch.int8)
+    check(lambda x, ids, small: (ids.cumsum(1), (ids != 0).cumsum(-1), small.cumsum(1),
+                                 small.cumsum(0, dtype=torch.int8),
+                                 ids.cumsum(0, dtype=torch.float64) * x),
+          [frozen(r(2, 4))], [ids, small])
+
+
 def test_matmuls():
     check(lambda a, w, b, c: (F.linear(a, w, b), F.linear(a, w), a @ w.t(),
                               torch.addmm(b, a, w.t(), beta=0.5, alpha=2.0),

@@ -240,6 +240,13 @@ MUTANTS = [
            "index_add's row chunks add the vectorized part again, element "
            "by element", [lit("Integration/CPU/index-add-rows.mlir",
                               ("kiln-opt", "kiln-run"))]),
+    Mutant("cpu-cumsum-row-prev", "CPU lowering",
+           "lib/Conversion/KilnToLinalg/Reduction.cpp",
+           "                      : arith::SubIOp::create(b, bodyLoc, i, one).getResult();",
+           "                      : arith::SubIOp::create(b, bodyLoc, k, k).getResult();",
+           "cumsum's row chunks add the first row, not the previous one",
+           [FIX("cumsum_cumsum_chunks_*"),
+            lit("Integration/CPU/cumsum.mlir", ("kiln-opt", "kiln-run"))]),
     # Query blocks and key tiles (Attention.cpp, AttentionGrad.cpp): the
     # fixtures' tiles_* cases have bands that start and end inside tiles.
     Mutant("cpu-tiles-end", "CPU lowering", A,
@@ -431,6 +438,11 @@ MUTANTS = [
            "c.set(0, mul(c.b, c.loc, mask, g));",
            "max/min reduction tie: each tied element gets the full adjoint",
            [AD_CASE("max"), AD_CASE("min")]),
+    Mutant("ad-cumsum-direction", "autodiff", RR,
+           "op.getAxis(), !op.getReverse()));",
+           "op.getAxis(), op.getReverse()));",
+           "cumsum's adjoint scans in the forward's direction, not the other",
+           [AD_CASE("cumsum"), FIX("cumsum_cumsum_grad_*")]),
     Mutant("ad-softmax", "autodiff", RR,
            "c.set(0, mul(c.b, c.loc, y, sub(c.b, c.loc, c.grad(), dot)));",
            "c.set(0, mul(c.b, c.loc, y, c.grad()));",

@@ -291,6 +291,17 @@ std::vector<Case> reductionCases() {
       sameTypeCase("softmax", "softmax", "{axis = 1 : i64}", {2, 3, 4}));
   cases.push_back(sameTypeCase("log_softmax", "log_softmax", "{axis = 2 : i64}",
                                {2, 3, 4}));
+  // cumsum along the first, a middle and the last axis, in both directions
+  // (the CPU lowering's row form, and its column form where nothing follows
+  // the axis).
+  cases.push_back(
+      sameTypeCase("cumsum_first", "cumsum", "{axis = 0 : i64}", {4, 3, 2}));
+  cases.push_back(sameTypeCase("cumsum_middle_reverse", "cumsum",
+                               "{axis = 1 : i64, reverse = true}", {2, 5, 3}));
+  cases.push_back(
+      sameTypeCase("cumsum_last", "cumsum", "{axis = 1 : i64}", {3, 6}));
+  cases.push_back(sameTypeCase("cumsum_vector_reverse", "cumsum",
+                               "{axis = 0 : i64, reverse = true}", {7}));
   auto matmul = [](std::string name, ArrayRef<int64_t> lhs,
                    ArrayRef<int64_t> rhs, ArrayRef<int64_t> result) {
     std::string a = f64Type(lhs), b = f64Type(rhs), y = f64Type(result);

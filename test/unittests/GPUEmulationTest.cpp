@@ -909,7 +909,7 @@ INSTANTIATE_TEST_SUITE_P(, GPUEmulationPaired,
 // layer_norm, a sum of n terms then elementwise ops, the same with
 // scale 1 and the result's magnitude; elementwise ops and the gather a few
 // ulps of the result (the libdevice functions are the C library's);
-// index_add exactly.
+// index_add and cumsum exactly.
 constexpr const char *kGenericOps = R"mlir(
 func.func @matmul(%a: tensor<3x37x50xf32>, %b: tensor<50x29xf32>) -> tensor<3x37x29xf32> {
   %0 = kiln.matmul %a, %b : (tensor<3x37x50xf32>, tensor<50x29xf32>) -> tensor<3x37x29xf32>
@@ -942,6 +942,12 @@ func.func @gather(%table: tensor<16x12xf32>, %ids: tensor<3x5xi64>) -> tensor<3x
 func.func @index_add(%x: tensor<3x16x5xf32>, %ids: tensor<40xi64>, %s: tensor<3x40x5xf32>) -> tensor<3x16x5xf32> {
   %0 = kiln.index_add %x, %ids, %s {axis = 1 : i64} : (tensor<3x16x5xf32>, tensor<40xi64>, tensor<3x40x5xf32>) -> tensor<3x16x5xf32>
   return %0 : tensor<3x16x5xf32>
+}
+func.func @cumsum(%x: tensor<3x40x5xf32>, %y: tensor<6x200xf32>, %z: tensor<2x9x3xbf16>) -> (tensor<3x40x5xf32>, tensor<6x200xf32>, tensor<2x9x3xbf16>) {
+  %0 = kiln.cumsum %x {axis = 1 : i64} : tensor<3x40x5xf32>
+  %1 = kiln.cumsum %y {axis = 0 : i64, reverse = true} : tensor<6x200xf32>
+  %2 = kiln.cumsum %z {axis = 2 : i64, reverse = true} : tensor<2x9x3xbf16>
+  return %0, %1, %2 : tensor<3x40x5xf32>, tensor<6x200xf32>, tensor<2x9x3xbf16>
 }
 )mlir";
 
@@ -985,6 +991,17 @@ TEST(GPUEmulation, GenericOps) {
                rand({3, 40, 5}, 12)},
               a, b))
     expectClose("index_add", a[0], b[0], 0, 0);
+  // The CPU's row chunks and the GPU's columns add the same terms in the
+  // same order along the axis: the same bits (compare() allows bf16 its
+  // rounding, f32 nothing).
+  if (runBoth(cpu, emulated, "cumsum",
+              {rand({3, 40, 5}, 13), rand({6, 200}, 14),
+               randomTensor(DType::BF16, {2, 9, 3}, 15)},
+              a, b)) {
+    expectClose("cumsum middle", a[0], b[0], 0, 0);
+    expectClose("cumsum reverse chunks", a[1], b[1], 0, 0);
+    expectClose("cumsum bf16 last", a[2], b[2], 0, 0);
+  }
 }
 
 /// examples/train_block.mlir's @loss_and_grads: the transformer block's loss

@@ -73,6 +73,17 @@ TEST_F(ReductionOpsTest, SoftmaxKeepsType) {
             x.getType());
 }
 
+TEST_F(ReductionOpsTest, CumsumKeepsType) {
+  Value x = constant({2, 3}, builder.getI64Type());
+  auto forward = CumsumOp::create(builder, loc, x, /*axis=*/1);
+  EXPECT_EQ(forward.getType(), x.getType());
+  EXPECT_FALSE(forward.getReverse());
+  auto backward = CumsumOp::create(builder, loc, x, /*axis=*/0,
+                                   /*reverse=*/true);
+  EXPECT_EQ(backward.getType(), x.getType());
+  EXPECT_TRUE(backward.getReverse());
+}
+
 TEST_F(ReductionOpsTest, MatmulVectorVector) {
   Value a = constant({3}, f32);
   Value b = constant({3}, f32);

@@ -28,7 +28,7 @@ void mlir::kiln::populateKilnToLinalgConversionPatterns(
     RewritePatternSet &patterns, bool indexAddThreadPerColumn) {
   populateElementwisePatterns(patterns);
   populateTensorPatterns(patterns, indexAddThreadPerColumn);
-  populateReductionPatterns(patterns);
+  populateReductionPatterns(patterns, indexAddThreadPerColumn);
   populateConvPatterns(patterns);
   populateNNPatterns(patterns);
   populateAttentionPatterns(patterns);

@@ -25,8 +25,11 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 /// as in populateKilnToLinalgConversionPatterns.
 void populateTensorPatterns(RewritePatternSet &patterns,
                             bool indexAddThreadPerColumn);
-/// Reduction.cpp: reductions and contractions.
-void populateReductionPatterns(RewritePatternSet &patterns);
+/// Reduction.cpp: reductions, scans and contractions; `scanThreadPerColumn`
+/// picks kiln.cumsum's column form (populateKilnToLinalgConversionPatterns
+/// passes its `indexAddThreadPerColumn`).
+void populateReductionPatterns(RewritePatternSet &patterns,
+                               bool scanThreadPerColumn);
 /// Conv.cpp: convolutions and pooling.
 void populateConvPatterns(RewritePatternSet &patterns);
 /// Conv.cpp: emits an error at `op` and fails when it is an op of the family

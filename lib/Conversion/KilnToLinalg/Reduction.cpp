@@ -11,6 +11,8 @@
 // - argmax: one generic with two outputs, the running maximum and its index.
 // - softmax, log_softmax: the row maximum, the sum of `exp(x - max)`, then an
 //   elementwise generic.
+// - cumsum: an `scf.forall` whose threads own disjoint parts of the result
+//   and scan them in order along the axis with an `scf.for` (O(n) work).
 // - matmul: `linalg.matmul` / `linalg.batch_matmul` (a generic contraction
 //   for i1) with `tensor.collapse_shape` / `expand_shape` around it.
 //
@@ -34,10 +36,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <algorithm>
 
@@ -496,6 +500,286 @@ using SoftmaxOpLowering = SoftmaxLowering<SoftmaxOp, /*IsLog=*/false>;
 using LogSoftmaxOpLowering = SoftmaxLowering<LogSoftmaxOp, /*IsLog=*/true>;
 
 //===----------------------------------------------------------------------===//
+// Cumsum
+//===----------------------------------------------------------------------===//
+
+/// The number of contiguous positions after the axis that one thread of
+/// kiln.cumsum's row form owns (the last thread of a row may own fewer), as
+/// kiln.index_add's row chunks.
+static constexpr int64_t kCumsumRowChunk = 128;
+
+/// One step of a cumulative sum: `acc + x` in the accumulator's type (`x`
+/// widened to f32 for f16 and bf16); a logical or on i1; integers wrap.
+static Value buildScanStep(OpBuilder &b, Location loc, Value acc, Value x) {
+  Type accType = acc.getType();
+  if (isa<FloatType>(accType))
+    return arith::AddFOp::create(b, loc, acc, convertFloat(b, loc, x, accType));
+  if (accType.isInteger(1))
+    return arith::OrIOp::create(b, loc, acc, x);
+  return arith::AddIOp::create(b, loc, acc, x);
+}
+
+/// kiln.cumsum -> an `scf.forall` whose threads own disjoint parts of the
+/// result and scan them along the axis with an `scf.for`, in axis order (or
+/// from the end when `reverse`): every output is the previous output of its
+/// position plus the input, the first one `0 + x` (PyTorch's order, also for
+/// the sign of a leading -0.0). The work is O(n); after bufferization
+/// kiln's pipelines turn the forall into an `scf.parallel` (OpenMP threads on
+/// the CPU, GPU threads), and no two threads touch the same element.
+///
+/// The two forms, chosen as kiln.index_add's (the same pass option):
+/// - columns (`threadPerColumn`, for the GPU): one thread per position of
+///   the non-axis dims, which carries the running sum as a scalar and
+///   writes one element per step (`tensor.extract`/`insert`), rounded to
+///   the element type there; consecutive threads touch consecutive
+///   elements.
+/// - row chunks (for the CPU): with the input seen as [outer, axis, inner],
+///   one thread per outer position and chunk of `kCumsumRowChunk` contiguous
+///   inner positions, which per step adds the chunk of the input row to the
+///   chunk of the previous output row: contiguous reads and writes. With no
+///   dims after the axis (inner = 1) a column is contiguous and the column
+///   form is used.
+/// Both add the same terms in the same order: the same bits.
+///
+/// f16 and bf16 accumulate in f32 and round each output once (PyTorch's
+/// CPU kernel keeps its running sum in f32 too); the row form reads the
+/// previous outputs back, so it scans an f32 copy and converts it after.
+struct CumsumOpLowering : OpConversionPattern<CumsumOp> {
+  CumsumOpLowering(MLIRContext *context, bool threadPerColumn)
+      : OpConversionPattern(context), threadPerColumn(threadPerColumn) {}
+
+  LogicalResult
+  matchAndRewrite(CumsumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    Type elementType = type.getElementType();
+    int64_t axis = op.getAxis();
+    if (!isa<FloatType, IntegerType>(elementType) || axis < 0 ||
+        axis >= type.getRank())
+      return rewriter.notifyMatchFailure(op, "unsupported operand type");
+    // Nothing to sum.
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, input);
+      return success();
+    }
+    Type accType =
+        isa<FloatType>(elementType) ? getComputeType(elementType) : elementType;
+    int64_t inner =
+        ShapedType::getNumElements(type.getShape().drop_front(axis + 1));
+    bool reverse = op.getReverse();
+    if (threadPerColumn || inner == 1) {
+      rewriter.replaceOp(
+          op, buildColumns(rewriter, loc, input, axis, reverse, accType));
+      return success();
+    }
+    Value result = buildRowChunks(rewriter, loc, input, axis, reverse, accType);
+    rewriter.replaceOp(op, convertElements(rewriter, loc, result, elementType));
+    return success();
+  }
+
+private:
+  /// The position along the axis of step `k` of `n`: `k`, or `n - 1 - k`
+  /// when `reverse`.
+  static Value stepPosition(OpBuilder &b, Location loc, Value k, Value last,
+                            bool reverse) {
+    return reverse ? arith::SubIOp::create(b, loc, last, k).getResult() : k;
+  }
+
+  /// The column form: one thread per position of the non-axis dims (one
+  /// thread for a rank-1 input, whose only dim is the axis).
+  static Value buildColumns(OpBuilder &builder, Location loc, Value input,
+                            int64_t axis, bool reverse, Type accType) {
+    auto type = cast<RankedTensorType>(input.getType());
+    Type elementType = type.getElementType();
+    int64_t rank = type.getRank();
+    int64_t axisSize = type.getDimSize(axis);
+    SmallVector<OpFoldResult> upperBounds;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        upperBounds.push_back(builder.getIndexAttr(type.getDimSize(d)));
+    if (upperBounds.empty())
+      upperBounds.push_back(builder.getIndexAttr(1));
+    Value init =
+        tensor::EmptyOp::create(builder, loc, type.getShape(), elementType);
+    auto forall = scf::ForallOp::create(builder, loc, upperBounds,
+                                        ValueRange{init}, std::nullopt);
+
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(forall.getBody());
+    SmallVector<Value> ivs = forall.getInductionVars();
+    Value shared = forall.getRegionIterArgs().front();
+    // The column [..., :, ...] of the position.
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (int64_t d = 0, outer = 0; d < rank; ++d) {
+      strides.push_back(builder.getIndexAttr(1));
+      if (d == axis) {
+        offsets.push_back(builder.getIndexAttr(0));
+        sizes.push_back(builder.getIndexAttr(axisSize));
+        continue;
+      }
+      offsets.push_back(ivs[outer++]);
+      sizes.push_back(builder.getIndexAttr(1));
+    }
+    auto columnType = RankedTensorType::get({axisSize}, elementType);
+    Value column = tensor::ExtractSliceOp::create(
+        builder, loc, columnType, shared, offsets, sizes, strides);
+
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value count = arith::ConstantIndexOp::create(builder, loc, axisSize);
+    Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
+    Value start = buildReductionInit(builder, loc, SimpleKind::Sum, accType);
+    auto loop = scf::ForOp::create(
+        builder, loc, zero, count, one, ValueRange{column, start},
+        [&](OpBuilder &b, Location bodyLoc, Value k, ValueRange iterArgs) {
+          Value i = stepPosition(b, bodyLoc, k, last, reverse);
+          SmallVector<Value> position;
+          for (int64_t d = 0, outer = 0; d < rank; ++d)
+            position.push_back(d == axis ? i : Value(ivs[outer++]));
+          Value x = tensor::ExtractOp::create(b, bodyLoc, input, position);
+          Value sum = buildScanStep(b, bodyLoc, iterArgs[1], x);
+          Value out = isa<FloatType>(elementType)
+                          ? convertFloat(b, bodyLoc, sum, elementType)
+                          : sum;
+          Value next =
+              tensor::InsertOp::create(b, bodyLoc, out, iterArgs[0], i);
+          scf::YieldOp::create(b, bodyLoc, ValueRange{next, sum});
+        });
+
+    builder.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(builder, loc, loop.getResult(0),
+                                          shared, offsets, sizes, strides);
+    return forall.getResult(0);
+  }
+
+  /// The row-chunk form: one thread per position of the dims before the
+  /// axis and chunk of the positions after it, which the input and the
+  /// result collapse into one contiguous dim.
+  static Value buildRowChunks(OpBuilder &builder, Location loc, Value input,
+                              int64_t axis, bool reverse, Type accType) {
+    auto type = cast<RankedTensorType>(input.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t rank = type.getRank();
+    int64_t axisSize = shape[axis];
+    int64_t inner = ShapedType::getNumElements(shape.drop_front(axis + 1));
+
+    // [d0, ..., axis, inner]: a reshape only with several dims after the
+    // axis.
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d <= axis; ++d)
+      groups.push_back({d});
+    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(axis + 1, rank)));
+    SmallVector<int64_t> collapsedShape(shape.take_front(axis + 1));
+    collapsedShape.push_back(inner);
+    bool reshaped = rank != axis + 2;
+    Value collapsed = input;
+    if (reshaped)
+      collapsed = tensor::CollapseShapeOp::create(
+          builder, loc, type.clone(collapsedShape), input, groups);
+
+    int64_t chunk = std::min(inner, kCumsumRowChunk);
+    int64_t numChunks = llvm::divideCeil(inner, chunk);
+    bool evenChunks = inner % chunk == 0;
+    SmallVector<OpFoldResult> upperBounds;
+    for (int64_t d = 0; d < axis; ++d)
+      upperBounds.push_back(builder.getIndexAttr(shape[d]));
+    upperBounds.push_back(builder.getIndexAttr(numChunks));
+    Value init = tensor::EmptyOp::create(builder, loc, collapsedShape, accType);
+    auto forall = scf::ForallOp::create(builder, loc, upperBounds,
+                                        ValueRange{init}, std::nullopt);
+
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(forall.getBody());
+    SmallVector<Value> ivs = forall.getInductionVars();
+    ValueRange outerIvs = ValueRange(ivs).drop_back();
+    Value shared = forall.getRegionIterArgs().front();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value chunkSize = arith::ConstantIndexOp::create(builder, loc, chunk);
+    // The thread's chunk [start, start + width) of the inner positions;
+    // only the last chunk of a row may be narrower.
+    OpFoldResult start = builder.getIndexAttr(0);
+    if (numChunks > 1)
+      start = arith::MulIOp::create(builder, loc, ivs.back(), chunkSize)
+                  .getResult();
+    Value width = chunkSize;
+    if (!evenChunks) {
+      Value innerSize = arith::ConstantIndexOp::create(builder, loc, inner);
+      Value rest =
+          arith::SubIOp::create(builder, loc, innerSize, cast<Value>(start));
+      width = arith::MinSIOp::create(builder, loc, rest, chunkSize);
+    }
+    OpFoldResult widthFold =
+        evenChunks ? OpFoldResult(builder.getIndexAttr(chunk)) : width;
+
+    // The thread's part of the result: [axis, width] at its position.
+    SmallVector<OpFoldResult> offsets(outerIvs),
+        sizes(axis, builder.getIndexAttr(1));
+    offsets.append({builder.getIndexAttr(0), start});
+    sizes.append({builder.getIndexAttr(axisSize), widthFold});
+    SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
+    auto partType = RankedTensorType::get(
+        {axisSize, evenChunks ? chunk : ShapedType::kDynamic}, accType);
+    Value part = tensor::ExtractSliceOp::create(builder, loc, partType, shared,
+                                                offsets, sizes, strides);
+
+    // part[i, j] = part[prev, j] + input[..., i, start + j] for j in
+    // [0, width); the first row (no `prev`) is 0 + input.
+    auto scanRow = [&](OpBuilder &b, Location rowLoc, Value current, Value i,
+                       Value prev) -> Value {
+      auto rowLoop = scf::ForOp::create(
+          b, rowLoc, zero, width, one, ValueRange{current},
+          [&](OpBuilder &rb, Location l, Value j, ValueRange rowArgs) {
+            SmallVector<Value> position(outerIvs);
+            position.push_back(i);
+            if (auto offset = dyn_cast<Value>(start))
+              position.push_back(arith::AddIOp::create(rb, l, offset, j));
+            else
+              position.push_back(j);
+            Value x = tensor::ExtractOp::create(rb, l, collapsed, position);
+            Value acc =
+                prev ? tensor::ExtractOp::create(rb, l, rowArgs[0],
+                                                 ValueRange{prev, j})
+                           .getResult()
+                     : buildReductionInit(rb, l, SimpleKind::Sum, accType);
+            Value sum = buildScanStep(rb, l, acc, x);
+            Value next = tensor::InsertOp::create(rb, l, sum, rowArgs[0],
+                                                  ValueRange{i, j});
+            scf::YieldOp::create(rb, l, next);
+          });
+      return rowLoop.getResult(0);
+    };
+    Value count = arith::ConstantIndexOp::create(builder, loc, axisSize);
+    Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
+    part = scanRow(builder, loc, part, reverse ? last : zero, Value());
+    auto loop = scf::ForOp::create(
+        builder, loc, one, count, one, ValueRange{part},
+        [&](OpBuilder &b, Location bodyLoc, Value k, ValueRange iterArgs) {
+          Value i = stepPosition(b, bodyLoc, k, last, reverse);
+          Value prev =
+              reverse ? arith::AddIOp::create(b, bodyLoc, i, one).getResult()
+                      : arith::SubIOp::create(b, bodyLoc, i, one).getResult();
+          scf::YieldOp::create(b, bodyLoc,
+                               scanRow(b, bodyLoc, iterArgs[0], i, prev));
+        });
+
+    builder.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(builder, loc, loop.getResult(0),
+                                          shared, offsets, sizes, strides);
+    builder.setInsertionPointAfter(forall);
+    Value result = forall.getResult(0);
+    if (reshaped)
+      result = tensor::ExpandShapeOp::create(builder, loc, type.clone(accType),
+                                             result, groups);
+    return result;
+  }
+
+  bool threadPerColumn;
+};
+
+//===----------------------------------------------------------------------===//
 // Matmul
 //===----------------------------------------------------------------------===//
 
@@ -721,8 +1005,10 @@ struct MatmulOpLowering : OpConversionPattern<MatmulOp> {
 
 } // namespace
 
-void mlir::kiln::populateReductionPatterns(RewritePatternSet &patterns) {
+void mlir::kiln::populateReductionPatterns(RewritePatternSet &patterns,
+                                           bool scanThreadPerColumn) {
   patterns.add<SumOpLowering, MeanOpLowering, MaxOpLowering, MinOpLowering,
                VarianceOpLowering, ArgmaxOpLowering, SoftmaxOpLowering,
                LogSoftmaxOpLowering, MatmulOpLowering>(patterns.getContext());
+  patterns.add<CumsumOpLowering>(patterns.getContext(), scanThreadPerColumn);
 }

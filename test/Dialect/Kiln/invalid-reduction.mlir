@@ -161,6 +161,63 @@ func.func @softmax_int(%x: tensor<2x3xi32>) -> tensor<2x3xi32> {
 
 // -----
 
+func.func @cumsum_axis_out_of_range(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'kiln.cumsum' op axis 2 is out of range [0, 2)}}
+  %0 = kiln.cumsum %x {axis = 2 : i64} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Front ends normalize negative axes, as for every kiln op.
+func.func @cumsum_negative_axis(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'kiln.cumsum' op axis -1 is out of range [0, 2)}}
+  %0 = kiln.cumsum %x {axis = -1 : i64} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @cumsum_rank0(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.cumsum' op input must have rank >= 1 (a rank-0 cumulative sum is the input itself), got 'tensor<f32>'}}
+  %0 = kiln.cumsum %x {axis = 0 : i64} : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @cumsum_missing_axis(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'kiln.cumsum' op requires attribute 'axis'}}
+  %0 = kiln.cumsum %x : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @cumsum_result_type(%x: tensor<2x3xf32>) -> tensor<2x3xf64> {
+  // expected-error @+1 {{'kiln.cumsum' op failed to verify that all of {input, result} have same type}}
+  %0 = "kiln.cumsum"(%x) {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf64>
+  return %0 : tensor<2x3xf64>
+}
+
+// -----
+
+func.func @cumsum_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of kiln element values}}
+  %0 = kiln.cumsum %x {axis = 1 : i64} : tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @cumsum_misspelt_attribute(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'kiln.cumsum' op has unknown attribute 'revers'}}
+  %0 = kiln.cumsum %x {axis = 1 : i64, revers = true} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 func.func @matmul_rank0_lhs(%a: tensor<f32>, %b: tensor<3xf32>) -> tensor<f32> {
   // expected-error @+2 {{lhs must have rank >= 1, got 'tensor<f32>'}}
   // expected-error @+1 {{failed to infer returned types}}

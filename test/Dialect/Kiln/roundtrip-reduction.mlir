@@ -103,6 +103,48 @@ func.func @log_softmax(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   return %0 : tensor<2x3xf32>
 }
 
+// CHECK-LABEL: func.func @cumsum
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK: kiln.cumsum %[[X]] {axis = 1 : i64} : tensor<2x3xf32>
+func.func @cumsum(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = kiln.cumsum %x {axis = 1 : i64} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @cumsum_reverse
+// CHECK-SAME: (%[[X:.*]]: tensor<4x2x3xf64>)
+// CHECK: kiln.cumsum %[[X]] {axis = 0 : i64, reverse = true} : tensor<4x2x3xf64>
+func.func @cumsum_reverse(%x: tensor<4x2x3xf64>) -> tensor<4x2x3xf64> {
+  %0 = kiln.cumsum %x {axis = 0 : i64, reverse = true} : tensor<4x2x3xf64>
+  return %0 : tensor<4x2x3xf64>
+}
+
+// `reverse = false` is the default and is not printed.
+// CHECK-LABEL: func.func @cumsum_half
+// CHECK-SAME: (%[[X:.*]]: tensor<3x5xbf16>, %[[Y:.*]]: tensor<5x2xf16>)
+// CHECK: kiln.cumsum %[[X]] {axis = 1 : i64} : tensor<3x5xbf16>
+// CHECK: kiln.cumsum %[[Y]] {axis = 0 : i64, reverse = true} : tensor<5x2xf16>
+func.func @cumsum_half(%x: tensor<3x5xbf16>, %y: tensor<5x2xf16>) -> (tensor<3x5xbf16>, tensor<5x2xf16>) {
+  %0 = kiln.cumsum %x {axis = 1 : i64, reverse = false} : tensor<3x5xbf16>
+  %1 = kiln.cumsum %y {axis = 0 : i64, reverse = true} : tensor<5x2xf16>
+  return %0, %1 : tensor<3x5xbf16>, tensor<5x2xf16>
+}
+
+// Integers and booleans keep their type.
+// CHECK-LABEL: func.func @cumsum_int
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3x4xi64>, %[[B:.*]]: tensor<7xi1>, %[[C:.*]]: tensor<3x2xi8>, %[[D:.*]]: tensor<2x0xi32>)
+// CHECK: kiln.cumsum %[[A]] {axis = 1 : i64} : tensor<2x3x4xi64>
+// CHECK: kiln.cumsum %[[B]] {axis = 0 : i64} : tensor<7xi1>
+// CHECK: kiln.cumsum %[[C]] {axis = 0 : i64, reverse = true} : tensor<3x2xi8>
+// CHECK: kiln.cumsum %[[D]] {axis = 1 : i64} : tensor<2x0xi32>
+func.func @cumsum_int(%a: tensor<2x3x4xi64>, %b: tensor<7xi1>, %c: tensor<3x2xi8>, %d: tensor<2x0xi32>) -> (tensor<2x3x4xi64>, tensor<7xi1>, tensor<3x2xi8>, tensor<2x0xi32>) {
+  %0 = kiln.cumsum %a {axis = 1 : i64} : tensor<2x3x4xi64>
+  %1 = kiln.cumsum %b {axis = 0 : i64} : tensor<7xi1>
+  %2 = kiln.cumsum %c {axis = 0 : i64, reverse = true} : tensor<3x2xi8>
+  %3 = kiln.cumsum %d {axis = 1 : i64} : tensor<2x0xi32>
+  return %0, %1, %2, %3 : tensor<2x3x4xi64>, tensor<7xi1>, tensor<3x2xi8>, tensor<2x0xi32>
+}
+
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: tensor<4x2x3xf32>, %[[B:.*]]: tensor<3x5xf32>)
 // CHECK: kiln.matmul %[[A]], %[[B]] : (tensor<4x2x3xf32>, tensor<3x5xf32>) -> tensor<4x2x5xf32>

@@ -102,3 +102,25 @@ func.func @f(%x: tensor<70000xf16>) -> tensor<f16> {
   %0 = kiln.variance %x {axes = array<i64: 0>, correction = 1 : i64} : tensor<70000xf16> -> tensor<f16>
   return %0 : tensor<f16>
 }
+
+// -----
+
+// cumsum: the adjoint is the cumulative sum of the cotangent in the other
+// direction, along the same axis (a reverse scan back to a forward one).
+// CHECK-LABEL: func.func @f_value_and_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[W:.*]]: tensor<2x3xf32>)
+// CHECK: %[[C:.*]] = kiln.cumsum %[[X]] {axis = 1 : i64} : tensor<2x3xf32>
+// CHECK: %[[R:.*]] = kiln.cumsum %[[C]] {axis = 0 : i64, reverse = true} : tensor<2x3xf32>
+// CHECK: %[[G:.*]] = kiln.broadcast_to
+// CHECK: %[[GW:.*]] = kiln.mul %[[G]], %[[W]]
+// CHECK: %[[DW:.*]] = kiln.mul %[[G]], %[[R]]
+// CHECK: %[[GC:.*]] = kiln.cumsum %[[GW]] {axis = 0 : i64} : tensor<2x3xf32>
+// CHECK: %[[GX:.*]] = kiln.cumsum %[[GC]] {axis = 1 : i64, reverse = true} : tensor<2x3xf32>
+// CHECK: return %{{.*}}, %[[GX]], %[[DW]]
+func.func @f(%x: tensor<2x3xf32>, %w: tensor<2x3xf32>) -> tensor<f32> {
+  %0 = kiln.cumsum %x {axis = 1 : i64} : tensor<2x3xf32>
+  %1 = kiln.cumsum %0 {axis = 0 : i64, reverse = true} : tensor<2x3xf32>
+  %2 = kiln.mul %1, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = kiln.sum %2 {axes = array<i64: 0, 1>} : tensor<2x3xf32> -> tensor<f32>
+  return %3 : tensor<f32>
+}

@@ -21,8 +21,8 @@ namespace mlir::kiln {
 
 /// Adds the patterns of every op family that lower kiln ops to linalg,
 /// tensor, arith and math ops on tensors. `indexAddThreadPerColumn` selects
-/// the GPU's form of kiln.index_add, one thread per column, instead of the
-/// CPU's, one thread per chunk of contiguous row elements.
+/// the GPU's form of kiln.index_add and kiln.cumsum, one thread per column,
+/// instead of the CPU's, one thread per chunk of contiguous row elements.
 void populateKilnToLinalgConversionPatterns(
     RewritePatternSet &patterns, bool indexAddThreadPerColumn = false);
 

@@ -163,6 +163,20 @@ LogicalResult ArgmaxOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// CumsumOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CumsumOp::verify() {
+  auto type = cast<RankedTensorType>(getInput().getType());
+  if (type.getRank() == 0)
+    return emitOpError("input must have rank >= 1 (a rank-0 cumulative sum is "
+                       "the input itself), got ")
+           << type;
+  return verifyAxes([&] { return emitOpError(); }, {getAxisAttr().getInt()},
+                    type.getRank());
+}
+
+//===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
 

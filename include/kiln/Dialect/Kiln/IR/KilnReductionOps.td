@@ -1,8 +1,9 @@
 //===- KilnReductionOps.td - Reduction and contraction kiln ops -----------===//
 //
 // Reductions over a set of axes (sum, mean, max, min, variance), argmax,
-// softmax-style normalizations along one axis, and matmul. Every op infers its
-// result type from its operand types and attributes.
+// softmax-style normalizations along one axis, the cumulative sum along one
+// axis, and matmul. Every op infers its result type from its operand types
+// and attributes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -214,6 +215,39 @@ def Kiln_LogSoftmaxOp : Kiln_SoftmaxLikeOp<"log_softmax"> {
     %0 = kiln.log_softmax %x {axis = 1 : i64} : tensor<2x3xf32>
     ```
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Scans
+//===----------------------------------------------------------------------===//
+
+def Kiln_CumsumOp : Kiln_Op<"cumsum",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "cumulative sum along one axis";
+  let description = [{
+    The inclusive prefix sums of `input` along `axis` (in `[0, rank)`, so the
+    input has rank >= 1), as `torch.cumsum`: `result[..., i, ...]` is the sum
+    of `input[..., j, ...]` for `j <= i`, or for `j >= i` when `reverse` is
+    true (the suffix sums, `flip(cumsum(flip(x)))`, which the backward rule
+    uses). The result has the type of `input`.
+
+    Each position of the other dims is summed in order along `axis`, starting
+    from 0 (so a leading `-0.0` gives `0.0`, as in PyTorch). f16 and bf16
+    accumulate in f32 and round each output once; integers wrap around in
+    their type (PyTorch promotes integer and bool inputs to int64 first: the
+    importer converts, this op keeps the type); on i1 the sum is a logical
+    or, as `kiln.sum` on i1.
+
+    ```mlir
+    %0 = kiln.cumsum %x {axis = 1 : i64} : tensor<2x3xf32>
+    %1 = kiln.cumsum %x {axis = 0 : i64, reverse = true} : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

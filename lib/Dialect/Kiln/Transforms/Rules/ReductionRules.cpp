@@ -109,6 +109,14 @@ static LogicalResult logSoftmaxRule(LogSoftmaxOp op, RuleContext &c) {
   return success();
 }
 
+static LogicalResult cumsumRule(CumsumOp op, RuleContext &c) {
+  // Each input feeds the outputs at and after it along the axis (before it
+  // when reversed): the adjoint is the cumulative sum of g the other way.
+  c.set(0,
+        CumsumOp::create(c.b, c.loc, c.grad(), op.getAxis(), !op.getReverse()));
+  return success();
+}
+
 static Value swapLastTwo(RuleContext &c, Value value) {
   int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
   return TransposeOp::create(c.b, c.loc, value, uint64_t(rank - 2),
@@ -156,6 +164,7 @@ void mlir::kiln::autodiff::registerReductionRules(DialectRegistry &registry) {
     SoftmaxOp::attachInterface<RuleModel<SoftmaxOp, softmaxRule>>(*context);
     LogSoftmaxOp::attachInterface<RuleModel<LogSoftmaxOp, logSoftmaxRule>>(
         *context);
+    CumsumOp::attachInterface<RuleModel<CumsumOp, cumsumRule>>(*context);
     MatmulOp::attachInterface<RuleModel<MatmulOp, matmulRule>>(*context);
     attachNonDifferentiable<ArgmaxOp>(context);
   });
