@@ -93,8 +93,8 @@ function(kiln_install_project)
   endforeach()
   # add_llvm_executable's install runpath is $ORIGIN/../lib alone, which
   # holds LLVM's libraries only when Kiln is installed into LLVM's prefix;
-  # the tools that link libMLIR.so (through MLIRExecutionEngine) find it
-  # where Kiln's build did.
+  # the tools, which link libLLVM.so and libMLIR.so (cmake/KilnMLIR.cmake),
+  # find them where Kiln's build did.
   foreach(tool IN LISTS tools)
     set_property(TARGET ${tool} APPEND PROPERTY INSTALL_RPATH
       "${LLVM_LIBRARY_DIR}")
@@ -137,6 +137,7 @@ function(kiln_install_project)
   install(FILES
     "${PROJECT_BINARY_DIR}/cmake/KilnConfig.cmake"
     "${PROJECT_BINARY_DIR}/cmake/KilnConfigVersion.cmake"
+    "${PROJECT_SOURCE_DIR}/cmake/KilnMLIRStatic.cmake"
     DESTINATION ${KILN_INSTALL_CMAKEDIR} COMPONENT kiln)
 
   # ... and for the build tree: <build>/lib/cmake/kiln, where the targets
@@ -160,6 +161,8 @@ function(kiln_install_project)
     INSTALL_PREFIX "${PROJECT_BINARY_DIR}")
   configure_file("${PROJECT_BINARY_DIR}/cmake/KilnConfigVersion.cmake"
     "${build_cmakedir}/KilnConfigVersion.cmake" COPYONLY)
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/KilnMLIRStatic.cmake"
+    "${build_cmakedir}/KilnMLIRStatic.cmake" COPYONLY)
 endfunction()
 
 # kiln/Version.h, installed with the generated headers.

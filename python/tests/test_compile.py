@@ -2,6 +2,8 @@
 cache, torch.compile(backend="kiln"), unsupported graphs."""
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -83,6 +85,19 @@ def test_cache_hit_on_the_second_compile(tmp_path, monkeypatch):
     assert first.kiln_library == second.kiln_library
     third = kiln.compile(MLP(), (torch.randn(7, 4), torch.zeros(7, dtype=torch.long)))
     assert not third._kiln.cached
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda-emulator"])
+def test_library_holds_no_mlir(target):
+    """The library loaded with ctypes neither loads nor contains MLIR or LLVM
+    (issue #27): torch and an embedding program may bring their own."""
+    c = kiln.compile(MLP(), example(), target=target)
+    check = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                         "scripts", "check-one-mlir.py")
+    proc = subprocess.run([sys.executable, check, "--no-mlir", c.kiln_library],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+    assert proc.returncode == 0, proc.stdout
 
 
 def test_unsupported_nodes_are_listed_once():

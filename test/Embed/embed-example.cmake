@@ -4,7 +4,7 @@
 # -DBUILD_TREE=ON (the `embed-example-build-tree` ctest) nothing is
 # installed: the example finds the build tree's package through
 # Kiln_DIR=<build>/lib/cmake/kiln.
-foreach(var KILN_BUILD_DIR KILN_EXAMPLE_DIR WORK_DIR NINJA CXX_COMPILER)
+foreach(var KILN_BUILD_DIR KILN_EXAMPLE_DIR WORK_DIR NINJA CXX_COMPILER PYTHON)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "embed-example.cmake needs -D${var}=...")
   endif()
@@ -56,3 +56,13 @@ run("configure examples/embed" "${CMAKE_COMMAND}" -G Ninja
   ${launcher})
 run("build examples/embed" "${CMAKE_COMMAND}" --build "${example_build}")
 run("run kiln-embed-example" "${example_build}/kiln-embed-example")
+
+# A program linking Kiln::Kiln, and each installed tool, has one MLIR: it
+# does not both define MLIR's symbols and load libMLIR.so (issue #27).
+set(checked "${example_build}/kiln-embed-example")
+if(NOT BUILD_TREE)
+  file(GLOB installed_tools "${prefix}/bin/*")
+  list(APPEND checked ${installed_tools})
+endif()
+run("one MLIR per binary" "${PYTHON}"
+  "${CMAKE_CURRENT_LIST_DIR}/../../scripts/check-one-mlir.py" ${checked})

@@ -9,6 +9,9 @@
 // RUN: kiln-compile --target=cuda %s -o %t/libkgpu.so --header %t/kgpu.h
 // RUN: ldd %t/libkgpu.so | FileCheck %s --check-prefix=LDD --implicit-check-not=libcuda --implicit-check-not=libstdc++ --implicit-check-not=libLLVM --implicit-check-not=libMLIR --implicit-check-not=mlir_c_runner
 // LDD: libc.so
+// ... and holds no MLIR or LLVM code either (issue #27).
+// RUN: %python %kiln_src_root/scripts/check-one-mlir.py --no-mlir %t/libkgpu.so | FileCheck %s --check-prefix=NOMLIR
+// NOMLIR: ok   libkgpu.so: no MLIR or LLVM library loaded or linked in
 //
 // RUN: nm -D --defined-only %t/libkgpu.so | FileCheck %s --check-prefix=SYMS --implicit-check-not=mgpu --implicit-check-not=kilnCuda --implicit-check-not=ciface
 // SYMS-DAG: T kiln_add_bias
