@@ -16,6 +16,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Passes/OptimizationLevel.h"
@@ -23,6 +24,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
 #include <mutex>
@@ -81,6 +83,38 @@ static FailureOr<TensorSpec> getTensorSpec(Type type) {
   if (!dtype)
     return failure();
   return TensorSpec{*dtype, SmallVector<int64_t>(tensor.getShape())};
+}
+
+/// The ExecutionEngine gives every function with a body a packed wrapper
+/// `_mlir_<name>(void **)`; the runtime looks up only those of the entry
+/// points' C interfaces (`entryPoints`). Erases the other wrappers (one per
+/// outlined kernel, and one that would call an entry point's body with
+/// every descriptor word again), and folds each C interface called only by
+/// its wrapper into it, so that an entry point is compiled once.
+static void keepOnlyEntryPoints(llvm::Module &module,
+                                ArrayRef<std::string> entryPoints) {
+  SmallVector<llvm::Function *> unused;
+  for (llvm::Function &function : module) {
+    StringRef name = function.getName();
+    if (function.isDeclaration() || !name.consume_front("_mlir_") ||
+        !function.use_empty())
+      continue;
+    if (llvm::is_contained(entryPoints, name)) {
+      llvm::Function *interface = module.getFunction(name);
+      if (interface && !interface->isDeclaration() &&
+          interface->hasOneUse()) {
+        interface->setLinkage(llvm::GlobalValue::InternalLinkage);
+        interface->addFnAttr(llvm::Attribute::AlwaysInline);
+      }
+      continue;
+    }
+    // Only a wrapper of a function that has a body of that name.
+    llvm::Function *wrapped = module.getFunction(name);
+    if (wrapped && !wrapped->isDeclaration())
+      unused.push_back(&function);
+  }
+  for (llvm::Function *function : unused)
+    function->eraseFromParent();
 }
 
 FailureOr<std::unique_ptr<JitModule>>
@@ -187,9 +221,33 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   unsigned optLevel = std::min(options.optLevel, 3u);
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(optLevel);
-  engineOptions.transformer = [optLevel](llvm::Module *module) {
-    return optimizeLLVMModule(*module, optLevel, /*targetMachine=*/nullptr);
+  // LLVM's optimizer takes its cost models (vector widths, the inliner's
+  // and the unroller's costs) from the TargetMachine: without the host's it
+  // optimizes for a generic machine with no vector registers.
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> machineBuilder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return emitError(module.getLoc())
+           << "cannot describe the host to LLVM: "
+           << llvm::toString(machineBuilder.takeError());
+  machineBuilder->setCodeGenOptLevel(
+      static_cast<llvm::CodeGenOptLevel>(optLevel));
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine =
+      machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return emitError(module.getLoc())
+           << "cannot create the host's LLVM target machine: "
+           << llvm::toString(targetMachine.takeError());
+  SmallVector<std::string> entryPoints;
+  for (auto &item : jit->functions)
+    entryPoints.push_back(("_mlir_ciface_" + item.getKey()).str());
+  // ExecutionEngineOptions::transformer is a function_ref: the callable
+  // must outlive ExecutionEngine::create.
+  auto transformer = [&](llvm::Module *module) {
+    keepOnlyEntryPoints(*module, entryPoints);
+    return optimizeLLVMModule(*module, optLevel, targetMachine->get());
   };
+  engineOptions.transformer = transformer;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
   SmallVector<StringRef, 2> libraries;

@@ -100,6 +100,13 @@ static cl::opt<bool>
     openMP("openmp", cl::cat(kilnRunCategory), cl::desc("Run parallel loops on OpenMP threads "
                               "(OMP_NUM_THREADS sets their number)"));
 
+static cl::opt<bool> outlineKernels(
+    "outline-kernels", cl::init(JitOptions().outlineKernels),
+    cl::cat(kilnRunCategory),
+    cl::desc("--target=cpu: one shared function per distinct loop nest, "
+             "kiln-lower-to-cpu's outline-kernels (=false inlines them all "
+             "into the entry points)"));
+
 static cl::opt<JitTarget> target(
     "target", cl::init(JitTarget::CPU), cl::cat(kilnRunCategory),
     cl::desc("What runs the function"),
@@ -328,6 +335,7 @@ int main(int argc, char **argv) {
   options.enableOpenMP = openMP;
   options.target = target;
   options.tensorCores = tensorCores;
+  options.outlineKernels = outlineKernels;
   if (openMP && target == JitTarget::GPUEmulator)
     return fail("--openmp is for --target=cpu only");
   mlir::FailureOr<std::unique_ptr<JitModule>> jit =

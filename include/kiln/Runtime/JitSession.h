@@ -88,11 +88,10 @@ struct JitOptions {
   bool enableOpenMP = false;
   /// Fuses elementwise linalg ops (the pipeline's `fuse-elementwise`).
   bool fuseElementwise = true;
-  /// The pipeline's `outline-kernels`. Off in the JIT for now: it cuts the
-  /// JIT compile time of a 2-layer Qwen3 training step about 5x, but the
-  /// JIT-compiled step then ran about 3x slower (the same code compiled
-  /// ahead of time did not; not understood yet, docs/CPUBackend.md).
-  bool outlineKernels = false;
+  /// The pipeline's `outline-kernels`: one shared function per distinct
+  /// loop nest, so that LLVM's work grows with the distinct kernels, not
+  /// with the depth of the graph.
+  bool outlineKernels = true;
   /// The target; the GPU emulator ignores `enableOpenMP` and
   /// `fuseElementwise` (the GPU pipeline always fuses).
   JitTarget target = JitTarget::CPU;
