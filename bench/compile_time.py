@@ -16,9 +16,7 @@ kiln.importer (parameters lifted to arguments), raises attention and then
        (LLVM: translation, optimization, code generation, lookup), and the
        run time of one training step (best of --run-repeat).
 
-(The JIT does not outline kernels yet, JitOptions::outlineKernels; see
-docs/CPUBackend.md, "Compile time".) Each time is the median of --repeat
-compiles. At the end it prints the
+Each time is the median of --repeat compiles. At the end it prints the
 growth with depth: t(L) / t(L0) against L / L0 (linear growth gives the same
 ratio), and the exponent k of t ~ L^k fitted between the smallest and the
 largest depth.

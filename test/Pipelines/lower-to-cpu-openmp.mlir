@@ -14,7 +14,7 @@
 // CLEAN-NOT: scf.
 // CLEAN-NOT: unrealized_conversion_cast
 
-// CHECK-LABEL: llvm.func @__kiln_func_add_bias(
+// CHECK-LABEL: llvm.func internal @__kiln_func_add_bias(
 // CHECK: omp.parallel {
 // CHECK-NEXT: omp.wsloop {
 // CHECK-NEXT: omp.loop_nest (%{{.*}}, %{{.*}}) : i64 = {{.*}} collapse(2) {
@@ -31,7 +31,7 @@ func.func @add_bias(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32
 
 // One work-shared loop over the rows; the sum over a row is a plain loop
 // (a back edge to a block) inside it, not an OpenMP reduction.
-// CHECK-LABEL: llvm.func @__kiln_func_row_sums(
+// CHECK-LABEL: llvm.func internal @__kiln_func_row_sums(
 // CHECK: omp.parallel {
 // CHECK-NEXT: omp.wsloop {
 // CHECK-NEXT: omp.loop_nest (%{{.*}}) : i64 =
@@ -58,7 +58,7 @@ func.func @row_sums(%x: tensor<4x9xf32>) -> tensor<4xf32> {
 // Matmuls are left to the matmul lowering (register-tiled vector kernels for
 // f32/f64), on one thread: only the zero fill of the result is an omp
 // region, the kernel's fused multiply-adds come after it.
-// CHECK-LABEL: llvm.func @__kiln_func_matmul(
+// CHECK-LABEL: llvm.func internal @__kiln_func_matmul(
 // CHECK: omp.parallel {
 // CHECK: omp.terminator
 // CHECK-NOT: omp.parallel

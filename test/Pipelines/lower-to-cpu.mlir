@@ -13,10 +13,10 @@
 // CLEAN-NOT: memref.
 // CLEAN-NOT: linalg.
 // CLEAN-NOT: unrealized_conversion_cast
-// CHECK-LABEL: llvm.func @__kiln_func_add_bias(
+// CHECK-LABEL: llvm.func internal @__kiln_func_add_bias(
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64
 // CHECK-NOT: -> !llvm.struct
-// CHECK-SAME: attributes {llvm.emit_c_interface}
+// CHECK-SAME: attributes {always_inline, llvm.emit_c_interface}
 // CHECK: llvm.fadd
 // CHECK: llvm.return
 // CHECK-LABEL: llvm.func @_mlir_ciface_add_bias(

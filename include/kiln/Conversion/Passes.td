@@ -100,11 +100,18 @@ def KilnFinalizeEntryPointsPass
     the symbol the JIT and the AOT wrappers call, and drops the attribute.
     A module that already has a symbol of that name is an error.
 
+    A body whose only caller is its C interface becomes internal and
+    `always_inline`: the body takes every memref expanded into the words of
+    its descriptor (thousands of arguments for a deep model's training
+    step), and the one call passing them all made instruction selection
+    superlinear; inlined, the entry point is the wrapper, which takes one
+    pointer per descriptor.
+
     ```mlir
     llvm.func @__kiln_func_f(...) attributes {kiln.entry_point = "f", ...}
     llvm.func @_mlir_ciface___kiln_func_f(...) attributes {kiln.entry_point = "f", ...}
     // becomes
-    llvm.func @__kiln_func_f(...) attributes {...}
+    llvm.func internal @__kiln_func_f(...) attributes {always_inline, ...}
     llvm.func @_mlir_ciface_f(...) attributes {...}
     ```
   }];

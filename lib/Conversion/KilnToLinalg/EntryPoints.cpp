@@ -120,6 +120,18 @@ struct KilnPrepareEntryPointsPass
   }
 };
 
+/// Whether the only use of `callee` in `module` is one call from `caller`.
+static bool onlyCalledBy(LLVM::LLVMFuncOp callee, LLVM::LLVMFuncOp caller,
+                         ModuleOp module) {
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(callee.getSymNameAttr(), module);
+  if (!uses || !llvm::hasSingleElement(*uses))
+    return false;
+  Operation *user = uses->begin()->getUser();
+  return isa<LLVM::CallOp>(user) &&
+         user->getParentOfType<LLVM::LLVMFuncOp>() == caller;
+}
+
 struct KilnFinalizeEntryPointsPass
     : kiln::impl::KilnFinalizeEntryPointsPassBase<KilnFinalizeEntryPointsPass> {
   void runOnOperation() override {
@@ -147,6 +159,15 @@ struct KilnFinalizeEntryPointsPass
       if (failed(symbolTable.rename(
               wrapper, StringAttr::get(&getContext(), publicName))))
         return signalPassFailure();
+      // The body takes every memref expanded into its descriptor's words
+      // (thousands of arguments for a deep model's training step), and its
+      // C interface is its only caller: one call whose instruction
+      // selection was superlinear in them. Folded into the wrapper, the
+      // entry point takes one pointer per descriptor, as the runtime does.
+      if (onlyCalledBy(body, wrapper, module)) {
+        body.setLinkage(LLVM::Linkage::Internal);
+        body.setAlwaysInline(true);
+      }
     }
     for (LLVM::LLVMFuncOp func : marked)
       func->removeAttr(kEntryPointAttrName);

@@ -38,10 +38,10 @@
 // left. m16n8k16 mma with f32 accumulators; f32 atomics into dQ (and
 // d_mask); no private (.local) memory. K, Q and dO are staged 16 bytes per
 // global load and shared store.
-// HOST-LABEL: llvm.func @__kiln_func_d64(
+// HOST-LABEL: llvm.func internal @__kiln_func_d64(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(37376 : i32) : i32
 // HOST: gpu.launch_func {{.*}}@__kiln_func_d64_kernel_1::@__kiln_func_d64_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
-// HOST-LABEL: llvm.func @__kiln_func_d128(
+// HOST-LABEL: llvm.func internal @__kiln_func_d128(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(39680 : i32) : i32
 // HOST: gpu.launch_func {{.*}}@__kiln_func_d128_kernel_5::@__kiln_func_d128_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // D64-NOT: {{^[[:space:]]*}}.shared

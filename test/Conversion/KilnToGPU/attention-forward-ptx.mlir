@@ -40,13 +40,13 @@
 // global memory. Every B fragment comes from an ldmatrix (.trans for V), K
 // and V are staged 16 bytes per load and store when they are 16-byte
 // aligned, and P is one ex2.approx per score.
-// HOST-LABEL: llvm.func @__kiln_func_f16(
+// HOST-LABEL: llvm.func internal @__kiln_func_f16(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(14336 : i32) : i32
 // HOST: gpu.launch_func {{.*}}@__kiln_func_f16_kernel::@__kiln_func_f16_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
-// HOST-LABEL: llvm.func @__kiln_func_bf16(
+// HOST-LABEL: llvm.func internal @__kiln_func_bf16(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(34816 : i32) : i32
 // HOST: gpu.launch_func {{.*}}@__kiln_func_bf16_kernel::@__kiln_func_bf16_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
-// HOST-LABEL: llvm.func @__kiln_func_f32(
+// HOST-LABEL: llvm.func internal @__kiln_func_f32(
 // HOST: %[[SMEM:.*]] = llvm.mlir.constant(32768 : i32) : i32
 // HOST: gpu.launch_func {{.*}}@__kiln_func_f32_kernel::@__kiln_func_f32_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // F16-NOT: .global .align

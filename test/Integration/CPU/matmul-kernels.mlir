@@ -36,7 +36,7 @@
 // RUN: kiln-opt %s --kiln-lower-to-cpu=outline-kernels=false | FileCheck %s --check-prefix=IR
 // IR: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // IR: llvm.intr.fmuladd({{.*}}) : (vector<8xf64>, vector<8xf64>, vector<8xf64>) -> vector<8xf64>
-// IR-LABEL: llvm.func @__kiln_func_check_mixed
+// IR-LABEL: llvm.func internal @__kiln_func_check_mixed
 // IR: llvm.intr.fmuladd({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // IR: llvm.fpext {{.*}} : vector<16xf16> to vector<16xf32>
 

@@ -6,7 +6,7 @@
 // the coverage matrix's CPU and GPU columns (KilnGPUPipelineTests,
 // kiln-coverage).
 
-// CHECK-LABEL: llvm.func @__kiln_func_main(
+// CHECK-LABEL: llvm.func internal @__kiln_func_main(
 // CHECK: llvm.call @__kiln_func_sum_squares_value_and_grad(
 // CHECK-LABEL: llvm.func @_mlir_ciface_main(
 // CHECK-LABEL: llvm.func @__kiln_func_sum_squares_value_and_grad(
