@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
@@ -100,4 +101,116 @@ Value mlir::kiln::convertFloat(OpBuilder &b, Location loc, Value value,
   if (type.getIntOrFloatBitWidth() > value.getType().getIntOrFloatBitWidth())
     return arith::ExtFOp::create(b, loc, type, value);
   return arith::TruncFOp::create(b, loc, type, value);
+}
+
+Value mlir::kiln::buildColumnForall(OpBuilder &builder, Location loc,
+                                    Value init, int64_t axis,
+                                    AxisPartBodyBuilder body) {
+  auto type = cast<RankedTensorType>(init.getType());
+  int64_t rank = type.getRank();
+  int64_t axisSize = type.getDimSize(axis);
+  SmallVector<OpFoldResult> upperBounds;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      upperBounds.push_back(builder.getIndexAttr(type.getDimSize(d)));
+  if (upperBounds.empty())
+    upperBounds.push_back(builder.getIndexAttr(1));
+  auto forall = scf::ForallOp::create(builder, loc, upperBounds,
+                                      ValueRange{init}, std::nullopt);
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(forall.getBody());
+  SmallVector<Value> ivs = forall.getInductionVars();
+  Value shared = forall.getRegionIterArgs().front();
+  // The column [..., :, ...] of the position.
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t d = 0, outer = 0; d < rank; ++d) {
+    strides.push_back(builder.getIndexAttr(1));
+    if (d == axis) {
+      offsets.push_back(builder.getIndexAttr(0));
+      sizes.push_back(builder.getIndexAttr(axisSize));
+      continue;
+    }
+    offsets.push_back(ivs[outer++]);
+    sizes.push_back(builder.getIndexAttr(1));
+  }
+  auto columnType = RankedTensorType::get({axisSize}, type.getElementType());
+  Value column = tensor::ExtractSliceOp::create(builder, loc, columnType,
+                                                shared, offsets, sizes, strides);
+  Value updated = body(builder, loc, ivs, column);
+
+  builder.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(builder, loc, updated, shared, offsets,
+                                        sizes, strides);
+  return forall.getResult(0);
+}
+
+SmallVector<ReassociationIndices>
+mlir::kiln::getCollapseAfterAxisGroups(int64_t rank, int64_t axis) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d <= axis; ++d)
+    groups.push_back({d});
+  groups.push_back(llvm::to_vector(llvm::seq<int64_t>(axis + 1, rank)));
+  return groups;
+}
+
+Value mlir::kiln::buildRowChunkForall(OpBuilder &builder, Location loc,
+                                      Value init, int64_t maxChunk,
+                                      RowChunkBodyBuilder body) {
+  auto type = cast<RankedTensorType>(init.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t axis = type.getRank() - 2;
+  int64_t axisSize = shape[axis];
+  int64_t inner = shape.back();
+  RowChunk chunk;
+  chunk.size = std::min(inner, maxChunk);
+  int64_t numChunks = llvm::divideCeil(inner, chunk.size);
+  chunk.even = inner % chunk.size == 0;
+  SmallVector<OpFoldResult> upperBounds;
+  for (int64_t d = 0; d < axis; ++d)
+    upperBounds.push_back(builder.getIndexAttr(shape[d]));
+  upperBounds.push_back(builder.getIndexAttr(numChunks));
+  auto forall = scf::ForallOp::create(builder, loc, upperBounds,
+                                      ValueRange{init}, std::nullopt);
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(forall.getBody());
+  SmallVector<Value> ivs = forall.getInductionVars();
+  ValueRange outerIvs = ValueRange(ivs).drop_back();
+  Value shared = forall.getRegionIterArgs().front();
+  chunk.zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  chunk.one = arith::ConstantIndexOp::create(builder, loc, 1);
+  chunk.sizeValue = arith::ConstantIndexOp::create(builder, loc, chunk.size);
+  chunk.start = builder.getIndexAttr(0);
+  if (numChunks > 1)
+    chunk.start =
+        arith::MulIOp::create(builder, loc, ivs.back(), chunk.sizeValue)
+            .getResult();
+  chunk.width = chunk.sizeValue;
+  if (!chunk.even) {
+    Value innerSize = arith::ConstantIndexOp::create(builder, loc, inner);
+    Value rest = arith::SubIOp::create(builder, loc, innerSize,
+                                       cast<Value>(chunk.start));
+    chunk.width = arith::MinSIOp::create(builder, loc, rest, chunk.sizeValue);
+  }
+  OpFoldResult widthFold =
+      chunk.even ? OpFoldResult(builder.getIndexAttr(chunk.size)) : chunk.width;
+
+  // The thread's part of the result: [axis, width] at its position.
+  SmallVector<OpFoldResult> offsets(outerIvs),
+      sizes(axis, builder.getIndexAttr(1));
+  offsets.append({builder.getIndexAttr(0), chunk.start});
+  sizes.append({builder.getIndexAttr(axisSize), widthFold});
+  SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
+  auto partType = RankedTensorType::get(
+      {axisSize, chunk.even ? chunk.size : ShapedType::kDynamic},
+      type.getElementType());
+  Value part = tensor::ExtractSliceOp::create(builder, loc, partType, shared,
+                                              offsets, sizes, strides);
+  Value updated = body(builder, loc, outerIvs, chunk, part);
+
+  builder.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(builder, loc, updated, shared, offsets,
+                                        sizes, strides);
+  return forall.getResult(0);
 }

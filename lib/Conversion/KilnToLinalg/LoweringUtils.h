@@ -8,6 +8,7 @@
 #ifndef KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
 #define KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -57,6 +58,56 @@ Type getComputeType(Type type);
 
 /// Converts the float scalar `value` to `type` (extending or truncating).
 Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
+
+//===----------------------------------------------------------------------===//
+// Threads along an axis (kiln.index_add, kiln.cumsum)
+//===----------------------------------------------------------------------===//
+//
+// Ops that update a tensor sequentially along one axis split the other
+// positions among the threads of an `scf.forall` (which kiln's pipelines
+// turn into OpenMP or GPU threads): each thread takes its part of the shared
+// result, updates it with loops of its own and inserts it back; no two
+// threads touch the same element.
+
+/// Updates one thread's part of the result; returns the updated part.
+/// `outerIvs` are the thread's positions in the dims before (for the column
+/// form: other than) the axis.
+using AxisPartBodyBuilder =
+    function_ref<Value(OpBuilder &, Location, ValueRange outerIvs, Value part)>;
+
+/// One thread per position of the dims of `init` other than `axis` (one
+/// thread for rank 1); its part is the column [..., :, ...] (rank 1).
+/// Returns the forall's result.
+Value buildColumnForall(OpBuilder &builder, Location loc, Value init,
+                        int64_t axis, AxisPartBodyBuilder body);
+
+/// The groups that collapse the dims after `axis` of a rank-`rank` shape
+/// into one: [d0, ..., axis, inner].
+SmallVector<ReassociationIndices> getCollapseAfterAxisGroups(int64_t rank,
+                                                             int64_t axis);
+
+/// A row-chunk thread's share of the inner positions, and the index
+/// constants the forall made for it.
+struct RowChunk {
+  /// The chunk [start, start + width) of the inner positions; only the last
+  /// chunk of a row may be narrower than `size`.
+  OpFoldResult start;
+  Value width;
+  int64_t size;
+  /// Whether every chunk has `size` positions.
+  bool even;
+  Value zero, one, sizeValue;
+};
+
+/// Updates one row-chunk thread's part ([axis, width] of the result).
+using RowChunkBodyBuilder = function_ref<Value(
+    OpBuilder &, Location, ValueRange outerIvs, const RowChunk &, Value part)>;
+
+/// One thread per position of the dims before the axis of `init`, shaped
+/// [d0, ..., axis, inner] (getCollapseAfterAxisGroups), and chunk of at most
+/// `maxChunk` contiguous inner positions. Returns the forall's result.
+Value buildRowChunkForall(OpBuilder &builder, Location loc, Value init,
+                          int64_t maxChunk, RowChunkBodyBuilder body);
 
 } // namespace mlir::kiln
 

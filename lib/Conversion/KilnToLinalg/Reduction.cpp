@@ -595,63 +595,34 @@ private:
     Type elementType = type.getElementType();
     int64_t rank = type.getRank();
     int64_t axisSize = type.getDimSize(axis);
-    SmallVector<OpFoldResult> upperBounds;
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != axis)
-        upperBounds.push_back(builder.getIndexAttr(type.getDimSize(d)));
-    if (upperBounds.empty())
-      upperBounds.push_back(builder.getIndexAttr(1));
     Value init =
         tensor::EmptyOp::create(builder, loc, type.getShape(), elementType);
-    auto forall = scf::ForallOp::create(builder, loc, upperBounds,
-                                        ValueRange{init}, std::nullopt);
-
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(forall.getBody());
-    SmallVector<Value> ivs = forall.getInductionVars();
-    Value shared = forall.getRegionIterArgs().front();
-    // The column [..., :, ...] of the position.
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    for (int64_t d = 0, outer = 0; d < rank; ++d) {
-      strides.push_back(builder.getIndexAttr(1));
-      if (d == axis) {
-        offsets.push_back(builder.getIndexAttr(0));
-        sizes.push_back(builder.getIndexAttr(axisSize));
-        continue;
-      }
-      offsets.push_back(ivs[outer++]);
-      sizes.push_back(builder.getIndexAttr(1));
-    }
-    auto columnType = RankedTensorType::get({axisSize}, elementType);
-    Value column = tensor::ExtractSliceOp::create(
-        builder, loc, columnType, shared, offsets, sizes, strides);
-
-    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-    Value count = arith::ConstantIndexOp::create(builder, loc, axisSize);
-    Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
-    Value start = buildReductionInit(builder, loc, SimpleKind::Sum, accType);
-    auto loop = scf::ForOp::create(
-        builder, loc, zero, count, one, ValueRange{column, start},
-        [&](OpBuilder &b, Location bodyLoc, Value k, ValueRange iterArgs) {
-          Value i = stepPosition(b, bodyLoc, k, last, reverse);
-          SmallVector<Value> position;
-          for (int64_t d = 0, outer = 0; d < rank; ++d)
-            position.push_back(d == axis ? i : Value(ivs[outer++]));
-          Value x = tensor::ExtractOp::create(b, bodyLoc, input, position);
-          Value sum = buildScanStep(b, bodyLoc, iterArgs[1], x);
-          Value out = isa<FloatType>(elementType)
-                          ? convertFloat(b, bodyLoc, sum, elementType)
-                          : sum;
-          Value next =
-              tensor::InsertOp::create(b, bodyLoc, out, iterArgs[0], i);
-          scf::YieldOp::create(b, bodyLoc, ValueRange{next, sum});
-        });
-
-    builder.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(builder, loc, loop.getResult(0),
-                                          shared, offsets, sizes, strides);
-    return forall.getResult(0);
+    auto scanColumn = [&](OpBuilder &builder, Location loc, ValueRange ivs,
+                          Value column) -> Value {
+      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+      Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+      Value count = arith::ConstantIndexOp::create(builder, loc, axisSize);
+      Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
+      Value start = buildReductionInit(builder, loc, SimpleKind::Sum, accType);
+      auto loop = scf::ForOp::create(
+          builder, loc, zero, count, one, ValueRange{column, start},
+          [&](OpBuilder &b, Location bodyLoc, Value k, ValueRange iterArgs) {
+            Value i = stepPosition(b, bodyLoc, k, last, reverse);
+            SmallVector<Value> position;
+            for (int64_t d = 0, outer = 0; d < rank; ++d)
+              position.push_back(d == axis ? i : Value(ivs[outer++]));
+            Value x = tensor::ExtractOp::create(b, bodyLoc, input, position);
+            Value sum = buildScanStep(b, bodyLoc, iterArgs[1], x);
+            Value out = isa<FloatType>(elementType)
+                            ? convertFloat(b, bodyLoc, sum, elementType)
+                            : sum;
+            Value next =
+                tensor::InsertOp::create(b, bodyLoc, out, iterArgs[0], i);
+            scf::YieldOp::create(b, bodyLoc, ValueRange{next, sum});
+          });
+      return loop.getResult(0);
+    };
+    return buildColumnForall(builder, loc, init, axis, scanColumn);
   }
 
   /// The row-chunk form: one thread per position of the dims before the
@@ -667,10 +638,8 @@ private:
 
     // [d0, ..., axis, inner]: a reshape only with several dims after the
     // axis.
-    SmallVector<ReassociationIndices> groups;
-    for (int64_t d = 0; d <= axis; ++d)
-      groups.push_back({d});
-    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(axis + 1, rank)));
+    SmallVector<ReassociationIndices> groups =
+        getCollapseAfterAxisGroups(rank, axis);
     SmallVector<int64_t> collapsedShape(shape.take_front(axis + 1));
     collapsedShape.push_back(inner);
     bool reshaped = rank != axis + 2;
@@ -678,98 +647,55 @@ private:
     if (reshaped)
       collapsed = tensor::CollapseShapeOp::create(
           builder, loc, type.clone(collapsedShape), input, groups);
-
-    int64_t chunk = std::min(inner, kCumsumRowChunk);
-    int64_t numChunks = llvm::divideCeil(inner, chunk);
-    bool evenChunks = inner % chunk == 0;
-    SmallVector<OpFoldResult> upperBounds;
-    for (int64_t d = 0; d < axis; ++d)
-      upperBounds.push_back(builder.getIndexAttr(shape[d]));
-    upperBounds.push_back(builder.getIndexAttr(numChunks));
     Value init = tensor::EmptyOp::create(builder, loc, collapsedShape, accType);
-    auto forall = scf::ForallOp::create(builder, loc, upperBounds,
-                                        ValueRange{init}, std::nullopt);
 
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(forall.getBody());
-    SmallVector<Value> ivs = forall.getInductionVars();
-    ValueRange outerIvs = ValueRange(ivs).drop_back();
-    Value shared = forall.getRegionIterArgs().front();
-    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-    Value chunkSize = arith::ConstantIndexOp::create(builder, loc, chunk);
-    // The thread's chunk [start, start + width) of the inner positions;
-    // only the last chunk of a row may be narrower.
-    OpFoldResult start = builder.getIndexAttr(0);
-    if (numChunks > 1)
-      start = arith::MulIOp::create(builder, loc, ivs.back(), chunkSize)
-                  .getResult();
-    Value width = chunkSize;
-    if (!evenChunks) {
-      Value innerSize = arith::ConstantIndexOp::create(builder, loc, inner);
-      Value rest =
-          arith::SubIOp::create(builder, loc, innerSize, cast<Value>(start));
-      width = arith::MinSIOp::create(builder, loc, rest, chunkSize);
-    }
-    OpFoldResult widthFold =
-        evenChunks ? OpFoldResult(builder.getIndexAttr(chunk)) : width;
-
-    // The thread's part of the result: [axis, width] at its position.
-    SmallVector<OpFoldResult> offsets(outerIvs),
-        sizes(axis, builder.getIndexAttr(1));
-    offsets.append({builder.getIndexAttr(0), start});
-    sizes.append({builder.getIndexAttr(axisSize), widthFold});
-    SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
-    auto partType = RankedTensorType::get(
-        {axisSize, evenChunks ? chunk : ShapedType::kDynamic}, accType);
-    Value part = tensor::ExtractSliceOp::create(builder, loc, partType, shared,
-                                                offsets, sizes, strides);
-
-    // part[i, j] = part[prev, j] + input[..., i, start + j] for j in
-    // [0, width); the first row (no `prev`) is 0 + input.
-    auto scanRow = [&](OpBuilder &b, Location rowLoc, Value current, Value i,
-                       Value prev) -> Value {
-      auto rowLoop = scf::ForOp::create(
-          b, rowLoc, zero, width, one, ValueRange{current},
-          [&](OpBuilder &rb, Location l, Value j, ValueRange rowArgs) {
-            SmallVector<Value> position(outerIvs);
-            position.push_back(i);
-            if (auto offset = dyn_cast<Value>(start))
-              position.push_back(arith::AddIOp::create(rb, l, offset, j));
-            else
-              position.push_back(j);
-            Value x = tensor::ExtractOp::create(rb, l, collapsed, position);
-            Value acc =
-                prev ? tensor::ExtractOp::create(rb, l, rowArgs[0],
-                                                 ValueRange{prev, j})
-                           .getResult()
-                     : buildReductionInit(rb, l, SimpleKind::Sum, accType);
-            Value sum = buildScanStep(rb, l, acc, x);
-            Value next = tensor::InsertOp::create(rb, l, sum, rowArgs[0],
-                                                  ValueRange{i, j});
-            scf::YieldOp::create(rb, l, next);
+    auto scanPart = [&](OpBuilder &builder, Location loc, ValueRange outerIvs,
+                        const RowChunk &chunk, Value part) -> Value {
+      Value zero = chunk.zero, one = chunk.one;
+      // part[i, j] = part[prev, j] + input[..., i, start + j] for j in
+      // [0, width); the first row (no `prev`) is 0 + input.
+      auto scanRow = [&](OpBuilder &b, Location rowLoc, Value current, Value i,
+                         Value prev) -> Value {
+        auto rowLoop = scf::ForOp::create(
+            b, rowLoc, zero, chunk.width, one, ValueRange{current},
+            [&](OpBuilder &rb, Location l, Value j, ValueRange rowArgs) {
+              SmallVector<Value> position(outerIvs);
+              position.push_back(i);
+              if (auto offset = dyn_cast<Value>(chunk.start))
+                position.push_back(arith::AddIOp::create(rb, l, offset, j));
+              else
+                position.push_back(j);
+              Value x = tensor::ExtractOp::create(rb, l, collapsed, position);
+              Value acc =
+                  prev ? tensor::ExtractOp::create(rb, l, rowArgs[0],
+                                                   ValueRange{prev, j})
+                             .getResult()
+                       : buildReductionInit(rb, l, SimpleKind::Sum, accType);
+              Value sum = buildScanStep(rb, l, acc, x);
+              Value next = tensor::InsertOp::create(rb, l, sum, rowArgs[0],
+                                                    ValueRange{i, j});
+              scf::YieldOp::create(rb, l, next);
+            });
+        return rowLoop.getResult(0);
+      };
+      Value count = arith::ConstantIndexOp::create(builder, loc, axisSize);
+      Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
+      part = scanRow(builder, loc, part, reverse ? last : zero, Value());
+      auto loop = scf::ForOp::create(
+          builder, loc, one, count, one, ValueRange{part},
+          [&](OpBuilder &b, Location bodyLoc, Value k, ValueRange iterArgs) {
+            Value i = stepPosition(b, bodyLoc, k, last, reverse);
+            Value prev =
+                reverse
+                    ? arith::AddIOp::create(b, bodyLoc, i, one).getResult()
+                    : arith::SubIOp::create(b, bodyLoc, i, one).getResult();
+            scf::YieldOp::create(b, bodyLoc,
+                                 scanRow(b, bodyLoc, iterArgs[0], i, prev));
           });
-      return rowLoop.getResult(0);
+      return loop.getResult(0);
     };
-    Value count = arith::ConstantIndexOp::create(builder, loc, axisSize);
-    Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
-    part = scanRow(builder, loc, part, reverse ? last : zero, Value());
-    auto loop = scf::ForOp::create(
-        builder, loc, one, count, one, ValueRange{part},
-        [&](OpBuilder &b, Location bodyLoc, Value k, ValueRange iterArgs) {
-          Value i = stepPosition(b, bodyLoc, k, last, reverse);
-          Value prev =
-              reverse ? arith::AddIOp::create(b, bodyLoc, i, one).getResult()
-                      : arith::SubIOp::create(b, bodyLoc, i, one).getResult();
-          scf::YieldOp::create(b, bodyLoc,
-                               scanRow(b, bodyLoc, iterArgs[0], i, prev));
-        });
-
-    builder.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(builder, loc, loop.getResult(0),
-                                          shared, offsets, sizes, strides);
-    builder.setInsertionPointAfter(forall);
-    Value result = forall.getResult(0);
+    Value result =
+        buildRowChunkForall(builder, loc, init, kCumsumRowChunk, scanPart);
     if (reshaped)
       result = tensor::ExpandShapeOp::create(builder, loc, type.clone(accType),
                                              result, groups);

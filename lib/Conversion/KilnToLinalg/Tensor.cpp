@@ -842,66 +842,35 @@ private:
   static Value buildColumns(OpBuilder &builder, Location loc, Value init,
                             Value indices, Value source, int64_t axis) {
     auto accTensorType = cast<RankedTensorType>(init.getType());
-    Type accType = accTensorType.getElementType();
     int64_t rank = accTensorType.getRank();
     int64_t axisSize = accTensorType.getDimSize(axis);
     int64_t numIndices = cast<RankedTensorType>(indices.getType()).getDimSize(0);
-    SmallVector<OpFoldResult> upperBounds;
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != axis)
-        upperBounds.push_back(
-            builder.getIndexAttr(accTensorType.getDimSize(d)));
-    if (upperBounds.empty())
-      upperBounds.push_back(builder.getIndexAttr(1));
-    auto forall = scf::ForallOp::create(builder, loc, upperBounds,
-                                        ValueRange{init}, std::nullopt);
-
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(forall.getBody());
-    SmallVector<Value> ivs = forall.getInductionVars();
-    Value shared = forall.getRegionIterArgs().front();
-    // The column [..., :, ...] of the position.
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    for (int64_t d = 0, outer = 0; d < rank; ++d) {
-      strides.push_back(builder.getIndexAttr(1));
-      if (d == axis) {
-        offsets.push_back(builder.getIndexAttr(0));
-        sizes.push_back(builder.getIndexAttr(axisSize));
-        continue;
-      }
-      offsets.push_back(ivs[outer++]);
-      sizes.push_back(builder.getIndexAttr(1));
-    }
-    auto columnType = RankedTensorType::get({axisSize}, accType);
-    Value column = tensor::ExtractSliceOp::create(
-        builder, loc, columnType, shared, offsets, sizes, strides);
-
-    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
-    Value count = arith::ConstantIndexOp::create(builder, loc, numIndices);
-    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-    auto loop = scf::ForOp::create(
-        builder, loc, zero, count, one, ValueRange{column},
-        [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
-          Value index =
-              loadClampedIndex(b, bodyLoc, indices, i, zero, last);
-          SmallVector<Value> position;
-          for (int64_t d = 0, outer = 0; d < rank; ++d)
-            position.push_back(d == axis ? i : Value(ivs[outer++]));
-          Value update =
-              tensor::ExtractOp::create(b, bodyLoc, source, position);
-          Value current =
-              tensor::ExtractOp::create(b, bodyLoc, iterArgs[0], index);
-          Value sum = addUpdate(b, bodyLoc, current, update);
-          Value next =
-              tensor::InsertOp::create(b, bodyLoc, sum, iterArgs[0], index);
-          scf::YieldOp::create(b, bodyLoc, next);
-        });
-
-    builder.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(builder, loc, loop.getResult(0),
-                                          shared, offsets, sizes, strides);
-    return forall.getResult(0);
+    auto addColumn = [&](OpBuilder &builder, Location loc, ValueRange ivs,
+                         Value column) -> Value {
+      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+      Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
+      Value count = arith::ConstantIndexOp::create(builder, loc, numIndices);
+      Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+      auto loop = scf::ForOp::create(
+          builder, loc, zero, count, one, ValueRange{column},
+          [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
+            Value index =
+                loadClampedIndex(b, bodyLoc, indices, i, zero, last);
+            SmallVector<Value> position;
+            for (int64_t d = 0, outer = 0; d < rank; ++d)
+              position.push_back(d == axis ? i : Value(ivs[outer++]));
+            Value update =
+                tensor::ExtractOp::create(b, bodyLoc, source, position);
+            Value current =
+                tensor::ExtractOp::create(b, bodyLoc, iterArgs[0], index);
+            Value sum = addUpdate(b, bodyLoc, current, update);
+            Value next =
+                tensor::InsertOp::create(b, bodyLoc, sum, iterArgs[0], index);
+            scf::YieldOp::create(b, bodyLoc, next);
+          });
+      return loop.getResult(0);
+    };
+    return buildColumnForall(builder, loc, init, axis, addColumn);
   }
 
   /// The row-chunk form: one thread per position of the dims before the
@@ -921,10 +890,8 @@ private:
     // [d0, ..., axis, inner]: a reshape only with several dims after the
     // axis (a view of the same buffer, but the result is then computed in
     // a buffer of its own and copied out).
-    SmallVector<ReassociationIndices> groups;
-    for (int64_t d = 0; d <= axis; ++d)
-      groups.push_back({d});
-    groups.push_back(llvm::to_vector(llvm::seq<int64_t>(axis + 1, rank)));
+    SmallVector<ReassociationIndices> groups =
+        getCollapseAfterAxisGroups(rank, axis);
     auto collapsed = [&](RankedTensorType type) {
       SmallVector<int64_t> dims(type.getShape().take_front(axis + 1));
       dims.push_back(inner);
@@ -941,144 +908,103 @@ private:
     int64_t lanes = accType.isInteger(1)
                         ? 0
                         : kIndexAddVectorBits / accType.getIntOrFloatBitWidth();
-    int64_t chunk = std::min(inner, kIndexAddRowChunk);
-    int64_t numChunks = llvm::divideCeil(inner, chunk);
-    bool evenChunks = inner % chunk == 0;
-    SmallVector<OpFoldResult> upperBounds;
-    for (int64_t d = 0; d < axis; ++d)
-      upperBounds.push_back(builder.getIndexAttr(shape[d]));
-    upperBounds.push_back(builder.getIndexAttr(numChunks));
-    auto forall = scf::ForallOp::create(
-        builder, loc, upperBounds, ValueRange{collapsedInit}, std::nullopt);
-
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(forall.getBody());
-    SmallVector<Value> ivs = forall.getInductionVars();
-    ValueRange outerIvs = ValueRange(ivs).drop_back();
-    Value shared = forall.getRegionIterArgs().front();
-    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-    Value chunkSize = arith::ConstantIndexOp::create(builder, loc, chunk);
-    // The thread's chunk [start, start + width) of the inner positions;
-    // only the last chunk of a row may be narrower.
-    OpFoldResult start = builder.getIndexAttr(0);
-    if (numChunks > 1)
-      start = arith::MulIOp::create(builder, loc, ivs.back(), chunkSize)
-                  .getResult();
-    Value width = chunkSize;
-    if (!evenChunks) {
-      Value innerSize = arith::ConstantIndexOp::create(builder, loc, inner);
-      Value rest = arith::SubIOp::create(builder, loc, innerSize,
-                                         cast<Value>(start));
-      width = arith::MinSIOp::create(builder, loc, rest, chunkSize);
-    }
-    OpFoldResult widthFold =
-        evenChunks ? OpFoldResult(builder.getIndexAttr(chunk)) : width;
-
-    // The thread's part of the result: [axis, width] at its position.
-    SmallVector<OpFoldResult> offsets(outerIvs),
-        sizes(axis, builder.getIndexAttr(1));
-    offsets.append({builder.getIndexAttr(0), start});
-    sizes.append({builder.getIndexAttr(axisSize), widthFold});
-    SmallVector<OpFoldResult> strides(offsets.size(),
-                                      builder.getIndexAttr(1));
-    auto partType = RankedTensorType::get(
-        {axisSize, evenChunks ? chunk : ShapedType::kDynamic}, accType);
-    Value part = tensor::ExtractSliceOp::create(builder, loc, partType, shared,
-                                                offsets, sizes, strides);
-
-    Value vectorEnd = zero;
-    if (lanes > 0 && evenChunks) {
-      vectorEnd = chunk % lanes == 0
-                      ? chunkSize
-                      : arith::ConstantIndexOp::create(builder, loc,
-                                                       chunk - chunk % lanes);
-    } else if (lanes > 0) {
-      Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
-      Value tail = arith::RemUIOp::create(builder, loc, width, laneCount);
-      vectorEnd = arith::SubIOp::create(builder, loc, width, tail);
-    }
-    bool vectorLoop = lanes > 0 && !(evenChunks && chunk < lanes);
-    bool scalarLoop = lanes == 0 || !evenChunks || chunk % lanes != 0;
-    Type sourceElement = sourceType.getElementType();
-    // transfer_read wants a padding value, which in-bounds reads never use.
-    Value sourcePadding, accPadding;
-    if (vectorLoop) {
-      sourcePadding = arith::ConstantOp::create(
-          builder, loc, getScalarAttr(sourceElement, 0.0));
-      accPadding = sourceElement == accType
-                       ? sourcePadding
-                       : arith::ConstantOp::create(
-                             builder, loc, getScalarAttr(accType, 0.0))
-                             .getResult();
-    }
-
-    Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
-    Value count = arith::ConstantIndexOp::create(builder, loc, numIndices);
-    auto loop = scf::ForOp::create(
-        builder, loc, zero, count, one, ValueRange{part},
-        [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
-          Value index =
-              loadClampedIndex(b, bodyLoc, indices, i, zero, last);
-          // part[index, j] += source[..., i, start + j] for j in
-          // [from, to), `step` elements at a time.
-          auto addRow = [&](Value acc, Value from, Value to,
-                            int64_t step) -> Value {
-            Value stepSize = arith::ConstantIndexOp::create(b, bodyLoc, step);
-            auto rowLoop = scf::ForOp::create(
-                b, bodyLoc, from, to, stepSize, ValueRange{acc},
-                [&](OpBuilder &rb, Location rowLoc, Value j,
-                    ValueRange rowArgs) {
-                  SmallVector<Value> position(outerIvs);
-                  position.push_back(i);
-                  if (auto offset = dyn_cast<Value>(start))
-                    position.push_back(
-                        arith::AddIOp::create(rb, rowLoc, offset, j));
-                  else
-                    position.push_back(j);
-                  Value row = rowArgs[0];
-                  SmallVector<Value> target = {index, j};
-                  Value next;
-                  if (step == 1) {
-                    Value update = tensor::ExtractOp::create(
-                        rb, rowLoc, collapsedSource, position);
-                    Value current =
-                        tensor::ExtractOp::create(rb, rowLoc, row, target);
-                    Value sum = addUpdate(rb, rowLoc, current, update);
-                    next = tensor::InsertOp::create(rb, rowLoc, sum, row,
-                                                    target);
-                  } else {
-                    SmallVector<bool> inBounds = {true};
-                    Value update = vector::TransferReadOp::create(
-                        rb, rowLoc, VectorType::get({step}, sourceElement),
-                        collapsedSource, position, sourcePadding, inBounds);
-                    Value current = vector::TransferReadOp::create(
-                        rb, rowLoc, VectorType::get({step}, accType), row,
-                        target, accPadding, inBounds);
-                    Value sum = addUpdate(rb, rowLoc, current, update);
-                    next = vector::TransferWriteOp::create(rb, rowLoc, sum,
-                                                           row, target,
-                                                           inBounds)
+    auto addPart = [&](OpBuilder &builder, Location loc, ValueRange outerIvs,
+                       const RowChunk &rowChunk, Value part) -> Value {
+      Value zero = rowChunk.zero, one = rowChunk.one;
+      Value chunkSize = rowChunk.sizeValue, width = rowChunk.width;
+      OpFoldResult start = rowChunk.start;
+      int64_t chunk = rowChunk.size;
+      bool evenChunks = rowChunk.even;
+      Value vectorEnd = zero;
+      if (lanes > 0 && evenChunks) {
+        vectorEnd = chunk % lanes == 0
+                        ? chunkSize
+                        : arith::ConstantIndexOp::create(builder, loc,
+                                                         chunk - chunk % lanes);
+      } else if (lanes > 0) {
+        Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
+        Value tail = arith::RemUIOp::create(builder, loc, width, laneCount);
+        vectorEnd = arith::SubIOp::create(builder, loc, width, tail);
+      }
+      bool vectorLoop = lanes > 0 && !(evenChunks && chunk < lanes);
+      bool scalarLoop = lanes == 0 || !evenChunks || chunk % lanes != 0;
+      Type sourceElement = sourceType.getElementType();
+      // transfer_read wants a padding value, which in-bounds reads never use.
+      Value sourcePadding, accPadding;
+      if (vectorLoop) {
+        sourcePadding = arith::ConstantOp::create(
+            builder, loc, getScalarAttr(sourceElement, 0.0));
+        accPadding = sourceElement == accType
+                         ? sourcePadding
+                         : arith::ConstantOp::create(
+                               builder, loc, getScalarAttr(accType, 0.0))
                                .getResult();
-                  }
-                  scf::YieldOp::create(rb, rowLoc, next);
-                });
-            return rowLoop.getResult(0);
-          };
-          Value row = iterArgs[0];
-          if (vectorLoop)
-            row = addRow(row, zero, vectorEnd, lanes);
-          if (scalarLoop)
-            row = addRow(row, vectorEnd, width, 1);
-          scf::YieldOp::create(b, bodyLoc, row);
-        });
+      }
 
-    builder.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(builder, loc, loop.getResult(0),
-                                          shared, offsets, sizes, strides);
-    builder.setInsertionPointAfter(forall);
-    return reassociate(builder, loc, forall.getResult(0), accTensorType,
-                       groups);
+      Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
+      Value count = arith::ConstantIndexOp::create(builder, loc, numIndices);
+      auto loop = scf::ForOp::create(
+          builder, loc, zero, count, one, ValueRange{part},
+          [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
+            Value index =
+                loadClampedIndex(b, bodyLoc, indices, i, zero, last);
+            // part[index, j] += source[..., i, start + j] for j in
+            // [from, to), `step` elements at a time.
+            auto addRow = [&](Value acc, Value from, Value to,
+                              int64_t step) -> Value {
+              Value stepSize = arith::ConstantIndexOp::create(b, bodyLoc, step);
+              auto rowLoop = scf::ForOp::create(
+                  b, bodyLoc, from, to, stepSize, ValueRange{acc},
+                  [&](OpBuilder &rb, Location rowLoc, Value j,
+                      ValueRange rowArgs) {
+                    SmallVector<Value> position(outerIvs);
+                    position.push_back(i);
+                    if (auto offset = dyn_cast<Value>(start))
+                      position.push_back(
+                          arith::AddIOp::create(rb, rowLoc, offset, j));
+                    else
+                      position.push_back(j);
+                    Value row = rowArgs[0];
+                    SmallVector<Value> target = {index, j};
+                    Value next;
+                    if (step == 1) {
+                      Value update = tensor::ExtractOp::create(
+                          rb, rowLoc, collapsedSource, position);
+                      Value current =
+                          tensor::ExtractOp::create(rb, rowLoc, row, target);
+                      Value sum = addUpdate(rb, rowLoc, current, update);
+                      next = tensor::InsertOp::create(rb, rowLoc, sum, row,
+                                                      target);
+                    } else {
+                      SmallVector<bool> inBounds = {true};
+                      Value update = vector::TransferReadOp::create(
+                          rb, rowLoc, VectorType::get({step}, sourceElement),
+                          collapsedSource, position, sourcePadding, inBounds);
+                      Value current = vector::TransferReadOp::create(
+                          rb, rowLoc, VectorType::get({step}, accType), row,
+                          target, accPadding, inBounds);
+                      Value sum = addUpdate(rb, rowLoc, current, update);
+                      next = vector::TransferWriteOp::create(rb, rowLoc, sum,
+                                                             row, target,
+                                                             inBounds)
+                                 .getResult();
+                    }
+                    scf::YieldOp::create(rb, rowLoc, next);
+                  });
+              return rowLoop.getResult(0);
+            };
+            Value row = iterArgs[0];
+            if (vectorLoop)
+              row = addRow(row, zero, vectorEnd, lanes);
+            if (scalarLoop)
+              row = addRow(row, vectorEnd, width, 1);
+            scf::YieldOp::create(b, bodyLoc, row);
+          });
+      return loop.getResult(0);
+    };
+    Value result = buildRowChunkForall(builder, loc, collapsedInit,
+                                       kIndexAddRowChunk, addPart);
+    return reassociate(builder, loc, result, accTensorType, groups);
   }
 
   bool threadPerColumn;
