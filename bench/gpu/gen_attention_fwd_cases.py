@@ -21,7 +21,7 @@ import sys
 
 DTYPES = {"f32": "f32", "f16": "f16", "bf16": "bf16"}
 
-# Every mask form of the contract (shared/design/attention.md). Sizes are
+# Every mask form of the contract (docs/Attention.md). Sizes are
 # not multiples of the kernels' tiles (64 query rows, 64 keys), so the
 # edges of both are exercised; head dims 64 and 128 take the tensor-core
 # kernel for f16/bf16, 40/24 (not multiples of 16) the SIMT one.

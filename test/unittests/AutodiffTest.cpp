@@ -497,7 +497,7 @@ Case attentionCase(const test::AttentionCase &a) {
 }
 
 /// kiln.attention's adjoint (kiln.attention_grad) in every configuration of
-/// shared/design/attention.md's "Adjoint" checklist.
+/// docs/Attention.md's "Adjoint" section.
 std::vector<Case> attentionCases() {
   test::AttentionShape plain{2, 2, 2, 3, 4, 3, 2}; // Dv != Dk
   test::AttentionShape rect{1, 2, 2, 3, 5, 2, 3};

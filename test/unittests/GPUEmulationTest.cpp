@@ -91,7 +91,7 @@ namespace {
 
 using test::DiagnosticCollector;
 
-/// One attention case of the contract (shared/design/attention.md), as in
+/// One attention case of the contract (docs/Attention.md), as in
 /// bench/gpu/gen_attention_fwd_cases.py but small.
 struct AttentionCase {
   std::string name;

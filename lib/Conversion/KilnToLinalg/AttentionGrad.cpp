@@ -2,7 +2,7 @@
 //
 // kiln.attention_grad becomes an scf.for over the B * Hkv (batch, kv head)
 // pairs around an scf.for over the R query heads of the group: the rank-5
-// [B, Hkv, R, Sq, .] view of the adjoint (shared/design/attention.md,
+// [B, Hkv, R, Sq, .] view of the adjoint (docs/Attention.md,
 // "Adjoint"), and over the query blocks of each head, as in the forward.
 // Each block recomputes its probabilities P on the key tiles it can see
 // from Q, K, the masks and softcap exactly as the forward lowering does (the

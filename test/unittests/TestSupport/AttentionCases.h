@@ -17,7 +17,7 @@
 
 namespace mlir::kiln::test {
 
-/// The sizes of an attention (shared/design/attention.md): batch B, query
+/// The sizes of an attention (docs/Attention.md): batch B, query
 /// heads Hq, key/value heads Hkv, query and key lengths Sq and Sk, key and
 /// value head dims Dk and Dv.
 struct AttentionShape {

@@ -1,7 +1,7 @@
 //===- AttentionOps.cpp - Attention kiln ops ------------------------------===//
 //
 // Verifier, result-type inference and helper accessors of kiln.attention.
-// The rules implement the "Verifier" section of shared/design/attention.md;
+// The rules implement the "Verifier" section of docs/Attention.md;
 // docs/Attention.md lists which check rejects what.
 //
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,7 @@
 // Scaled dot-product attention with grouped-query heads, boolean and additive
 // masks, per-batch key/query lengths, causal and sliding-window bands, score
 // soft-capping and dropout. The semantics contract is
-// shared/design/attention.md; docs/Attention.md restates it for this op.
+// docs/Attention.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,7 +209,7 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     ```
 
     Masked entries and empty rows contribute exactly 0 to every result.
-    The contract is the "Adjoint" section of shared/design/attention.md.
+    The contract is the "Adjoint" section of docs/Attention.md.
 
     ```mlir
     %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do {causal}

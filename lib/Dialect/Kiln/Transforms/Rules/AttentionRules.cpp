@@ -1,7 +1,7 @@
 //===- AttentionRules.cpp - Backward rules of the attention ops -----------===//
 //
 // kiln.attention's adjoint is one composite kiln.attention_grad
-// (shared/design/attention.md, "Adjoint"). When the attention has its lse
+// (docs/Attention.md, "Adjoint"). When the attention has its lse
 // result (kiln-autodiff adds it to every attention it differentiates), the
 // adjoint gets the forward's O and LSE and rebuilds the probabilities from
 // them; otherwise it recomputes them from Q, K and the masks. The boolean
