@@ -33,6 +33,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 using namespace mlir;
@@ -560,6 +561,41 @@ std::vector<Case> attentionCases() {
   std::vector<Case> cases;
   for (const test::AttentionCase &a : table)
     cases.push_back(attentionCase(a));
+
+  // Rows whose every key carries one huge finite bias, as Hugging Face's
+  // finfo.min padding masks give them: the forward's saved LSE rounds
+  // log(l) away there, and the adjoint renormalises those rows
+  // (docs/Attention.md, "Adjoint"); without it dV of such a row came out
+  // up to Sk times too large. Row 1 of batch 0 has offsets on its bias,
+  // row 2 of batch 1 none. Only v and the loss weight are differentiated:
+  // beyond |bias| ~ 1e8 the f64 logits cannot hold the scores any more, so
+  // f is flat in q, k and the mask along these rows and central
+  // differences say nothing there (the PyTorch fixtures
+  // large_bias_* check dQ, dK and d_mask).
+  const double offsets[] = {0.0, 0.5, -1.0, 2.0};
+  const std::pair<const char *, double> biases[] = {
+      {"1e8", -1e8},
+      {"1e16", -1e16},
+      {"1e30", -1e30},
+      {"lowest", std::numeric_limits<double>::lowest()}};
+  for (auto [label, bias] : biases) {
+    std::vector<double> mask(2 * 3 * 4);
+    for (int64_t n = 0; n < int64_t(mask.size()); ++n) {
+      int64_t b = n / 12, i = n / 4 % 3, j = n % 4;
+      if (b == 0 && i == 1)
+        mask[n] = bias + offsets[j];
+      else if (b == 1 && i == 2)
+        mask[n] = bias;
+      else
+        mask[n] = 0.25 * double(n % 5) - 0.5;
+    }
+    Case c = attentionCase({std::string("attention_large_bias_") + label,
+                            plain,
+                            "",
+                            {{"mask", given({2, 1, 3, 4}, mask)}}});
+    c.wrt = {2, 4};
+    cases.push_back(std::move(c));
+  }
   return cases;
 }
 

@@ -81,6 +81,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -103,8 +104,13 @@ struct AttentionCase {
   std::string mask;
   SmallVector<int64_t> maskShape;
   /// Rows of the mask that see no key: all false in a boolean mask, all
-  /// -inf in an additive one.
+  /// -inf in an additive one (or `rowBias`).
   SmallVector<int64_t> emptyRows;
+  /// The additive mask's value on the rows of `emptyRows`: -inf, or a huge
+  /// finite bias on every key of the row (the row is not empty then, and
+  /// its saved LSE must be renormalised: docs/Attention.md, "Adjoint").
+  /// NaN stands for the lowest finite value of the element type.
+  double rowBias = -INFINITY;
   SmallVector<int64_t> keyLengths, queryLengths;
   double dropoutP = 0, scale = 0, softcap = 0;
   int64_t seed = 0;
@@ -195,6 +201,23 @@ std::vector<AttentionCase> getAttentionCases() {
     c.dropoutP = 0.25;
     c.seed = 1234567;
     c.causal = true;
+  }
+  {
+    // Huge finite biases on every key of rows 3 and 39 (Hugging Face's
+    // finfo.min padding masks): -1e30 (-inf in f16, where the rows are
+    // empty), and the element type's lowest finite value.
+    AttentionCase &c = add("additive_mask_huge_bias", 2, 2, 2, 40, 70, 16, 16);
+    c.mask = "add";
+    c.maskShape = {2, 1, 40, 70};
+    c.emptyRows = {3, 39};
+    c.rowBias = -1e30;
+    AttentionCase &lowest =
+        add("additive_mask_lowest_bias", 1, 2, 1, 40, 70, 16, 16);
+    lowest.mask = "add";
+    lowest.maskShape = {40, 70};
+    lowest.emptyRows = {0, 17};
+    lowest.rowBias = NAN;
+    lowest.causal = true;
   }
   add("dv_ne_dk", 1, 2, 2, 40, 70, 32, 16);
   add("odd_dims", 1, 2, 1, 40, 70, 20, 12).causal = true;
@@ -302,6 +325,20 @@ HostTensor randomTensor(DType dtype, ArrayRef<int64_t> shape, uint64_t seed) {
   return std::move(*tensor);
 }
 
+/// The lowest finite value of a float `dtype`.
+double getLowestFinite(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return -65504.0;
+  case DType::BF16:
+    return -0x1.fep127;
+  case DType::F32:
+    return std::numeric_limits<float>::lowest();
+  default:
+    return std::numeric_limits<double>::lowest();
+  }
+}
+
 /// The inputs of @fwd_ (backward: with dout after v).
 SmallVector<HostTensor> getAttentionInputs(const AttentionCase &c, DType dtype,
                                            bool backward, uint64_t seed) {
@@ -315,11 +352,15 @@ SmallVector<HostTensor> getAttentionInputs(const AttentionCase &c, DType dtype,
     bool boolean = c.mask == "bool";
     HostTensor mask =
         randomTensor(boolean ? DType::I1 : dtype, c.maskShape, seed + 4);
-    // Every row of the last two dims listed in emptyRows sees no key.
+    // Every row of the last two dims listed in emptyRows sees no key (or,
+    // with a finite rowBias, sees every key through that one bias).
+    double rowBias = c.rowBias;
+    if (std::isnan(rowBias))
+      rowBias = getLowestFinite(dtype);
     int64_t sk = c.maskShape.back(), sq = c.maskShape[c.maskShape.size() - 2];
     for (int64_t i = 0; i < mask.getNumElements(); ++i)
       if (llvm::is_contained(c.emptyRows, (i / sk) % sq))
-        mask.setElementFromDouble(i, boolean ? 0 : -INFINITY);
+        mask.setElementFromDouble(i, boolean ? 0 : rowBias);
     inputs.push_back(std::move(mask));
   }
   auto lengths = [&](ArrayRef<int64_t> values, DType type) {

@@ -7,16 +7,17 @@
 //
 //  1. zero: the f32 accumulators of dQ (and of an additive mask's adjoint).
 //  2. preprocess: one thread per (b, h, query row i) walks the keys once with
-//     the online-softmax rescaling and writes the row's log-sum-exp
-//     LSE_i = m_i + log(l_i) and D_i = sum_j P_ij dP_ij (= rowsum(dP * P)
-//     with dP = (dO_i . V_j) * Z_ij / (1 - p)). An empty row gets
-//     LSE = +inf and D = 0, so that every P of the row is exactly 0.
+//     the online-softmax rescaling and writes the row's max m_i (as LSE_i),
+//     c_i = log(l_i) and D_i = sum_j P_ij dP_ij (= rowsum(dP * P)
+//     with dP = (dO_i . V_j) * Z_ij / (1 - p)): m and log(l) apart, since
+//     their sum would lose log(l) to rounding when |m| is huge. An empty row
+//     gets LSE = +inf, c = 0 and D = 0, so that every P of the row is 0.
 //  3. main: one block per (b, kv head g, tile of Bc keys), one thread per key
 //     row j. K_j, V_j and the dK_j, dV_j accumulators live in the thread's
 //     private memory; the block loops over the R query heads of the group
 //     and over tiles of Br query rows, staging Q, dO, LSE and D in shared
 //     memory, so K and V are read once per group. For each (i, j):
-//       P    = visible ? exp(t_ij - LSE_i) : 0, P' = P * Z / (1 - p)
+//       P    = visible ? exp(t_ij - LSE_i - c_i) : 0, P' = P * Z / (1 - p)
 //       dV_j += P' dO_i,   dP = Z / (1 - p) * (dO_i . V_j)
 //       dT   = P (dP - D_i)                     (d_mask += dT, atomically)
 //       dS   = scale * dT * (1 - tanh^2)        (the factor only for softcap)
@@ -31,8 +32,10 @@
 // With the forward's `out` and `lse` operands (FlashAttention-2's saved
 // residuals) the preprocess walks no key: one thread per row computes
 // D_i = rowsum(dO_i * O_i) over Dv (equal to rowsum(dP * P), dropout
-// included, since O = P'V), and the main kernel reads the given f32 LSE
-// buffer itself.
+// included, since O = P'V), and c_i = 0 except in a row whose |LSE| is
+// beyond kAttentionSavedLseBound (KilnToLinalg/Attention.h), which walks its
+// keys once for c_i = log(sum_j exp(t_ij - LSE_i)); the main kernel reads
+// the given f32 LSE buffer itself.
 //
 // The visibility predicate and the dropout draw are the builders of
 // KilnToLinalg/Attention.h, which read the mask and lengths from buffers
@@ -204,11 +207,41 @@ std::pair<Value, Value> attention_backward::buildQueryTileRange(
   return {firstTile, endTile};
 }
 
-/// The preprocess kernel: LSE and D of every (b, h, i), as [B * Hq * Sq]
-/// f32 buffers.
+/// The keys [firstKey, endKey) of the band of query row i: no key outside
+/// it is visible from the row.
+static std::pair<Value, Value> buildRowKeyRange(KernelBuilder &kb,
+                                                const BackwardProblem &p,
+                                                Value i) {
+  AttentionBand band = AttentionBand::get(p.visibility);
+  Value position = kb.add(i, kb.index(band.offset));
+  Value zero = kb.index(0);
+  Value firstKey = zero, endKey = kb.index(p.numKeys);
+  if (band.left)
+    firstKey = arith::MaxSIOp::create(
+        kb.b, kb.loc, zero,
+        arith::SubIOp::create(kb.b, kb.loc, position, kb.index(*band.left)));
+  if (band.right)
+    endKey = kb.min(endKey, kb.add(position, kb.index(*band.right + 1)));
+  return {firstKey, endKey};
+}
+
+/// The flat index of row (b, h, i) in the [B * Hq * Sq] row buffers.
+static Value buildRowIndex(KernelBuilder &kb, const BackwardProblem &p,
+                           Value b, Value h, Value i) {
+  return kb.add(
+      kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h), kb.index(p.numQueries)),
+      i);
+}
+
+/// The preprocess kernel: the row statistics of every (b, h, i), as
+/// [B * Hq * Sq] f32 buffers: the row max m in `lse` and log(l) in
+/// `correction`, so that the main kernels' exp(t - lse - correction) is
+/// exp(t - m) / l however large |m| is (LSE = m + log(l) would round log(l)
+/// away: Attention.h, kAttentionSavedLseBound), and D. An empty row gets
+/// lse = +inf, correction = 0 and D = 0, so that each of its P is 0.
 static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                                   const BackwardProblem &problem, Value lse,
-                                  Value delta) {
+                                  Value correction, Value delta) {
   const BackwardProblem &p = problem;
   Type f32 = builder.getF32Type();
   Type privates[] = {
@@ -240,17 +273,7 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                      });
           double negInf = -std::numeric_limits<double>::infinity();
           // Only the keys of the band can be visible from row i.
-          AttentionBand band = AttentionBand::get(p.visibility);
-          Value position = kb.add(i, kb.index(band.offset));
-          Value firstKey = zero, endKey = kb.index(p.numKeys);
-          if (band.left)
-            firstKey = arith::MaxSIOp::create(
-                kb.b, kb.loc, zero,
-                arith::SubIOp::create(kb.b, kb.loc, position,
-                                      kb.index(*band.left)));
-          if (band.right)
-            endKey = kb.min(endKey,
-                            kb.add(position, kb.index(*band.right + 1)));
+          auto [firstKey, endKey] = buildRowKeyRange(kb, p, i);
           ValueRange stats = kb.loop(
               firstKey, endKey, one,
               {kb.f32(negInf), kb.f32(0.0), kb.f32(0.0)},
@@ -288,13 +311,10 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
               });
           Value m = stats[0], l = stats[1], acc = stats[2];
           Value empty = kb.eqf(l, kb.f32(0.0));
-          Value mSafe = kb.select(kb.eqf(m, kb.f32(negInf)), kb.f32(0.0), m);
-          Value logSum = kb.addf(mSafe, math::LogOp::create(kb.b, kb.loc, l));
-          Value row = kb.add(
-              kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h),
-                     kb.index(p.numQueries)),
-              i);
-          kb.store(kb.select(empty, kb.f32(-negInf), logSum), lse, row);
+          Value logSum = math::LogOp::create(kb.b, kb.loc, l);
+          Value row = buildRowIndex(kb, p, b, h, i);
+          kb.store(kb.select(empty, kb.f32(-negInf), m), lse, row);
+          kb.store(kb.select(empty, kb.f32(0.0), logSum), correction, row);
           kb.store(kb.select(empty, kb.f32(0.0), kb.divf(acc, l)), delta, row);
         });
       });
@@ -302,8 +322,12 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
 
 /// The preprocess kernel of the saved forward: D_i = sum_d dO[b, h, i, d] *
 /// O[b, h, i, d] of every (b, h, i), one thread per row, into the
-/// [B * Hq * Sq] f32 `delta`. No key is read: the row's LSE comes with the
-/// op. An empty row has O = 0, hence D = 0.
+/// [B * Hq * Sq] f32 `delta`. The row's LSE comes with the op; an empty row
+/// has O = 0, hence D = 0. `correction` gets c_i = 0, or, for a row whose
+/// |LSE| is beyond kAttentionSavedLseBound (Attention.h),
+/// c_i = log(sum_j exp(t_ij - LSE_i)) over its visible keys, so that the
+/// main kernels' exp(t - LSE - c) is P exactly. Only such rows (none in a
+/// model without huge biases) read keys, walking them one by one.
 ///
 /// The products are added in order of d, as the SIMT main kernel adds
 /// those of dP_ij = dO_i . V_j, so that a row that sees one key alone
@@ -316,7 +340,8 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
 /// lg_throttle), the warp's loads being 32 rows apart.
 static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
                                        const BackwardProblem &problem,
-                                       Value out, Value delta) {
+                                       Value out, Value lse, Value correction,
+                                       Value delta) {
   const BackwardProblem &p = problem;
   Type element = cast<MemRefType>(p.dout.getType()).getElementType();
   bool chunked =
@@ -366,10 +391,41 @@ static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
                                                      {f32}, chunkedDot)
                       .front();
           }
-          Value row = kb.add(kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h),
-                                    kb.index(p.numQueries)),
-                             i);
+          Value row = buildRowIndex(kb, p, b, h, i);
           kb.store(dot, delta, row);
+
+          Value rowLse = kb.load(lse, row);
+          kb.store(kb.f32(0.0), correction, row);
+          Value renormalize =
+              buildSavedLseNeedsRenormalization(kb.b, kb.loc, rowLse);
+          kb.ifThen(renormalize, [&](KernelBuilder &kb) {
+            Value g = kb.div(h, kb.index(p.groupSize));
+            auto [firstKey, endKey] = buildRowKeyRange(kb, p, i);
+            Value sum =
+                kb.loop(firstKey, endKey, kb.index(1), {kb.f32(0.0)},
+                        [&](KernelBuilder &kb, Value j,
+                            ValueRange args) -> SmallVector<Value> {
+                          Value s = kb.sum(
+                              kb.index(p.keyDim),
+                              [&](KernelBuilder &kb, Value d) {
+                                return kb.loadProduct(p.query, {b, h, i, d},
+                                                      p.key, {b, g, j, d});
+                              });
+                          Value t = buildLogit(kb, p, s, b, h, i, j).logit;
+                          Value visible = buildAttentionVisible(
+                              kb.b, kb.loc, p.visibility, b, h, i, j);
+                          Value e = kb.exp(kb.subf(t, rowLse));
+                          return {kb.addf(
+                              args[0], kb.select(visible, e, kb.f32(0.0)))};
+                        })
+                    .front();
+            Value positive = arith::CmpFOp::create(
+                kb.b, kb.loc, arith::CmpFPredicate::OGT, sum, kb.f32(0.0));
+            kb.ifThen(positive, [&](KernelBuilder &kb) {
+              kb.store(math::LogOp::create(kb.b, kb.loc, sum), correction,
+                       row);
+            });
+          });
         });
       });
 }
@@ -379,7 +435,7 @@ static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
 static int64_t getQueryTileRows(const BackwardProblem &p) {
   int64_t rows = 64;
   auto bytes = [&](int64_t r) {
-    return 4 * r * (p.keyDim + p.valueDim + 2 * kKeysPerBlock + 2);
+    return 4 * r * (p.keyDim + p.valueDim + 2 * kKeysPerBlock + 3);
   };
   while (rows > 1 && (bytes(rows) > kSharedMemoryBudget ||
                       rows / 2 >= p.numQueries))
@@ -391,8 +447,8 @@ static int64_t getQueryTileRows(const BackwardProblem &p) {
 /// d_mask.
 static void buildMainKernel(OpBuilder &builder, Location loc,
                             const BackwardProblem &problem, Value lse,
-                            Value delta, Value dqAcc, Value dmaskAcc, Value dk,
-                            Value dv) {
+                            Value correction, Value delta, Value dqAcc,
+                            Value dmaskAcc, Value dk, Value dv) {
   const BackwardProblem &p = problem;
   Type f32 = builder.getF32Type();
   int64_t rows = getQueryTileRows(p);
@@ -403,6 +459,7 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
       getGPUMemRefType({rows, p.valueDim}, f32, shared),
       getGPUMemRefType({rows, kKeysPerBlock}, f32, shared),
       getGPUMemRefType({rows, kKeysPerBlock}, f32, shared),
+      getGPUMemRefType({rows}, f32, shared),
       getGPUMemRefType({rows}, f32, shared),
       getGPUMemRefType({rows}, f32, shared)};
   Type privates[] = {getGPUMemRefType({p.keyDim}, f32, local),
@@ -420,6 +477,7 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
         Value probTile = tiles[3];
         Value lseTile = tiles[4];
         Value deltaTile = tiles[5];
+        Value correctionTile = tiles[6];
         Value keyRow = op.getPrivateAttributions()[0];
         Value valueRow = op.getPrivateAttributions()[1];
         Value dkRow = op.getPrivateAttributions()[2];
@@ -469,8 +527,8 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
           kb.forEach(firstTile, endTile, one, [&](KernelBuilder &kb,
                                                         Value tile) {
             Value i0 = kb.mul(tile, kb.index(rows));
-            // Stage Q, dO, LSE and D of rows i0 .. i0 + Br (zeros and
-            // LSE = +inf past Sq). The barrier before keeps the previous
+            // Stage Q, dO, LSE, its correction and D of rows i0 .. i0 + Br
+            // (zeros and LSE = +inf past Sq). The barrier before keeps the previous
             // tile's readers of dS out of the way.
             kb.barrier();
             auto stage = [&](Value source, Value tileBuffer, int64_t dim) {
@@ -500,6 +558,9 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
                          kb.store(kb.select(valid, kb.load(delta, row),
                                             kb.f32(0.0)),
                                   deltaTile, ii);
+                         kb.store(kb.select(valid, kb.load(correction, row),
+                                            kb.f32(0.0)),
+                                  correctionTile, ii);
                        });
             kb.barrier();
 
@@ -519,7 +580,8 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
                                                  b, h, ic, jc));
               Value prob = kb.select(
                   visible,
-                  kb.exp(kb.subf(logit.logit, kb.load(lseTile, ii))),
+                  kb.exp(kb.subf(kb.subf(logit.logit, kb.load(lseTile, ii)),
+                                 kb.load(correctionTile, ii))),
                   kb.f32(0.0));
               Value dp = kb.sum(valueDim, [&](KernelBuilder &kb, Value d) {
                 return kb.loadProduct(doutTile, {ii, d}, valueRow, d);
@@ -680,7 +742,9 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     Type f32 = rewriter.getF32Type();
     int64_t numRows = p.batch * p.numHeads * p.numQueries;
     // The forward's LSE ([B, Hq, Sq] f32 for every element type lowered
-    // here) is the main kernel's [B * Hq * Sq] buffer as it is.
+    // here) is the main kernel's [B * Hq * Sq] buffer as it is; the
+    // preprocess writes each row's correction of it (or, recomputing, the
+    // row max and log(l)).
     Value lse;
     if (op.hasSavedForward())
       lse = memref::CollapseShapeOp::create(
@@ -688,6 +752,7 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
           SmallVector<ReassociationIndices>{{0, 1, 2}});
     else
       lse = alloc({numRows}, f32);
+    Value correction = alloc({numRows}, f32);
     Value delta = alloc({numRows}, f32);
     Value dqAcc = alloc({numRows * p.keyDim}, f32);
     Value dq = alloc(queryType.getShape(), elementType);
@@ -720,15 +785,16 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     if (dmaskAcc)
       zeroFill(dmaskAcc);
     if (op.hasSavedForward())
-      buildSavedPreprocessKernel(rewriter, loc, p, toBuffer(op.getOut()),
-                                 delta);
+      buildSavedPreprocessKernel(rewriter, loc, p, toBuffer(op.getOut()), lse,
+                                 correction, delta);
     else
-      buildPreprocessKernel(rewriter, loc, p, lse, delta);
+      buildPreprocessKernel(rewriter, loc, p, lse, correction, delta);
     if (canUseMmaMainKernel(p, options))
-      buildMmaMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk, dv,
-                         options.backwardMinBlocksPerSM);
+      buildMmaMainKernel(rewriter, loc, p, lse, correction, delta, dqAcc,
+                         dmaskAcc, dk, dv, options.backwardMinBlocksPerSM);
     else
-      buildMainKernel(rewriter, loc, p, lse, delta, dqAcc, dmaskAcc, dk, dv);
+      buildMainKernel(rewriter, loc, p, lse, correction, delta, dqAcc,
+                      dmaskAcc, dk, dv);
     castInto(dqAcc, dq);
     if (dmaskAcc)
       castInto(dmaskAcc, dmask);

@@ -165,8 +165,9 @@ bool canUseMmaMainKernel(const BackwardProblem &problem,
 /// and outputs as the SIMT one (dK, dV written once; dQ and d_mask added
 /// into their f32 accumulators with atomics).
 void buildMmaMainKernel(OpBuilder &builder, Location loc,
-                        const BackwardProblem &problem, Value lse, Value delta,
-                        Value dqAcc, Value dmaskAcc, Value dk, Value dv,
+                        const BackwardProblem &problem, Value lse,
+                        Value correction, Value delta, Value dqAcc,
+                        Value dmaskAcc, Value dk, Value dv,
                         unsigned minBlocksPerSM);
 
 } // namespace mlir::kiln::attention_backward

@@ -79,12 +79,13 @@ bool attention_backward::canUseMmaMainKernel(
 }
 
 /// Bytes of workgroup memory for query tiles of `rows` rows: the K tile, the
-/// Q, dO and dS tiles (half precision, padded rows), LSE and D (f32).
+/// Q, dO and dS tiles (half precision, padded rows), LSE, its correction and
+/// D (f32).
 static int64_t getSharedBytes(const BackwardProblem &p, int64_t rows) {
   int64_t halves = kMmaKeys * (p.keyDim + kMmaPad) +
                    rows * (p.keyDim + kMmaPad) + rows * (p.valueDim + kMmaPad) +
                    rows * (kMmaKeys + kMmaPad);
-  return 2 * halves + 2 * 4 * rows;
+  return 2 * halves + 3 * 4 * rows;
 }
 
 /// Br: 64, 32 or 16 query rows, the largest whose tiles fit the budget (32
@@ -99,7 +100,8 @@ static int64_t getQueryTileRows(const BackwardProblem &p) {
 
 void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                                             const BackwardProblem &problem,
-                                            Value lse, Value delta, Value dqAcc,
+                                            Value lse, Value correction,
+                                            Value delta, Value dqAcc,
                                             Value dmaskAcc, Value dk, Value dv,
                                             unsigned minBlocksPerSM) {
   const BackwardProblem &p = problem;
@@ -116,6 +118,7 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
       getGPUMemRefType({rows, p.valueDim + kMmaPad}, element, shared),
       getGPUMemRefType({rows, kMmaKeys + kMmaPad}, element, shared),
       getGPUMemRefType({rows}, f32, shared),
+      getGPUMemRefType({rows}, f32, shared),
       getGPUMemRefType({rows}, f32, shared)};
   double inf = std::numeric_limits<double>::infinity();
 
@@ -131,6 +134,7 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
         Value dsTile = tiles[3];
         Value lseTile = tiles[4];
         Value deltaTile = tiles[5];
+        Value correctionTile = tiles[6];
 
         Value zero = kb.index(0), one = kb.index(1), eight = kb.index(8);
         Value numQueries = kb.index(p.numQueries);
@@ -267,10 +271,13 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
           Value row = kb.add(rowBase, kb.min(i, lastQuery));
           Value lseRow = kb.select(valid, kb.load(lse, row), kb.f32(inf));
           Value deltaRow = kb.select(valid, kb.load(delta, row), f32Zero);
+          Value correctionRow =
+              kb.select(valid, kb.load(correction, row), f32Zero);
           buildTileCopies(kb.b, kb.loc, copies, tid, kMmaThreads, vectorized);
           kb.ifThen(kb.lt(tid, kb.index(rows)), [&](KernelBuilder &kb) {
             kb.store(lseRow, lseTile, tid);
             kb.store(deltaRow, deltaTile, tid);
+            kb.store(correctionRow, correctionTile, tid);
           });
           kb.barrier();
 
@@ -345,8 +352,11 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                                              entry.ic, entry.jc);
                     Value rowLse =
                         memref::LoadOp::create(kb.b, kb.loc, lseTile, entry.ii);
-                    entry.prob =
-                        buildFastExp(kb, kb.subf(entry.logit.logit, rowLse));
+                    Value rowCorrection = memref::LoadOp::create(
+                        kb.b, kb.loc, correctionTile, entry.ii);
+                    entry.prob = buildFastExp(
+                        kb, kb.subf(kb.subf(entry.logit.logit, rowLse),
+                                    rowCorrection));
                     entries.push_back(entry);
                   }
                 }

@@ -751,7 +751,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
         // pivot is the row's max, or 0 while the row has seen no visible
         // key (every t is then -inf): p = 2^(t k - pivot k) is exactly 0 for
         // t = -inf either way, with no per-element test.
-        Value newMax[2], pivotTerm[2], alpha[2], sums[2];
+        Value newMax[2], pivots[2], pivotTerm[2], alpha[2], sums[2];
         for (int64_t r = 0; r < 2; ++r) {
           Value quadMax = mb.quadReduce(tileMax[r], [&](Value x, Value y) {
             return arith::MaximumFOp::create(builder, loc, x, y);
@@ -759,6 +759,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           newMax[r] = arith::MaximumFOp::create(builder, loc, state[r], quadMax);
           Value empty = kb.eqf(newMax[r], f32NegInf);
           Value pivot = kb.select(empty, f32Zero, newMax[r]);
+          pivots[r] = pivot;
           pivotTerm[r] = arith::NegFOp::create(builder, loc,
                                                kb.mulf(pivot, exponentScale));
           alpha[r] = kb.select(
@@ -769,14 +770,20 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           sums[r] = kb.mulf(state[2 + r], alpha[r]);
         }
         // P (unnormalized, then dropped out for O only): one fma and
-        // ex2.approx per element.
+        // ex2.approx per element. With an additive mask t - pivot is
+        // formed first: a huge finite bias (-1e30, finfo.min) makes t and
+        // the pivot huge and nearly equal, and the fma would keep the
+        // rounding of pivot * k (up to half an ulp of it, 4e22 at -1e30) in
+        // the exponent, giving P = inf or 0; the difference is exact there.
         for (int64_t n = 0; n < keyTiles; ++n) {
           for (int64_t e = 0; e < 4; ++e) {
             Value t = scores[n][e];
-            Value p = math::Exp2Op::create(
-                builder, loc,
-                math::FmaOp::create(builder, loc, t, exponentScale,
-                                    pivotTerm[e / 2]));
+            Value exponent =
+                c.additiveMask
+                    ? kb.mulf(kb.subf(t, pivots[e / 2]), exponentScale)
+                    : Value(math::FmaOp::create(builder, loc, t, exponentScale,
+                                                pivotTerm[e / 2]));
+            Value p = math::Exp2Op::create(builder, loc, exponent);
             sums[e / 2] = kb.addf(sums[e / 2], p);
             if (c.dropout > 0.0) {
               Value j =

@@ -356,6 +356,23 @@ Value mlir::kiln::buildGuardedExp(OpBuilder &builder, Location loc, Value x,
       e);
 }
 
+Value mlir::kiln::buildSavedLseNeedsRenormalization(OpBuilder &builder,
+                                                    Location loc, Value lse) {
+  Type type = lse.getType();
+  auto constant = [&](double value) -> Value {
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getFloatAttr(type, value));
+  };
+  Value magnitude = math::AbsFOp::create(builder, loc, lse);
+  Value large = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OGT,
+                                      magnitude,
+                                      constant(kAttentionSavedLseBound));
+  Value finite = arith::CmpFOp::create(
+      builder, loc, arith::CmpFPredicate::OLT, magnitude,
+      constant(std::numeric_limits<double>::infinity()));
+  return arith::AndIOp::create(builder, loc, large, finite);
+}
+
 Value mlir::kiln::extractHeadBlock(OpBuilder &builder, Location loc,
                                    Value source, Value b, Value head,
                                    int64_t rows, int64_t cols,

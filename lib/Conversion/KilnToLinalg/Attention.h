@@ -177,6 +177,25 @@ Value buildAttentionDropoutKeep(OpBuilder &builder, Location loc, Value seed,
 Value buildGuardedExp(OpBuilder &builder, Location loc, Value x, Value m,
                       double emptyRow);
 
+/// The adjoint rebuilds P from a saved LSE as exp(t - LSE - c), where c is 0
+/// unless |LSE| exceeds this bound. LSE = m + log(l) rounded to its type is
+/// off by up to ulp(LSE) / 2, and exp(t - LSE) by as much relatively: at
+/// most 128 units in the last place of P below the bound, but without limit
+/// above it (a row whose every key carries a bias of -1e30 has LSE = m in
+/// f32, so exp(t - LSE) = exp(t - m) misses the 1 / l). Such a row is
+/// renormalised, c = log(sum_j exp(t[j] - LSE)), which rebuilds P exactly:
+/// LSE >= m, so no term overflows, and the sum is at least 1. Rows below the
+/// bound (every row of a model without huge biases) keep c = 0, so the GPU
+/// kernels, which need another walk over the row's keys for c, stay one pass.
+/// docs/Attention.md, "Adjoint", is the contract.
+constexpr double kAttentionSavedLseBound = 256.0;
+
+/// Returns the i1 `lse` is finite and |lse| > kAttentionSavedLseBound: the
+/// rows whose saved LSE alone does not rebuild P (see above). `lse` is a
+/// float scalar; an empty row's +inf is not one of them (its P is 0).
+Value buildSavedLseNeedsRenormalization(OpBuilder &builder, Location loc,
+                                        Value lse);
+
 /// The rank-2 [rows, cols] slice at (b, head, firstRow, 0) of a rank-4
 /// tensor (a fresh tensor.empty when rows or cols is 0: there is nothing to
 /// read). A null `firstRow` is row 0.

@@ -17,8 +17,9 @@
 //
 // With the forward's `out` and `lse` the probabilities come from the saved
 // row statistics instead, P = exp(t - LSE) (0 where LSE = +inf): no row max
-// or sum is recomputed. rowsum(dP * P) stays (not rowsum(dO * O), which the
-// op allows): see the comment at its computation.
+// is recomputed, and the row sum only renormalises the rows whose |LSE| is
+// beyond kAttentionSavedLseBound (Attention.h). rowsum(dP * P) stays (not
+// rowsum(dO * O), which the op allows): see the comment at its computation.
 //
 // dK and dV of kv head g accumulate over its R query heads and their query
 // blocks in the loops' iter_args, each key tile only from the blocks that
@@ -193,16 +194,34 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
       Value logits = bb.blockLogits(logitParams, scores, at, /*inPlace=*/false);
       Value probs;
       if (saved) {
-        // P = exp(t - LSE), and 0 in an empty row (LSE = +inf); an
-        // invisible entry has t = -inf, hence P = 0.
+        // e = exp(t - LSE), and 0 in an empty row (LSE = +inf); an
+        // invisible entry has t = -inf, hence e = 0. P = e, except in a row
+        // whose |LSE| is too large for its rounding to leave P right
+        // (buildSavedLseNeedsRenormalization): there P = e / sum_j e, which
+        // is exact. The row sum is a pass over the block, as the row max of
+        // the recomputing path; the whole row is in the block here.
         Value lse =
             slice1(builder, loc, adaptor.getLse(), b, h, firstRow, rows);
-        probs = bb.elementwise(logits, ValueRange{logits, lse}, {id2, row},
-                               [&](OpBuilder &pb, Location pl, ValueRange a,
-                                   Value, Value) -> Value {
-                                 return buildGuardedExp(pb, pl, a[0], a[1],
-                                                        -negInf);
-                               });
+        Value exps =
+            bb.elementwise(logits, ValueRange{logits, lse}, {id2, row},
+                           [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                               Value) -> Value {
+                             return buildGuardedExp(pb, pl, a[0], a[1],
+                                                    -negInf);
+                           });
+        Value rowSum = bb.rowSum(exps);
+        probs = bb.elementwise(
+            logits, ValueRange{exps, lse, rowSum}, {id2, row, row},
+            [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                Value) -> Value {
+              Value renormalize = arith::AndIOp::create(
+                  pb, pl, buildSavedLseNeedsRenormalization(pb, pl, a[1]),
+                  arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OGT,
+                                        a[2], bb.constant(pb, pl, 0.0)));
+              return arith::SelectOp::create(
+                  pb, pl, renormalize,
+                  arith::DivFOp::create(pb, pl, a[0], a[2]), a[0]);
+            });
       } else {
         Value rowMax = bb.rowMax(logits);
         Value exps =

@@ -29,20 +29,21 @@
 // CHECK-NOT: __nv_
 
 // Tiles of K, Q, dO, dS (f16/bf16, rows padded by 8 halves: 144 or 272
-// bytes, multiples of 16), LSE and D in the dynamic shared memory, each at
-// a 16-byte aligned offset: D = 64 K, Q, dO, dS 64 x 72 halves (9216
-// bytes each) + 2 x 256 = 37376 bytes; D = 128 (32 query rows) K 64 x 136,
-// Q and dO 32 x 136, dS 32 x 72 halves + 2 x 128 = 39680 bytes. Every
+// bytes, multiples of 16), LSE, D and LSE's correction c in the dynamic
+// shared memory, each at a 16-byte aligned offset: D = 64 K, Q, dO, dS
+// 64 x 72 halves (9216 bytes each) + 3 x 256 = 37632 bytes; D = 128 (32
+// query rows) K 64 x 136, Q and dO 32 x 136, dS 32 x 72 halves + 3 x 128 =
+// 39808 bytes. Every
 // fragment of a tile is an ldmatrix.x4 (.trans for the B operands of dK,
 // dV and dQ, which pair two rows of a column): no 16-bit shared load is
 // left. m16n8k16 mma with f32 accumulators; f32 atomics into dQ (and
 // d_mask); no private (.local) memory. K, Q and dO are staged 16 bytes per
 // global load and shared store.
 // HOST-LABEL: llvm.func internal @__kiln_func_d64(
-// HOST: %[[SMEM:.*]] = llvm.mlir.constant(37376 : i32) : i32
+// HOST: %[[SMEM:.*]] = llvm.mlir.constant(37632 : i32) : i32
 // HOST: gpu.launch_func {{.*}}@__kiln_func_d64_kernel_1::@__kiln_func_d64_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // HOST-LABEL: llvm.func internal @__kiln_func_d128(
-// HOST: %[[SMEM:.*]] = llvm.mlir.constant(39680 : i32) : i32
+// HOST: %[[SMEM:.*]] = llvm.mlir.constant(39808 : i32) : i32
 // HOST: gpu.launch_func {{.*}}@__kiln_func_d128_kernel_5::@__kiln_func_d128_kernel {{.*}} dynamic_shared_memory_size %[[SMEM]]
 // D64-NOT: {{^[[:space:]]*}}.shared
 // D64: .extern .shared .align 16 .b8 __dynamic_shmem__0[];

@@ -10,6 +10,7 @@
 // CHECK-LABEL: func.func @gqa_causal_f16
 // CHECK-NOT: 48x80
 // CHECK-DAG: %[[LSE:.*]] = memref.alloc() : memref<384xf32>
+// CHECK-DAG: %[[CORR:.*]] = memref.alloc() : memref<384xf32>
 // CHECK-DAG: %[[DELTA:.*]] = memref.alloc() : memref<384xf32>
 // CHECK-DAG: %[[DQACC:.*]] = memref.alloc() : memref<6144xf32>
 // CHECK-DAG: %[[DK:.*]] = memref.alloc() : memref<2x2x80x16xf16>
@@ -18,8 +19,9 @@
 // CHECK: gpu.launch
 // CHECK-NOT: nvvm.mma.sync
 // Main: grid (ceil(Sk / 64), Hkv, B) x 4 warps; f16 tiles of K (64 keys),
-// Q, dO and dS (Br = 64 query rows) with rows padded by 8; LSE and D.
-// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c20992_i32 {
+// Q, dO and dS (Br = 64 query rows) with rows padded by 8; LSE, D and the
+// correction c of LSE.
+// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c21248_i32 {
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: %[[KT:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x24xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[QT:.*]] = memref.view %[[SMEM]][%c3072][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x24xf16, #gpu.address_space<workgroup>>
@@ -27,6 +29,7 @@
 // CHECK: %[[DST:.*]] = memref.view %[[SMEM]][%c11264][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x72xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[LT:.*]] = memref.view %[[SMEM]][%c20480][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[DT:.*]] = memref.view %[[SMEM]][%c20736][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[CT:.*]] = memref.view %[[SMEM]][%c20992][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // The K tile is staged once per block and V's A fragments are read once
 // from global memory; then the R = 2 query heads and the query tiles from the
 // first one that sees key j0 (causal: row j0 - 32) carry the 4 + 8 f32 C
@@ -79,9 +82,13 @@
 // CHECK: nvgpu.ldmatrix %[[DOT]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvvm.mma.sync
 // CHECK: nvvm.mma.sync
-// P from LSE and dS from D at each accumulator's (key, query); dS (rounded
-// to f16) into the dS tile.
-// CHECK: memref.load %[[LT]]
+// P = exp(t - LSE - c) and dS from D at each accumulator's (key, query); dS
+// (rounded to f16) into the dS tile.
+// CHECK: %[[L:.*]] = memref.load %[[LT]]
+// CHECK: %[[C:.*]] = memref.load %[[CT]]
+// CHECK: %[[TL:.*]] = arith.subf %{{.*}}, %[[L]] : f32
+// CHECK: %[[TLC:.*]] = arith.subf %[[TL]], %[[C]] : f32
+// CHECK: arith.mulf %[[TLC]]
 // CHECK: math.exp
 // CHECK: memref.load %[[DT]]
 // CHECK: arith.truncf %{{.*}} : f32 to f16
@@ -146,7 +153,7 @@ func.func @gqa_causal_f16(%q: tensor<2x4x48x16xf16>, %k: tensor<2x2x80x16xf16>, 
 // CHECK: gpu.launch
 // CHECK: gpu.launch
 // CHECK: gpu.launch
-// CHECK: gpu.launch {{.*}} in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c15104_i32 {
+// CHECK: gpu.launch {{.*}} in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %c15232_i32 {
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xbf16, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c5120][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x40xbf16, #gpu.address_space<workgroup>>
@@ -174,11 +181,11 @@ func.func @masked_bf16(%q: tensor<2x2x20x32xbf16>, %k: tensor<2x2x40x32xbf16>, %
 // -----
 
 // D = 128: Br = 32 query rows keeps the tiles within 40 KiB (K 64 x 136,
-// Q and dO 32 x 136, dS 32 x 72 halves: 39680 bytes with LSE and D). The dQ
+// Q and dO 32 x 136, dS 32 x 72 halves: 39808 bytes with LSE, D and c). The dQ
 // step has 2 m-tiles of 16 rows for 4 warps: each warp takes every other of
 // the 16 n-tiles of Dk.
 // CHECK-LABEL: func.func @d128_f16
-// CHECK: dynamic_shared_memory_size %c39680_i32
+// CHECK: dynamic_shared_memory_size %c39808_i32
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x136xf16, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c17408][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x136xf16, #gpu.address_space<workgroup>>
@@ -186,6 +193,7 @@ func.func @masked_bf16(%q: tensor<2x2x20x32xbf16>, %k: tensor<2x2x40x32xbf16>, %
 // CHECK-NEXT: memref.view %[[SMEM]][%c34816][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x72xf16, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c39424][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c39552][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c39680][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args({{.*}}) -> ({{(f32, ){127}f32}}) {
 // CHECK: nvvm.mma.sync
 func.func @d128_f16(%q: tensor<1x2x64x128xf16>, %k: tensor<1x2x64x128xf16>, %v: tensor<1x2x64x128xf16>, %do: tensor<1x2x64x128xf16>)

@@ -1,13 +1,14 @@
 // RUN: kiln-opt %s --convert-kiln-attention-to-gpu --split-input-file | FileCheck %s
 
 // GQA (4 query heads over 2 kv heads), causal, f16, Dk != Dv. Operands enter
-// read-only; LSE and D ([B * Hq * Sq]) and the f32 dQ accumulator
+// read-only; LSE, its correction c and D ([B * Hq * Sq]) and the f32 dQ accumulator
 // ([B * Hq * Sq * Dk]) are the only workspaces: nothing of Sq x Sk = 48 x 80.
 // CHECK-LABEL: func.func @gqa_causal
 // CHECK-NOT: 48x80
 // CHECK-DAG: %[[Q:.*]] = bufferization.to_buffer %arg0 read_only : tensor<2x4x48x8xf16> to memref<2x4x48x8xf16>
 // CHECK-DAG: %[[K:.*]] = bufferization.to_buffer %arg1 read_only : tensor<2x2x80x8xf16> to memref<2x2x80x8xf16>
 // CHECK-DAG: %[[LSE:.*]] = memref.alloc() : memref<384xf32>
+// CHECK-DAG: %[[CORR:.*]] = memref.alloc() : memref<384xf32>
 // CHECK-DAG: %[[DELTA:.*]] = memref.alloc() : memref<384xf32>
 // CHECK-DAG: %[[DQACC:.*]] = memref.alloc() : memref<3072xf32>
 // CHECK-DAG: %[[DQ:.*]] = memref.alloc() : memref<2x4x48x8xf16>
@@ -19,7 +20,9 @@
 // CHECK: gpu.terminator
 // Preprocess: grid (ceil(Sq / 128), Hq, B), the row's Q and dO in private
 // memory, one pass over the keys of the causal band (j <= i + 80 - 48) with
-// the running max, sum and D.
+// the running max, sum and D; the max goes to the LSE buffer and log(l) to
+// the correction apart, since their sum would round log(l) away when the max
+// is huge.
 // CHECK: gpu.launch {{.*}} in ({{.*}} = %c1, {{.*}} = %c4, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) private(%{{.*}} : memref<8xf32, #gpu.address_space<private>>, %{{.*}} : memref<16xf32, #gpu.address_space<private>>)
 // CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %c32 : index
 // CHECK: %[[POS1:.*]] = arith.addi %[[POS]], %c1 : index
@@ -29,11 +32,12 @@
 // CHECK: math.exp
 // CHECK: math.log
 // CHECK: memref.store %{{.*}}, %[[LSE]]
+// CHECK: memref.store %{{.*}}, %[[CORR]]
 // CHECK: memref.store %{{.*}}, %[[DELTA]]
 // CHECK: gpu.terminator
-// Main: grid (ceil(Sk / 64), Hkv, B) x 64 threads; Q, dO, dS, P', LSE and D
+// Main: grid (ceil(Sk / 64), Hkv, B) x 64 threads; Q, dO, dS, P', LSE, D and c
 // tiles of 64 rows in shared memory; K_j, V_j, dK_j, dV_j in private memory.
-// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size %c39424_i32 private(%{{[a-z0-9]+}} : memref<8xf32, #gpu.address_space<private>>, %{{[a-z0-9]+}} : memref<16xf32, #gpu.address_space<private>>, %[[DKROW:[a-z0-9]+]] : memref<8xf32, #gpu.address_space<private>>, %[[DVROW:[a-z0-9]+]] : memref<16xf32, #gpu.address_space<private>>)
+// CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c64, {{.*}}) dynamic_shared_memory_size %c39680_i32 private(%{{[a-z0-9]+}} : memref<8xf32, #gpu.address_space<private>>, %{{[a-z0-9]+}} : memref<16xf32, #gpu.address_space<private>>, %[[DKROW:[a-z0-9]+]] : memref<8xf32, #gpu.address_space<private>>, %[[DVROW:[a-z0-9]+]] : memref<16xf32, #gpu.address_space<private>>)
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: %[[QT:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x8xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[DOT:.*]] = memref.view %[[SMEM]][%c2048][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x16xf32, #gpu.address_space<workgroup>>
@@ -41,6 +45,7 @@
 // CHECK: %[[PT:.*]] = memref.view %[[SMEM]][%c22528][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[LT:.*]] = memref.view %[[SMEM]][%c38912][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[DT:.*]] = memref.view %[[SMEM]][%c39168][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[CT:.*]] = memref.view %[[SMEM]][%c39424][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // K and V are read once per kv head, before the loop over its R = 2 query
 // heads and the query tiles from the first one that sees key j0 (causal:
 // row j0 - 32).
@@ -54,8 +59,13 @@
 // CHECK: memref.store %{{.*}}, %[[QT]]
 // CHECK: memref.store %{{.*}}, %[[DOT]]
 // CHECK: gpu.barrier
-// Thread j against each row i of the tile: P' and dS into its column.
-// CHECK: math.exp
+// Thread j against each row i of the tile: P = exp(t - LSE - c), then P'
+// and dS into its column.
+// CHECK: %[[C:.*]] = memref.load %[[CT]]
+// CHECK: %[[L:.*]] = memref.load %[[LT]]
+// CHECK: %[[TL:.*]] = arith.subf %{{.*}}, %[[L]] : f32
+// CHECK: %[[TLC:.*]] = arith.subf %[[TL]], %[[C]] : f32
+// CHECK: math.exp %[[TLC]]
 // CHECK: memref.store %{{.*}}, %[[PT]][%{{.*}}, %arg7]
 // CHECK: memref.store %{{.*}}, %[[DST]][%{{.*}}, %arg7]
 // Then dV_j and dK_j, one read and write of the private rows per tile.
@@ -183,7 +193,7 @@ func.func @masked_dropout(%q: tensor<2x4x48x8xbf16>, %k: tensor<2x1x80x8xbf16>, 
 // The query tile shrinks to fit 40 KiB of shared memory: Dk = Dv = 128 gives
 // 16 rows (Q and dO tiles 16 x 128, dS and P' 16 x 64).
 // CHECK-LABEL: func.func @head_dim_128
-// CHECK: dynamic_shared_memory_size %c24704_i32
+// CHECK: dynamic_shared_memory_size %c24768_i32
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK-NEXT: memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x128xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: memref.view %[[SMEM]][%c8192][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x128xf32, #gpu.address_space<workgroup>>

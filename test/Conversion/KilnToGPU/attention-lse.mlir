@@ -45,15 +45,20 @@ func.func @forward_no_lse(%q: tensor<1x2x70x64xf16>, %k: tensor<1x2x80x64xf16>, 
 // The backward with the forward's O and LSE (as kiln-autodiff pairs them):
 // the LSE buffer is the main kernel's [B * Hq * Sq] as it is (a
 // collapse_shape, no copy, no allocation of it), and the preprocess walks no
-// key: no private rows, one loop over Dv per row computing D = dO . O, no
-// max, exp or log, no read of K or V.
+// key on its common path: no private rows, one loop over Dv per row
+// computing D = dO . O, no max, exp or log, no read of K or V. Only a row
+// whose |LSE| is finite and above 256 walks the keys of its band, for its
+// correction c = log(sum_j exp(t - LSE)) (docs/Attention.md, "Adjoint").
 // CHECK-LABEL: func.func @backward_saved
 // CHECK-SAME: %[[DOARG:[^:]*]]: tensor<2x4x48x16xf16>, %[[OARG:[^:]*]]: tensor<2x4x48x16xf16>, %[[LARG:[^:]*]]: tensor<2x4x48xf32>
 // CHECK-DAG: %[[K:.*]] = bufferization.to_buffer %arg1 read_only
 // CHECK-DAG: %[[V:.*]] = bufferization.to_buffer %arg2 read_only
 // CHECK-DAG: %[[DO:.*]] = bufferization.to_buffer %[[DOARG]] read_only
 // CHECK-DAG: %[[LB:.*]] = bufferization.to_buffer %[[LARG]] read_only : tensor<2x4x48xf32> to memref<2x4x48xf32>
+// CHECK-DAG: %[[BOUND:.*]] = arith.constant 2.560000e+02 : f32
+// CHECK-DAG: %[[INF:.*]] = arith.constant 0x7F800000 : f32
 // CHECK: %[[LSE:.*]] = memref.collapse_shape %[[LB]] {{\[\[}}0, 1, 2]] : memref<2x4x48xf32> into memref<384xf32>
+// CHECK: %[[CORR:.*]] = memref.alloc() : memref<384xf32>
 // CHECK: %[[DELTA:.*]] = memref.alloc() : memref<384xf32>
 // CHECK-NOT: memref.alloc() : memref<384xf32>
 // CHECK: gpu.terminator
@@ -83,12 +88,25 @@ func.func @forward_no_lse(%q: tensor<1x2x70x64xf16>, %k: tensor<1x2x80x64xf16>, 
 // CHECK-NOT: math.exp
 // CHECK-NOT: math.log
 // CHECK: memref.store %{{.*}}, %[[DELTA]][%{{.*}}] : memref<384xf32>
-// CHECK-NEXT: }
-// CHECK-NEXT: gpu.terminator
-// Main: reads the given LSE.
+// CHECK-NEXT: %[[ROWLSE:.*]] = memref.load %[[LSE]][%{{.*}}] : memref<384xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %[[CORR]]
+// CHECK-NEXT: %[[ABS:.*]] = math.absf %[[ROWLSE]] : f32
+// CHECK-NEXT: %[[BIG:.*]] = arith.cmpf ogt, %[[ABS]], %[[BOUND]] : f32
+// CHECK-NEXT: %[[FINITE:.*]] = arith.cmpf olt, %[[ABS]], %[[INF]] : f32
+// CHECK-NEXT: %[[RENORM:.*]] = arith.andi %[[BIG]], %[[FINITE]] : i1
+// CHECK-NEXT: scf.if %[[RENORM]] {
+// CHECK: scf.for
+// CHECK: memref.load %[[K]][
+// CHECK: %[[SHIFTED:.*]] = arith.subf %{{.*}}, %[[ROWLSE]] : f32
+// CHECK-NEXT: math.exp %[[SHIFTED]]
+// CHECK: math.log
+// CHECK-NEXT: memref.store %{{.*}}, %[[CORR]]
+// CHECK: gpu.terminator
+// Main: reads the given LSE and the correction.
 // CHECK: gpu.launch {{.*}} in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c64,
 // CHECK: memref.load %[[LSE]][%{{.*}}] : memref<384xf32>
 // CHECK: memref.load %[[DELTA]][%{{.*}}] : memref<384xf32>
+// CHECK: memref.load %[[CORR]][%{{.*}}] : memref<384xf32>
 // CHECK: math.exp
 // CHECK: gpu.terminator
 func.func @backward_saved(%q: tensor<2x4x48x8xf16>, %k: tensor<2x2x80x8xf16>, %v: tensor<2x2x80x16xf16>, %do: tensor<2x4x48x16xf16>,

@@ -185,9 +185,15 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     sum is recomputed:
 
     ```
-    P[i, j] = exp(t[i, j] - LSE[i])    (0 where j is not visible or LSE = +inf)
+    P[i, j] = exp(t[i, j] - LSE[i] - c[i])   (0 where j is not visible or LSE = +inf)
     D[i]    = rowsum(dO[i, :] * O[i, :])
     ```
+
+    where `c[i] = log sum_j exp(t[i, j] - LSE[i])` over the visible keys
+    when `|LSE[i]|` is finite and above 256, else 0: beyond that bound the
+    rounding of LSE would make `exp(t - LSE)` arbitrarily wrong (a row whose
+    every key carries a bias of -1e30 has LSE = its max in f32), and the
+    row is renormalised; docs/Attention.md, "Adjoint".
 
     and `D` may replace `rowsum(dP * P)` below (the GPU kernels use it; the
     CPU lowering keeps `rowsum(dP * P)`, see docs/Attention.md). This holds
