@@ -124,7 +124,14 @@ void mlir::kiln::buildKilnToCPUPipeline(
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // memref.alloc / dealloc call _mlir_memref_to_llvm_alloc / _free, which
+  // Kiln's host allocator defines (lib/Runtime/HostAllocator.c, in the JIT and
+  // in every kiln-compile'd library): it keeps freed blocks for reuse, so
+  // that temporaries allocated per call or per loop iteration touch no new
+  // pages in a program's steady state (docs/CPUBackend.md, "Host memory").
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createKilnFinalizeEntryPointsPass());

@@ -36,6 +36,34 @@ static_assert(sizeof(void *) == sizeof(int64_t),
               "memref descriptors are built from 64-bit words");
 
 /// Seconds elapsed since `start`.
+// Kiln's host allocator (HostAllocator.c, hidden in this library): the heap
+// of compiled CPU code.
+extern "C" {
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *payload);
+}
+
+/// Binds the allocation functions of the CPU pipeline's code
+/// (finalize-memref-to-llvm with use-generic-functions) to Kiln's host
+/// allocator, before any lookup materializes code that calls them.
+static void registerHostAllocator(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](StringRef name, void *address) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    add("_mlir_memref_to_llvm_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
+    add("_mlir_memref_to_llvm_aligned_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
+    add("_mlir_memref_to_llvm_free",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
+    return symbols;
+  });
+}
+
 static double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
@@ -268,6 +296,7 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
     return failure();
   }
   jit->engine = std::move(*engine);
+  registerHostAllocator(*jit->engine);
 
   // Look every entry point up now: the JIT materializes code on lookup, and
   // that belongs to the compile time, not to the first run.

@@ -42,6 +42,14 @@
 // RUN: nm %t/liblibc.so | FileCheck %s --check-prefix=NM
 // NM-NOT: {{ [tT] (exp|expf|tanhf|erff|malloc|memcpy)$}}
 // NM: T kiln_exp
+// Kiln's host allocator (the temporary of @malloc) is in the library but not
+// exported: two libraries in one process keep their own.
+// RUN: nm %t/liblibc.so | FileCheck %s --check-prefix=ALLOC
+// ALLOC: t _mlir_memref_to_llvm_alloc
+// RUN: nm -D --defined-only %t/liblibc.so | FileCheck %s --check-prefix=DYN
+// DYN-NOT: _mlir_memref_to_llvm
+// DYN: T kiln_exp
+// DYN-NOT: _mlir_memref_to_llvm
 
 func.func @exp(%x: tensor<4xf64>) -> tensor<4xf64> {
   %0 = kiln.exp %x : tensor<4xf64>
