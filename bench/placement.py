@@ -3,7 +3,9 @@
 
 Compiles the attention forward + backward (f32, B=1, H=8, S=2048, D=64,
 causal: kiln.attention with its lse, then kiln.attention_grad from O and
-LSE) with kiln-compile, then times it in fresh processes, alternating:
+LSE; or with --case forward the forward alone, with --case matmul a
+2048 x 2048 x 2048 f32 kiln.matmul) with kiln-compile, then times it in
+fresh processes, alternating:
 
   fresh   the input arrays NumPy just made
   copied  copies of them (the originals freed before the first call)
@@ -16,7 +18,7 @@ call against 0.26 s and 0. Reports the medians of --rounds processes per
 placement and their ratio.
 
 Usage: bench/placement.py [--build-dir build] [--threads N] [--rounds 3]
-                          [--repeat 5]
+                          [--repeat 5] [--case backward|forward|matmul]
 Needs NumPy (the venv of scripts/python-env.sh has it) and a built Kiln.
 """
 import argparse
@@ -28,28 +30,48 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-MODULE = """\
-func.func @attn(%q: {t}, %k: {t}, %v: {t}, %do: {t}) -> ({t}, {t}, {t}, {t}) {{
-  %o, %lse = kiln.attention %q, %k, %v {{causal}} : {t}, {t}, {t} -> {t}, {l}
-  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do out(%o : {t}) lse(%lse : {l}) {{causal}}
-      : {t}, {t}, {t}, {t} -> {t}, {t}, {t}
-  return %o, %dq, %dk, %dv : {t}, {t}, {t}, {t}
+T = "tensor<1x8x2048x64xf32>"
+L = "tensor<1x8x2048xf32>"
+M = "tensor<2048x2048xf32>"
+# case: (module, input shapes, output shapes, description)
+CASES = {
+    "backward": (f"""\
+func.func @run(%q: {T}, %k: {T}, %v: {T}, %do: {T}) -> ({T}, {T}, {T}, {T}) {{
+  %o, %lse = kiln.attention %q, %k, %v {{causal}} : {T}, {T}, {T} -> {T}, {L}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do out(%o : {T}) lse(%lse : {L}) {{causal}}
+      : {T}, {T}, {T}, {T} -> {T}, {T}, {T}
+  return %o, %dq, %dk, %dv : {T}, {T}, {T}, {T}
 }}
-"""
+""", [(1, 8, 2048, 64)] * 4, [(1, 8, 2048, 64)] * 4,
+                 "attention forward + backward, f32 B=1 H=8 S=2048 D=64 causal"),
+    "forward": (f"""\
+func.func @run(%q: {T}, %k: {T}, %v: {T}) -> {T} {{
+  %o = kiln.attention %q, %k, %v {{causal}} : {T}, {T}, {T} -> {T}
+  return %o : {T}
+}}
+""", [(1, 8, 2048, 64)] * 3, [(1, 8, 2048, 64)],
+                "attention forward, f32 B=1 H=8 S=2048 D=64 causal"),
+    "matmul": (f"""\
+func.func @run(%a: {M}, %b: {M}) -> {M} {{
+  %c = kiln.matmul %a, %b : ({M}, {M}) -> {M}
+  return %c : {M}
+}}
+""", [(2048, 2048)] * 2, [(2048, 2048)], "matmul f32 2048 x 2048 x 2048"),
+}
 
 CHILD = r"""
 import ctypes, resource, sys, time
 import numpy as np
 library, placement, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+in_shapes, out_shapes = eval(sys.argv[4]), eval(sys.argv[5])
 rng = np.random.default_rng(0)
-shape = (1, 8, 2048, 64)
-ins = [rng.standard_normal(shape, dtype=np.float32) for _ in range(4)]
+ins = [rng.standard_normal(s, dtype=np.float32) for s in in_shapes]
 if placement == "copied":
     ins = [a.copy() for a in ins]
-outs = [np.empty(shape, np.float32) for _ in range(4)]
-f = ctypes.CDLL(library).kiln_attn
-ip = (ctypes.c_void_p * 4)(*[a.ctypes.data for a in ins])
-op = (ctypes.c_void_p * 4)(*[a.ctypes.data for a in outs])
+outs = [np.empty(s, np.float32) for s in out_shapes]
+f = ctypes.CDLL(library).kiln_run
+ip = (ctypes.c_void_p * len(ins))(*[a.ctypes.data for a in ins])
+op = (ctypes.c_void_p * len(outs))(*[a.ctypes.data for a in outs])
 assert f(ip, op) == 0
 faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 assert f(ip, op) == 0
@@ -69,13 +91,14 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--case", choices=sorted(CASES), default="backward")
     opts = parser.parse_args()
-    t = "tensor<1x8x2048x64xf32>"
+    module, in_shapes, out_shapes, description = CASES[opts.case]
     with tempfile.TemporaryDirectory() as workdir:
-        source = os.path.join(workdir, "attn.mlir")
-        library = os.path.join(workdir, "libattn.so")
+        source = os.path.join(workdir, "run.mlir")
+        library = os.path.join(workdir, "librun.so")
         with open(source, "w") as f:
-            f.write(MODULE.format(t=t, l="tensor<1x8x2048xf32>"))
+            f.write(module)
         args = [os.path.join(opts.build_dir, "bin", "kiln-compile"), source,
                 "-o", library, "--mcpu", "native"]
         if opts.threads > 1:
@@ -87,12 +110,12 @@ def main():
             for placement in results:
                 out = subprocess.run(
                     [sys.executable, "-c", CHILD, library, placement,
-                     str(opts.repeat)],
+                     str(opts.repeat), repr(in_shapes), repr(out_shapes)],
                     env=env, check=True, capture_output=True, text=True)
                 seconds, faults = out.stdout.split()
                 results[placement].append((float(seconds), int(faults)))
-    print(f"attention forward + backward, f32 B=1 H=8 S=2048 D=64 causal, "
-          f"{opts.threads} thread(s), medians of {opts.rounds} processes")
+    print(f"{description}, {opts.threads} thread(s), medians of "
+          f"{opts.rounds} processes")
     medians = {}
     for placement, runs in results.items():
         medians[placement] = statistics.median(s for s, _ in runs)
