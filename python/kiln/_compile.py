@@ -71,6 +71,7 @@ class _Program:
                                    % (target, ", ".join(map(repr, _TARGETS))))
         self.target = target
         self.device = torch.device("cuda") if target == "cuda" else torch.device("cpu")
+        self._on_cuda = target == "cuda"
         imp = import_program(program, name=_NAME, dtype=dtype)
         self.imp = imp
         self._owners = {}
@@ -183,9 +184,19 @@ class _Program:
         owner = self._owners.get(fqn)
         if owner is None:
             path, _, attr = fqn.rpartition(".")
-            owner = (self.module.get_submodule(path) if path else self.module, attr)
+            module = self.module.get_submodule(path) if path else self.module
+            # nn.Module keeps parameters and buffers in these dicts (its
+            # __setattr__ puts a reassigned one there too); reading them
+            # skips Module.__getattr__, a microsecond per parameter.
+            owner = (module, attr, module.__dict__.get("_parameters", {}),
+                     module.__dict__.get("_buffers", {}))
             self._owners[fqn] = owner
-        return getattr(owner[0], owner[1])
+        value = owner[2].get(owner[1])
+        if value is None:
+            value = owner[3].get(owner[1])
+            if value is None:
+                value = getattr(owner[0], owner[1])
+        return value
 
     def _example_leaves(self):
         leaves = []
@@ -262,7 +273,21 @@ class _Program:
 
     def check(self, tensors, types):
         """Checks every argument against the compiled signature; returns the
-        contiguous CPU tensors to pass."""
+        contiguous tensors to pass."""
+        # The common call first: every argument already as compiled (a few
+        # attribute reads per tensor); anything else takes the loop below,
+        # which converts or names what is wrong.
+        ready = []
+        on_cuda = self._on_cuda
+        for (t, _), (dtype, shape) in zip(tensors, types):
+            if type(t) is not torch.Tensor and not isinstance(t, torch.Tensor):
+                break
+            if t.dtype is not dtype or t.shape != shape or \
+                    not (t.is_cuda if on_cuda else t.is_cpu) or not t.is_contiguous():
+                break
+            ready.append(t)
+        else:
+            return ready
         ready = []
         for (t, what), (dtype, shape) in zip(tensors, types):
             if not isinstance(t, torch.Tensor):
@@ -312,6 +337,9 @@ class _Program:
         for i, (c, (dt, shape)) in enumerate(zip(cotangents, self.plain.outputs)):
             if c is None:
                 c = torch.zeros(shape, dtype=dt, device=self.device)
+            elif c.dtype is dt and c.shape == shape and c.is_contiguous() and \
+                    (c.is_cuda if self._on_cuda else c.is_cpu):
+                pass  # read through its data pointer as it is
             else:
                 if tuple(c.shape) != tuple(shape):
                     raise errors.CallError("Kiln: the gradient of output %d is %s, expected %s"
