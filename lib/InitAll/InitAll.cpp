@@ -56,6 +56,7 @@ void mlir::kiln::registerAllPasses() {
   bufferization::registerBufferResultsToOutParamsPass();
   bufferization::registerLowerDeallocationsPass();
   bufferization::registerOneShotBufferizePass();
+  bufferization::registerOptimizeAllocationLivenessPass();
   bufferization::registerOwnershipBasedBufferDeallocationPass();
   LLVM::registerNVVMOptimizeForTargetPass();
   memref::registerExpandReallocPass();

@@ -103,7 +103,28 @@ void mlir::kiln::buildKilnToCPUPipeline(
   // caller-allocated out-params, and arguments are read-only (the runtime ABI,
   // see docs/CPUBackend.md).
   buildKilnEntryPointBufferizationPipeline(pm);
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Upstream's buffer-deallocation-pipeline (buildBufferDeallocationPipeline),
+  // with kiln-split-deallocs before the simplification, which is quadratic
+  // in the memrefs of one dealloc (the whole step's, at the end of an entry
+  // function).
+  memref::ExpandReallocPassOptions expandRealloc;
+  expandRealloc.emitDeallocs = false;
+  pm.addPass(memref::createExpandReallocPass(expandRealloc));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createKilnSplitDeallocsPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  // Ownership-based deallocation frees every buffer at the end of its block:
+  // in a graph's flat entry function, every temporary of the step would stay
+  // alive to the end. Each dealloc moves right after the last user of its
+  // buffer (or of a view of it), so that the host allocator hands the block
+  // on within the step.
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createOptimizeAllocationLivenessPass());
   // One function per distinct loop nest, shared by every layer, so LLVM's
   // work grows with the distinct kernels, not with the graph's depth.
   if (options.outlineKernels)

@@ -245,6 +245,37 @@ def KilnLinalgToParallelLoopsPass
   ];
 }
 
+def KilnSplitDeallocsPass
+    : Pass<"kiln-split-deallocs", "::mlir::func::FuncOp"> {
+  let summary = "Split a bufferization.dealloc of distinct allocations into "
+                "one per allocation";
+  let description = [{
+    Ownership-based deallocation frees the buffers of a block in one
+    `bufferization.dealloc` at its end; in a graph's flat entry function
+    that is one op with every temporary of the step (2,600 memrefs in a
+    24-layer Qwen3 training step). `buffer-deallocation-simplification`
+    then relates its memrefs pairwise to prove they do not alias, quadratic
+    in their number: 1.4 s of that step's compile. When the op retains
+    nothing and each of its memrefs is the result of a distinct
+    `memref.alloc` (buffers that cannot alias one another), freeing them
+    together is freeing each on its own: the op becomes one dealloc per
+    memref, with its condition, which the simplification and
+    `lower-deallocations` turn into plain `memref.dealloc`s in linear time.
+    Any other dealloc (retained values, views, arguments, a memref listed
+    twice) is left as it is.
+
+    Part of `kiln-lower-to-cpu`, between `ownership-based-buffer-deallocation`
+    and `buffer-deallocation-simplification` (docs/CPUBackend.md).
+
+    ```mlir
+    bufferization.dealloc (%a, %b : memref<4xf32>, memref<8xf32>) if (%true, %c)
+    // becomes
+    bufferization.dealloc (%a : memref<4xf32>) if (%true)
+    bufferization.dealloc (%b : memref<8xf32>) if (%c)
+    ```
+  }];
+}
+
 def KilnOutlineKernelsPass
     : Pass<"kiln-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Outline each loop nest on buffers into a shared, noinline "
