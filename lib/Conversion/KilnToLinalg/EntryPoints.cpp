@@ -120,16 +120,27 @@ struct KilnPrepareEntryPointsPass
   }
 };
 
-/// Whether the only use of `callee` in `module` is one call from `caller`.
+/// Whether the only call of `callee` in `module` is one call from `caller`
+/// and nothing else takes its address. References from the attributes of a
+/// function (kiln-autodiff's kiln.forward / kiln.backward pairing of a split
+/// step) are metadata that no code reads: they do not count.
 static bool onlyCalledBy(LLVM::LLVMFuncOp callee, LLVM::LLVMFuncOp caller,
                          ModuleOp module) {
   std::optional<SymbolTable::UseRange> uses =
       SymbolTable::getSymbolUses(callee.getSymNameAttr(), module);
-  if (!uses || !llvm::hasSingleElement(*uses))
+  if (!uses)
     return false;
-  Operation *user = uses->begin()->getUser();
-  return isa<LLVM::CallOp>(user) &&
-         user->getParentOfType<LLVM::LLVMFuncOp>() == caller;
+  int calls = 0;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    Operation *user = use.getUser();
+    if (isa<LLVM::LLVMFuncOp>(user))
+      continue;
+    if (!isa<LLVM::CallOp>(user) ||
+        user->getParentOfType<LLVM::LLVMFuncOp>() != caller)
+      return false;
+    ++calls;
+  }
+  return calls == 1;
 }
 
 struct KilnFinalizeEntryPointsPass
