@@ -94,7 +94,7 @@ void mlir::kiln::buildKilnToCPUPipeline(
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (options.fuseElementwise) {
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createKilnFuseElementwisePass());
     pm.addPass(createCanonicalizerPass());
   }
 
