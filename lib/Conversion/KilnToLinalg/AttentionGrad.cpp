@@ -199,7 +199,11 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
         // whose |LSE| is too large for its rounding to leave P right
         // (buildSavedLseNeedsRenormalization): there P = e / sum_j e, which
         // is exact. The row sum is a pass over the block, as the row max of
-        // the recomputing path; the whole row is in the block here.
+        // the recomputing path; the whole row is in the block here. It is
+        // taken for every block, not under an scf.if on the block's LSE: the
+        // GPU pipeline runs this lowering too (f64), where that branch would
+        // read device memory on the host (kiln-gpu-check-host-code rejects
+        // it).
         Value lse =
             slice1(builder, loc, adaptor.getLse(), b, h, firstRow, rows);
         Value exps =
