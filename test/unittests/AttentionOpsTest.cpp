@@ -1,6 +1,10 @@
 //===- AttentionOpsTest.cpp - C++ API of the Attention kiln ops -----------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Utils/AttentionUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Parser/Parser.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -236,6 +240,133 @@ TEST_F(AttentionOpTest, InferReturnTypesFailsWithoutCrashing) {
   errors.clear();
   EXPECT_TRUE(failed(infer(ValueRange{rank3, k, v}, std::nullopt)));
   EXPECT_TRUE(errors.empty());
+}
+
+//===----------------------------------------------------------------------===//
+// Attention's one definition (AttentionOpInterface, AttentionUtils.h)
+//===----------------------------------------------------------------------===//
+
+/// The band of docs/Attention.md, written out here independently:
+/// p(i) = i + (Sk - Sq) for bottom_right, i for top_left, and key j visible
+/// iff p(i) - L <= j <= p(i) + R for each edge that is given.
+static bool contractBand(int64_t numQueries, int64_t numKeys,
+                         AttentionAlignment alignment,
+                         std::optional<int64_t> left,
+                         std::optional<int64_t> right, int64_t i, int64_t j) {
+  int64_t p = alignment == AttentionAlignment::bottom_right
+                  ? i + numKeys - numQueries
+                  : i;
+  return (!left || j >= p - *left) && (!right || j <= p + *right);
+}
+
+TEST(AttentionBandTest, MatchesTheContractOnEveryEntry) {
+  struct Case {
+    int64_t numQueries, numKeys;
+    std::optional<int64_t> left, right;
+  };
+  const Case cases[] = {
+      {5, 9, std::nullopt, 0},  {9, 5, std::nullopt, 0}, {7, 7, 2, 0},
+      {3, 11, 4, 1},            {11, 3, 0, 0},           {6, 6, 0, std::nullopt},
+      {4, 6, 9, 9},             {4, 6, 10, 10},          {1, 1, 0, 0},
+      {8, 5, std::nullopt, std::nullopt},
+  };
+  for (const Case &c : cases) {
+    for (AttentionAlignment alignment :
+         {AttentionAlignment::bottom_right, AttentionAlignment::top_left}) {
+      AttentionBand band = AttentionBand::get(c.numQueries, c.numKeys,
+                                              alignment, c.left, c.right);
+      for (int64_t i = 0; i < c.numQueries; ++i)
+        for (int64_t j = 0; j < c.numKeys; ++j)
+          EXPECT_EQ(band.contains(i, j),
+                    contractBand(c.numQueries, c.numKeys, alignment, c.left,
+                                 c.right, i, j))
+              << "Sq=" << c.numQueries << " Sk=" << c.numKeys << " i=" << i
+              << " j=" << j;
+    }
+  }
+}
+
+TEST(AttentionBandTest, EdgesThatBoundNothingAreLeftUnset) {
+  // p(i) lies in [min(0, Sk - Sq), max(Sq, Sk) - 1]: an edge of Sq + Sk or
+  // more excludes no key, one below it may.
+  AttentionBand wide = AttentionBand::get(4, 6, AttentionAlignment::bottom_right,
+                                          10, INT64_MAX);
+  EXPECT_FALSE(wide.minDistance);
+  EXPECT_FALSE(wide.maxDistance);
+  EXPECT_FALSE(wide.isBounded());
+  AttentionBand edge = AttentionBand::get(4, 6, AttentionAlignment::bottom_right,
+                                          9, 9);
+  EXPECT_EQ(edge.minDistance, std::optional<int64_t>(2 - 9));
+  EXPECT_EQ(edge.maxDistance, std::optional<int64_t>(2 + 9));
+  AttentionBand causal = AttentionBand::get(3, 8, AttentionAlignment::top_left,
+                                            std::nullopt, 0);
+  EXPECT_FALSE(causal.minDistance);
+  EXPECT_EQ(causal.maxDistance, std::optional<int64_t>(0));
+}
+
+/// kiln.attention and its adjoint mean the same through the interface.
+TEST(AttentionOpInterfaceTest, ForwardAndAdjointShareOneDescription) {
+  MLIRContext context;
+  context.loadDialect<KilnDialect, func::FuncDialect>();
+  const char *source = R"mlir(
+    func.func @f(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x2x5x8xbf16>,
+                 %v: tensor<2x2x5x6xbf16>, %do: tensor<2x4x3x6xbf16>,
+                 %m: tensor<3x5xbf16>, %kl: tensor<2xi32>, %s: tensor<i64>) {
+      %o = kiln.attention %q, %k, %v mask(%m : tensor<3x5xbf16>)
+             key_lengths(%kl : tensor<2xi32>) seed(%s : tensor<i64>)
+             {causal, window_left = 2 : i64, softcap = 30.0 : f64,
+              dropout_p = 0.25 : f64, alignment = #kiln.alignment<top_left>}
+             : tensor<2x4x3x8xbf16>, tensor<2x2x5x8xbf16>, tensor<2x2x5x6xbf16>
+             -> tensor<2x4x3x6xbf16>
+      %dq, %dk, %dv, %dm = kiln.attention_grad %q, %k, %v, %do
+             mask(%m : tensor<3x5xbf16>) key_lengths(%kl : tensor<2xi32>)
+             seed(%s : tensor<i64>)
+             {causal, window_left = 2 : i64, softcap = 30.0 : f64,
+              dropout_p = 0.25 : f64, alignment = #kiln.alignment<top_left>}
+             : tensor<2x4x3x8xbf16>, tensor<2x2x5x8xbf16>, tensor<2x2x5x6xbf16>,
+               tensor<2x4x3x6xbf16>
+             -> tensor<2x4x3x8xbf16>, tensor<2x2x5x8xbf16>,
+                tensor<2x2x5x6xbf16>, tensor<3x5xbf16>
+      return
+    }
+  )mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  SmallVector<AttentionOpInterface> ops;
+  module->walk([&](AttentionOpInterface op) { ops.push_back(op); });
+  ASSERT_EQ(ops.size(), 2u);
+  for (AttentionOpInterface op : ops) {
+    SCOPED_TRACE(op->getName().getStringRef().str());
+    AttentionSizes sizes = AttentionSizes::get(op);
+    EXPECT_EQ(sizes.batch, 2);
+    EXPECT_EQ(sizes.numHeads, 4);
+    EXPECT_EQ(sizes.numQueries, 3);
+    EXPECT_EQ(sizes.keyDim, 8);
+    EXPECT_EQ(sizes.numKVHeads, 2);
+    EXPECT_EQ(sizes.numKeys, 5);
+    EXPECT_EQ(sizes.valueDim, 6);
+    EXPECT_EQ(sizes.groupSize, 2);
+    EXPECT_DOUBLE_EQ(sizes.dropout, 0.25);
+    EXPECT_TRUE(sizes.elementType.isBF16());
+    EXPECT_TRUE(sizes.computeType.isF32());
+    EXPECT_EQ(sizes.getScoresShape(), (SmallVector<int64_t, 4>{2, 4, 3, 5}));
+
+    // top_left, causal, L = 2: 0 - 2 <= j - i <= 0.
+    AttentionBand band = AttentionBand::get(op);
+    EXPECT_EQ(band.minDistance, std::optional<int64_t>(-2));
+    EXPECT_EQ(band.maxDistance, std::optional<int64_t>(0));
+
+    AttentionLogits logits = AttentionLogits::get(
+        op, op.getMask(), op.getKeyLengths(), op.getQueryLengths());
+    EXPECT_DOUBLE_EQ(logits.scale, 1.0 / std::sqrt(8.0));
+    EXPECT_EQ(logits.softcap, std::optional<double>(30.0));
+    EXPECT_EQ(logits.additiveMask, op.getMask());
+    EXPECT_FALSE(logits.visibility.booleanMask);
+    EXPECT_EQ(logits.visibility.keyLengths, op.getKeyLengths());
+    EXPECT_FALSE(logits.visibility.queryLengths);
+    EXPECT_TRUE(op.hasAdditiveMask());
+    EXPECT_FALSE(op.hasBooleanMask());
+  }
 }
 
 } // namespace

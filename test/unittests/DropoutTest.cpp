@@ -7,9 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-// Philox.h is private to the KilnToLinalg library; the test reaches into it
-// to check the generator itself.
-#include "../../lib/Conversion/KilnToLinalg/Philox.h"
+#include "kiln/Dialect/Kiln/Utils/Philox.h"
 
 #include "kiln/Runtime/JitSession.h"
 

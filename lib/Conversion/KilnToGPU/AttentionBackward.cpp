@@ -33,13 +33,13 @@
 // residuals) the preprocess walks no key: one thread per row computes
 // D_i = rowsum(dO_i * O_i) over Dv (equal to rowsum(dP * P), dropout
 // included, since O = P'V), and c_i = 0 except in a row whose |LSE| is
-// beyond kAttentionSavedLseBound (KilnToLinalg/Attention.h), which walks its
+// beyond kAttentionSavedLseBound (AttentionUtils.h), which walks its
 // keys once for c_i = log(sum_j exp(t_ij - LSE_i)); the main kernel reads
 // the given f32 LSE buffer itself.
 //
-// The visibility predicate and the dropout draw are the builders of
-// KilnToLinalg/Attention.h, which read the mask and lengths from buffers
-// here: every backend shares one definition. f16 and bf16 load half values,
+// The sizes, the visibility predicate, the logits and the dropout draw are
+// those of kiln/Dialect/Kiln/Utils/AttentionUtils.h, which read the mask and
+// lengths from buffers here: every backend shares one definition. f16 and bf16 load half values,
 // compute in f32 and round each result once.
 //
 //===----------------------------------------------------------------------===//
@@ -49,7 +49,6 @@
 #include "PopulatePatterns.h"
 #include "TileCopy.h"
 
-#include "../KilnToLinalg/Attention.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -129,21 +128,8 @@ Logit attention_backward::buildLogit(KernelBuilder &kb,
                                      Value score, Value b, Value h, Value i,
                                      Value j) {
   Logit result;
-  Value x = kb.mulf(score, kb.f32(problem.scale));
-  if (problem.softcap) {
-    Value cap = kb.f32(*problem.softcap);
-    Value tanh = math::TanhOp::create(kb.b, kb.loc, kb.divf(x, cap));
-    x = kb.mulf(cap, tanh);
-    result.capFactor = kb.subf(kb.f32(1.0), kb.mulf(tanh, tanh));
-  }
-  if (problem.additiveMask) {
-    Value bias = buildBroadcastRead(kb.b, kb.loc, problem.additiveMask,
-                                    ValueRange{b, h, i, j});
-    if (!bias.getType().isF32())
-      bias = arith::ExtFOp::create(kb.b, kb.loc, kb.b.getF32Type(), bias);
-    x = kb.addf(x, bias);
-  }
-  result.logit = x;
+  result.logit = problem.logits.buildUnmasked(kb.b, kb.loc, score, b, h, i, j,
+                                              &result.capFactor);
   return result;
 }
 
@@ -153,10 +139,8 @@ Value attention_backward::buildDropoutScale(KernelBuilder &kb,
                                             Value i, Value j) {
   if (problem.dropout == 0.0)
     return {};
-  SmallVector<int64_t> shape = {problem.batch, problem.numHeads,
-                                problem.numQueries, problem.numKeys};
   Value keep = buildAttentionDropoutKeep(kb.b, kb.loc, seed, problem.dropout,
-                                         shape, b, h, i, j);
+                                         problem.getScoresShape(), b, h, i, j);
   return kb.select(keep, kb.f32(1.0 / (1.0 - problem.dropout)), kb.f32(0.0));
 }
 
@@ -178,31 +162,26 @@ Value attention_backward::buildMaskAdjointIndex(KernelBuilder &kb,
 std::pair<Value, Value> attention_backward::buildQueryTileRange(
     KernelBuilder &kb, const BackwardProblem &problem, Value keyBegin,
     int64_t keys, int64_t rows) {
-  // Row i sees key j only if j - offset - R <= i <= j + L - offset, so the
-  // tiles before the one of row j0 - offset - R and after the one of row
-  // jLast + L - offset see none (the bounds are uniform in the block, as
-  // the barriers need).
+  // Key j is seen by the rows [firstRow(j), endRow(j)) of its band
+  // (AttentionBand), so the tiles before the one of firstRow(j0) and from
+  // the one of endRow(jLast) on see none (the bounds are uniform in the
+  // block, as the barriers need).
   const BackwardProblem &p = problem;
-  Value zero = kb.index(0), one = kb.index(1);
+  const AttentionBand &band = p.logits.visibility.band;
+  Value zero = kb.index(0);
   Value j0 = keyBegin;
   int64_t numTiles = ceilDiv(p.numQueries, rows);
-  AttentionBand band = AttentionBand::get(p.visibility);
   Value firstTile = zero, endTile = kb.index(numTiles);
-  if (band.right) {
-    Value row = arith::SubIOp::create(kb.b, kb.loc, j0,
-                                      kb.index(band.offset + *band.right));
-    row = arith::MaxSIOp::create(kb.b, kb.loc, zero, row);
-    firstTile = kb.div(row, kb.index(rows));
-  }
-  if (band.left) {
+  if (Value firstRow = band.buildFirstRow(kb.b, kb.loc, j0))
+    firstTile = kb.div(kb.max(zero, firstRow), kb.index(rows));
+  if (band.minDistance) {
     Value lastKey =
         kb.min(kb.add(j0, kb.index(keys - 1)), kb.index(p.numKeys - 1));
-    Value row = kb.add(lastKey, kb.index(*band.left - band.offset));
-    Value tiles = kb.add(
-        kb.div(arith::MaxSIOp::create(kb.b, kb.loc, zero, row), kb.index(rows)),
-        one);
-    Value before = kb.lt(row, zero);
-    endTile = kb.select(before, zero, kb.min(endTile, tiles));
+    Value endRow = band.buildEndRow(kb.b, kb.loc, lastKey);
+    // ceil(max(endRow, 0) / rows): 0 when no row sees the block's keys.
+    Value tiles = kb.div(kb.add(kb.max(zero, endRow), kb.index(rows - 1)),
+                         kb.index(rows));
+    endTile = kb.min(endTile, tiles);
   }
   return {firstTile, endTile};
 }
@@ -212,16 +191,13 @@ std::pair<Value, Value> attention_backward::buildQueryTileRange(
 static std::pair<Value, Value> buildRowKeyRange(KernelBuilder &kb,
                                                 const BackwardProblem &p,
                                                 Value i) {
-  AttentionBand band = AttentionBand::get(p.visibility);
-  Value position = kb.add(i, kb.index(band.offset));
+  const AttentionBand &band = p.logits.visibility.band;
   Value zero = kb.index(0);
   Value firstKey = zero, endKey = kb.index(p.numKeys);
-  if (band.left)
-    firstKey = arith::MaxSIOp::create(
-        kb.b, kb.loc, zero,
-        arith::SubIOp::create(kb.b, kb.loc, position, kb.index(*band.left)));
-  if (band.right)
-    endKey = kb.min(endKey, kb.add(position, kb.index(*band.right + 1)));
+  if (Value bandFirst = band.buildFirstKey(kb.b, kb.loc, i))
+    firstKey = kb.max(zero, bandFirst);
+  if (Value bandEnd = band.buildEndKey(kb.b, kb.loc, i))
+    endKey = kb.min(endKey, bandEnd);
   return {firstKey, endKey};
 }
 
@@ -237,7 +213,7 @@ static Value buildRowIndex(KernelBuilder &kb, const BackwardProblem &p,
 /// [B * Hq * Sq] f32 buffers: the row max m in `lse` and log(l) in
 /// `correction`, so that the main kernels' exp(t - lse - correction) is
 /// exp(t - m) / l however large |m| is (LSE = m + log(l) would round log(l)
-/// away: Attention.h, kAttentionSavedLseBound), and D. An empty row gets
+/// away: AttentionUtils.h, kAttentionSavedLseBound), and D. An empty row gets
 /// lse = +inf, correction = 0 and D = 0, so that each of its P is 0.
 static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                                   const BackwardProblem &problem, Value lse,
@@ -287,7 +263,7 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                                  });
                 Value t = buildLogit(kb, p, s, b, h, i, j).logit;
                 Value visible = buildAttentionVisible(kb.b, kb.loc,
-                                                      p.visibility, b, h, i, j);
+                                                      p.logits.visibility, b, h, i, j);
                 Value dp = kb.sum(kb.index(p.valueDim),
                                   [&](KernelBuilder &kb, Value d) {
                                     return kb.loadProduct(doutRow, d, p.value,
@@ -324,7 +300,7 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
 /// O[b, h, i, d] of every (b, h, i), one thread per row, into the
 /// [B * Hq * Sq] f32 `delta`. The row's LSE comes with the op; an empty row
 /// has O = 0, hence D = 0. `correction` gets c_i = 0, or, for a row whose
-/// |LSE| is beyond kAttentionSavedLseBound (Attention.h),
+/// |LSE| is beyond kAttentionSavedLseBound (AttentionUtils.h),
 /// c_i = log(sum_j exp(t_ij - LSE_i)) over its visible keys, so that the
 /// main kernels' exp(t - LSE - c) is P exactly. Only such rows (none in a
 /// model without huge biases) read keys, walking them one by one.
@@ -413,7 +389,7 @@ static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
                               });
                           Value t = buildLogit(kb, p, s, b, h, i, j).logit;
                           Value visible = buildAttentionVisible(
-                              kb.b, kb.loc, p.visibility, b, h, i, j);
+                              kb.b, kb.loc, p.logits.visibility, b, h, i, j);
                           Value e = kb.exp(kb.subf(t, rowLse));
                           return {kb.addf(
                               args[0], kb.select(visible, e, kb.f32(0.0)))};
@@ -576,7 +552,7 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
               Logit logit = buildLogit(kb, p, s, b, h, ic, jc);
               Value inRange = kb.andI(validQuery, validKey);
               Value visible = kb.andI(
-                  inRange, buildAttentionVisible(kb.b, kb.loc, p.visibility,
+                  inRange, buildAttentionVisible(kb.b, kb.loc, p.logits.visibility,
                                                  b, h, ic, jc));
               Value prob = kb.select(
                   visible,
@@ -601,7 +577,7 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
                             kb.atomicAdd(dt, dmaskAcc, flat);
                           });
               }
-              Value ds = kb.mulf(dt, kb.f32(p.scale));
+              Value ds = kb.mulf(dt, kb.f32(p.logits.scale));
               if (logit.capFactor)
                 ds = kb.mulf(ds, logit.capFactor);
               kb.store(droppedProb, probTile, {ii, tx});
@@ -666,45 +642,27 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
   LogicalResult matchAndRewrite(AttentionGradOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto staticType = [](Value value) {
-      auto type = dyn_cast_or_null<RankedTensorType>(
-          value ? value.getType() : Type());
-      return type && type.hasStaticShape() ? type : RankedTensorType();
-    };
-    RankedTensorType queryType = staticType(op.getQuery());
-    RankedTensorType keyType = staticType(op.getKey());
-    RankedTensorType valueType = staticType(op.getValue());
-    RankedTensorType doutType = staticType(op.getDout());
-    if (!queryType || !keyType || !valueType || !doutType ||
-        queryType.getRank() != 4)
-      return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
+    // The verifier proved static rank-4 operands of one float type and a
+    // mask of rank <= 4; this pattern covers the types and sizes below.
+    auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+    auto keyType = cast<RankedTensorType>(op.getKey().getType());
+    auto valueType = cast<RankedTensorType>(op.getValue().getType());
     Type elementType = queryType.getElementType();
     if (!elementType.isF32() && !elementType.isF16() && !elementType.isBF16())
       return rewriter.notifyMatchFailure(op, "expected f32, f16 or bf16");
-    if (keyType.getElementType() != elementType ||
-        valueType.getElementType() != elementType ||
-        doutType.getElementType() != elementType)
-      return rewriter.notifyMatchFailure(op, "expected one element type");
     if (queryType.getNumElements() == 0 || keyType.getNumElements() == 0 ||
         valueType.getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "empty operands");
 
-    FailureOr<AttentionSizes> sizes =
-        AttentionSizes::match(op, op.getSeed(), rewriter);
-    if (failed(sizes))
-      return failure();
     BackwardProblem p;
-    static_cast<AttentionSizes &>(p) = *sizes;
+    static_cast<AttentionSizes &>(p) = AttentionSizes::get(op);
     if (p.keyDim > kMaxHeadDim || p.valueDim > kMaxHeadDim)
       return rewriter.notifyMatchFailure(op, "head dim above 256");
     if (p.numHeads > 65535 || p.batch > 65535)
       return rewriter.notifyMatchFailure(op, "grid dims above 65535");
-    p.scale = op.getEffectiveScale();
-    if (FloatAttr cap = op.getSoftcapAttr())
-      p.softcap = cap.getValueAsDouble();
-    RankedTensorType maskType = staticType(op.getMask());
-    if (op.getMask() && (!maskType || maskType.getRank() > 4))
-      return rewriter.notifyMatchFailure(op, "expected a static mask");
+    RankedTensorType maskType =
+        op.getMask() ? cast<RankedTensorType>(op.getMask().getType())
+                     : RankedTensorType();
     if (op.hasAdditiveMask() && !maskType.getElementType().isF32() &&
         !maskType.getElementType().isF16() &&
         !maskType.getElementType().isBF16())
@@ -723,16 +681,13 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     p.key = toBuffer(op.getKey());
     p.value = toBuffer(op.getValue());
     p.dout = toBuffer(op.getDout());
-    Value mask = toBuffer(op.getMask());
-    if (op.hasAdditiveMask()) {
-      p.additiveMask = mask;
+    p.logits = AttentionLogits::get(op, toBuffer(op.getMask()),
+                                    toBuffer(op.getKeyLengths()),
+                                    toBuffer(op.getQueryLengths()));
+    if (op.hasAdditiveMask())
       llvm::append_range(p.maskShape, maskType.getShape());
-    }
     if (p.dropout > 0.0)
       p.seed = toBuffer(op.getSeed());
-    Value keyLengths = toBuffer(op.getKeyLengths());
-    p.visibility = AttentionVisibility::get(op, mask, keyLengths,
-                                            toBuffer(op.getQueryLengths()));
 
     // Workspaces and results (device allocations after the pipeline).
     auto alloc = [&](ArrayRef<int64_t> shape, Type type) -> Value {
@@ -759,7 +714,7 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     Value dk = alloc(keyType.getShape(), elementType);
     Value dv = alloc(valueType.getShape(), elementType);
     Value dmaskAcc, dmask;
-    if (p.additiveMask) {
+    if (p.logits.additiveMask) {
       dmaskAcc = alloc({maskType.getNumElements()}, f32);
       dmask = alloc(maskType.getShape(), maskType.getElementType());
     }

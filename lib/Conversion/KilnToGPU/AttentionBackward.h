@@ -13,7 +13,7 @@
 
 #include "KernelArith.h"
 
-#include "../KilnToLinalg/Attention.h"
+#include "kiln/Dialect/Kiln/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -104,14 +104,13 @@ struct KernelBuilder : KernelArith {
 };
 
 /// The static description of one kiln.attention_grad the kernels need: its
-/// sizes and dropout probability (AttentionSizes, as the linalg lowering
-/// reads them) and what the kernels add.
+/// sizes and dropout probability (AttentionSizes), its logits and predicate
+/// on buffers (AttentionLogits), as the linalg lowering reads them, and what
+/// the kernels add.
 struct BackwardProblem : AttentionSizes {
-  double scale;
-  std::optional<double> softcap;
+  AttentionLogits logits;
   /// The buffers of the operands (null when absent).
-  Value query, key, value, dout, additiveMask, seed;
-  AttentionVisibility visibility;
+  Value query, key, value, dout, seed;
   /// The shape of an additive mask (rank <= 4).
   SmallVector<int64_t> maskShape;
 };

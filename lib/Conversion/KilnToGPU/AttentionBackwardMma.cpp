@@ -215,11 +215,11 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
         // the block's keys inside the band of the tile's first row (right
         // edge) and last row (left edge). Null when the predicate has terms
         // this does not cover (a boolean mask, query lengths) or none.
-        AttentionBand band = AttentionBand::get(p.visibility);
-        const AttentionVisibility &vis = p.visibility;
+        const AttentionVisibility &vis = p.logits.visibility;
+        const AttentionBand &band = vis.band;
         bool wholeTilesPay =
             !vis.booleanMask && !vis.queryLengths &&
-            (band.left || band.right || vis.keyLengths ||
+            (band.isBounded() || vis.keyLengths ||
              p.numKeys % kMmaKeys != 0 || p.numQueries % rows != 0);
         Value lastBlockKey = kb.add(j0, kb.index(kMmaKeys - 1));
         auto buildWholeTile = [&](KernelBuilder &kb, Value i0) -> Value {
@@ -233,16 +233,13 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                                          buildClampedLength(kb.b, kb.loc,
                                                             vis.keyLengths, b,
                                                             p.numKeys)));
-          if (band.right)
-            whole = kb.andI(
-                whole, kb.lt(lastBlockKey,
-                             kb.add(i0, kb.index(band.offset + *band.right + 1))));
-          if (band.left)
-            whole = kb.andI(
-                whole,
-                arith::CmpIOp::create(
-                    kb.b, kb.loc, arith::CmpIPredicate::sge, j0,
-                    kb.add(lastRow, kb.index(band.offset - *band.left))));
+          if (Value endKey = band.buildEndKey(kb.b, kb.loc, i0))
+            whole = kb.andI(whole, kb.lt(lastBlockKey, endKey));
+          if (Value firstKey = band.buildFirstKey(kb.b, kb.loc, lastRow))
+            whole = kb.andI(whole,
+                            arith::CmpIOp::create(kb.b, kb.loc,
+                                                  arith::CmpIPredicate::sge,
+                                                  j0, firstKey));
           return whole;
         };
 
@@ -366,7 +363,7 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                     masked.push_back(kb.select(
                         kb.andI(entry.inRange,
                                 buildAttentionVisible(kb.b, kb.loc,
-                                                      p.visibility, b, h,
+                                                      p.logits.visibility, b, h,
                                                       entry.ic, entry.jc)),
                         entry.prob, f32Zero));
                   return masked;
@@ -411,7 +408,7 @@ void attention_backward::buildMmaMainKernel(OpBuilder &builder, Location loc,
                         kb.atomicAdd(dt, dmaskAcc, flat);
                       });
                     }
-                    Value ds = kb.mulf(dt, kb.f32(p.scale));
+                    Value ds = kb.mulf(dt, kb.f32(p.logits.scale));
                     if (entry.logit.capFactor)
                       ds = kb.mulf(ds, entry.logit.capFactor);
                     probs[half][e] = droppedProb;

@@ -10,9 +10,9 @@
 // m grows, and writes O = acc / l once (0 for an empty row). No [Sq, Sk] buffer
 // exists.
 //
-// The visibility predicate and the dropout draw are the builders of the CPU
-// lowering (KilnToLinalg/Attention.h), called on memrefs, so the CPU and the
-// GPU share one definition of every mask form.
+// The sizes, the visibility predicate, the logits and the dropout draw are
+// those of kiln/Dialect/Kiln/Utils/AttentionUtils.h, called on memrefs, so
+// the CPU and the GPU share one definition of every mask form.
 //
 // See docs/GPUAttention.md.
 //
@@ -23,8 +23,6 @@
 #include "MmaFragments.h"
 #include "PopulatePatterns.h"
 #include "TileCopy.h"
-
-#include "../KilnToLinalg/Attention.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -59,17 +57,10 @@ constexpr int64_t kSimtTileBytes = 32 * 1024;
 
 /// Everything the kernels read from one attention op: static sizes,
 /// attributes, and the buffers of its operands.
-struct ForwardConfig {
-  FloatType elementType;
-  /// f32 for f16/bf16/f32, f64 for f64.
-  FloatType computeType;
-  int64_t batch, numHeads, numQueries, numKeys, keyDim, valueDim, groupSize;
-  double scale;
-  std::optional<double> softcap;
-  double dropout;
-  /// The predicate's parameters, on memrefs.
-  AttentionVisibility visibility;
-  Value query, key, value, additiveMask, seed, out, lse;
+struct ForwardConfig : AttentionSizes {
+  /// The logits and the predicate, on memrefs.
+  AttentionLogits logits;
+  Value query, key, value, seed, out, lse;
 };
 
 /// The forward kernels' IR helpers: KernelArith plus constants and
@@ -83,15 +74,7 @@ struct KernelBuilder : KernelArith {
   }
   Value negInf() { return fconst(-std::numeric_limits<double>::infinity()); }
   /// Extends (or truncates) the float `x` to `type`.
-  Value convert(Value x, Type type) {
-    unsigned from = cast<FloatType>(x.getType()).getWidth();
-    unsigned to = cast<FloatType>(type).getWidth();
-    if (x.getType() == type)
-      return x;
-    if (from < to)
-      return arith::ExtFOp::create(b, loc, type, x);
-    return arith::TruncFOp::create(b, loc, type, x);
-  }
+  Value convert(Value x, Type type) { return convertFloat(b, loc, x, type); }
 
   /// scf.for lb..ub step `step` with `inits`; `body` returns the yielded
   /// values.
@@ -129,29 +112,15 @@ struct KernelBuilder : KernelArith {
 };
 
 /// The score t[i, j] of query row `i` and key `j` from the raw dot product:
-/// cap(scale * dot) + mask_add if visible, else -inf (the CPU lowering's
-/// order of operations). `masked = false` leaves out the predicate, for
+/// cap(scale * dot) + mask_add if visible, else -inf (AttentionLogits, as
+/// the CPU lowering builds it). `masked = false` leaves out the predicate, for
 /// entries the caller knows to be visible.
 static Value buildLogit(KernelBuilder &kb, const ForwardConfig &c, Value dot,
                         Value b, Value h, Value i, Value j,
                         bool masked = true) {
-  Value x = kb.mulf(dot, kb.fconst(c.scale));
-  if (c.softcap) {
-    Value cap = kb.fconst(*c.softcap);
-    x = kb.mulf(
-        cap, math::TanhOp::create(kb.b, kb.loc,
-                                  arith::DivFOp::create(kb.b, kb.loc, x, cap)));
-  }
-  if (c.additiveMask) {
-    Value bias = buildBroadcastRead(kb.b, kb.loc, c.additiveMask,
-                                    ValueRange{b, h, i, j});
-    x = kb.addf(x, kb.convert(bias, c.computeType));
-  }
   if (!masked)
-    return x;
-  Value visible =
-      buildAttentionVisible(kb.b, kb.loc, c.visibility, b, h, i, j);
-  return kb.select(visible, x, kb.negInf());
+    return c.logits.buildUnmasked(kb.b, kb.loc, dot, b, h, i, j);
+  return c.logits.build(kb.b, kb.loc, dot, b, h, i, j);
 }
 
 /// A block's query rows. The rows of one kv head's group are packed
@@ -208,17 +177,16 @@ struct RowTile {
 /// `causal`).
 static std::pair<Value, Value>
 buildKeyRange(KernelBuilder &kb, const ForwardConfig &c, const RowTile &tile) {
-  const AttentionVisibility &vis = c.visibility;
+  const AttentionVisibility &vis = c.logits.visibility;
   Value batchIndex = tile.batch;
   Value rowBegin = tile.position(kb, c, tile.begin);
   Value rowEnd = tile.position(kb, c, tile.last);
   Value lo = kb.index(0);
   Value hi = kb.index(c.numKeys);
-  AttentionBand band = AttentionBand::get(vis);
-  if (band.left)
-    lo = kb.max(lo, kb.add(rowBegin, kb.index(band.offset - *band.left)));
-  if (band.right)
-    hi = kb.min(hi, kb.add(rowEnd, kb.index(band.offset + *band.right + 1)));
+  if (Value firstKey = vis.band.buildFirstKey(kb.b, kb.loc, rowBegin))
+    lo = kb.max(lo, firstKey);
+  if (Value endKey = vis.band.buildEndKey(kb.b, kb.loc, rowEnd))
+    hi = kb.min(hi, endKey);
   if (vis.keyLengths)
     hi = kb.min(hi, buildClampedLength(kb.b, kb.loc, vis.keyLengths,
                                        batchIndex, c.numKeys));
@@ -281,9 +249,7 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
   Value rowValid = kb.lt(packedRow, kb.index(tile.numPacked));
   Value h, i;
   std::tie(h, i) = tile.unpack(kb, c, packedRow);
-  Value seed;
-  if (c.dropout > 0.0)
-    seed = memref::LoadOp::create(builder, loc, c.seed, ValueRange{});
+  AttentionDropout dropout = AttentionDropout::get(builder, loc, c, c.seed);
 
   // q row and accumulator.
   kb.ifThen(rowValid, [&] {
@@ -381,17 +347,8 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
                                     kb.exp(kb.subf(t, newMax)));
                       // l sums every p; the dropout keep bit only weighs
                       // the contribution to O (P' = P * Z / (1 - p)).
-                      Value w = p;
-                      if (c.dropout > 0.0) {
-                        Value keep = buildAttentionDropoutKeep(
-                            builder, loc, seed, c.dropout,
-                            {c.batch, c.numHeads, c.numQueries, c.numKeys}, b,
-                            h, i, kb.add(kt, r));
-                        w = kb.select(
-                            keep,
-                            kb.mulf(p, kb.fconst(1.0 / (1.0 - c.dropout))),
-                            kb.fconst(0.0));
-                      }
+                      Value w = dropout.apply(builder, loc, p, b, h, i,
+                                              kb.add(kt, r));
                       kb.loop(zero, kb.index(c.valueDim), one, {},
                               [&](Value d, ValueRange) {
                                 Value v = memref::LoadOp::create(
@@ -513,9 +470,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   for (int64_t r = 0; r < 2; ++r)
     std::tie(heads[r], positions[r]) =
         tile.unpack(kb, c, kb.min(rows[r], lastRow));
-  Value seed;
-  if (c.dropout > 0.0)
-    seed = memref::LoadOp::create(builder, loc, c.seed, ValueRange{});
+  AttentionDropout dropout = AttentionDropout::get(builder, loc, c, c.seed);
 
   // Q's A fragments, for every 16-column step of Dk.
   SmallVector<SmallVector<Value>> queryFrags;
@@ -597,19 +552,19 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
   // ex2.approx per element. Otherwise t is the logit and k = log2 e. The
   // fma's error (|m k| 2^-24 in the exponent, about 1e-5 relative for
   // logits near 100) is far below the f16/bf16 rounding of P.
-  bool rawScores = !c.softcap && !c.additiveMask && c.scale > 0;
+  bool rawScores = !c.logits.softcap && !c.logits.additiveMask && c.logits.scale > 0;
   Value exponentScale = kb.fconst(
-      (rawScores ? c.scale : 1.0) * llvm::numbers::log2e);
+      (rawScores ? c.logits.scale : 1.0) * llvm::numbers::log2e);
   // Whether every row of the block sees every key of tile kt..kt+63, so
   // that the tile needs no predicate: the tile lies below keyEnd (Sk, the
   // key length, the band's right edge at the last row) and inside the band
   // of the first row (right edge) and of the last row (left edge). Null
   // when the predicate has terms that this does not cover (a boolean mask,
   // query lengths) or none at all.
-  const AttentionVisibility &vis = c.visibility;
-  AttentionBand band = AttentionBand::get(vis);
+  const AttentionVisibility &vis = c.logits.visibility;
+  const AttentionBand &band = vis.band;
   bool wholeTilesPay = !vis.booleanMask && !vis.queryLengths &&
-                       (band.left || band.right || vis.keyLengths ||
+                       (band.isBounded() || vis.keyLengths ||
                         c.numKeys % kMmaKeys != 0);
   Value firstPosition = tile.position(kb, c, tile.begin);
   Value lastPosition = tile.position(kb, c, tile.last);
@@ -618,17 +573,13 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
       return Value();
     Value last = kb.add(kt, kb.index(kMmaKeys - 1));
     Value whole = kb.lt(last, keyEnd);
-    if (band.right)
+    if (Value endKey = band.buildEndKey(builder, loc, firstPosition))
+      whole = arith::AndIOp::create(builder, loc, whole, kb.lt(last, endKey));
+    if (Value firstKey = band.buildFirstKey(builder, loc, lastPosition))
       whole = arith::AndIOp::create(
           builder, loc, whole,
-          kb.lt(last, kb.add(firstPosition,
-                             kb.index(band.offset + *band.right + 1))));
-    if (band.left)
-      whole = arith::AndIOp::create(
-          builder, loc, whole,
-          arith::CmpIOp::create(
-              builder, loc, arith::CmpIPredicate::sge, kt,
-              kb.add(lastPosition, kb.index(band.offset - *band.left))));
+          arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, kt,
+                                firstKey));
     return whole;
   };
   // Loop state: m and l of rows 0 and 1 (l per thread: the quad's partial
@@ -703,7 +654,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           if (!masked)
             return dot;
           return kb.select(
-              buildAttentionVisible(builder, loc, c.visibility, b, h, i, j),
+              buildAttentionVisible(builder, loc, c.logits.visibility, b, h, i, j),
               dot, f32NegInf);
         };
         auto buildScores = [&](bool masked) {
@@ -779,22 +730,17 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           for (int64_t e = 0; e < 4; ++e) {
             Value t = scores[n][e];
             Value exponent =
-                c.additiveMask
+                c.logits.additiveMask
                     ? kb.mulf(kb.subf(t, pivots[e / 2]), exponentScale)
                     : Value(math::FmaOp::create(builder, loc, t, exponentScale,
                                                 pivotTerm[e / 2]));
             Value p = math::Exp2Op::create(builder, loc, exponent);
             sums[e / 2] = kb.addf(sums[e / 2], p);
-            if (c.dropout > 0.0) {
+            if (dropout.isActive()) {
               Value j =
                   kb.add(kt, kb.add(twiceQuadLane, kb.index(8 * n + e % 2)));
-              Value keep = buildAttentionDropoutKeep(
-                  builder, loc, seed, c.dropout,
-                  {c.batch, c.numHeads, c.numQueries, c.numKeys}, b,
-                  heads[e / 2], positions[e / 2], kb.min(j, lastKey));
-              p = kb.select(keep,
-                            kb.mulf(p, kb.fconst(1.0 / (1.0 - c.dropout))),
-                            f32Zero);
+              p = dropout.apply(builder, loc, p, b, heads[e / 2],
+                                positions[e / 2], kb.min(j, lastKey));
             }
             scores[n][e] = p;
           }
@@ -863,7 +809,7 @@ static void buildMmaKernel(OpBuilder &builder, Location loc,
           // m in natural units: scale m for raw scores.
           Value m = tiles.getResult(r);
           if (rawScores)
-            m = kb.mulf(m, kb.fconst(c.scale));
+            m = kb.mulf(m, kb.fconst(c.logits.scale));
           Value lse = kb.select(
               empty, kb.fconst(std::numeric_limits<double>::infinity()),
               kb.addf(m, math::LogOp::create(builder, loc, sums[r])));
@@ -975,11 +921,6 @@ LogicalResult mlir::kiln::canBuildAttentionForward(AttentionOp op,
     reason = "grid too large";
     return failure();
   }
-  double dropout = op.getDropoutPAttr().getValueAsDouble();
-  if (!(dropout >= 0.0 && dropout < 1.0) || (dropout > 0.0 && !op.getSeed())) {
-    reason = "dropout without a seed or outside [0, 1)";
-    return failure();
-  }
   return success();
 }
 
@@ -990,24 +931,8 @@ LogicalResult mlir::kiln::buildAttentionForwardLaunch(
   if (failed(canBuildAttentionForward(op, reason)) ||
       operandMemrefs.size() != op->getNumOperands())
     return failure();
-  auto queryType = cast<RankedTensorType>(op.getQuery().getType());
-  auto keyType = cast<RankedTensorType>(op.getKey().getType());
-  auto valueType = cast<RankedTensorType>(op.getValue().getType());
   ForwardConfig c;
-  c.elementType = cast<FloatType>(queryType.getElementType());
-  c.computeType = c.elementType.isF64() ? cast<FloatType>(b.getF64Type())
-                                        : cast<FloatType>(b.getF32Type());
-  c.batch = queryType.getDimSize(0);
-  c.numHeads = queryType.getDimSize(1);
-  c.numQueries = queryType.getDimSize(2);
-  c.numKeys = keyType.getDimSize(2);
-  c.keyDim = keyType.getDimSize(3);
-  c.valueDim = valueType.getDimSize(3);
-  c.groupSize = std::max<int64_t>(1, op.getGroupSize());
-  c.scale = op.getEffectiveScale();
-  if (FloatAttr cap = op.getSoftcapAttr())
-    c.softcap = cap.getValueAsDouble();
-  c.dropout = op.getDropoutPAttr().getValueAsDouble();
+  static_cast<AttentionSizes &>(c) = AttentionSizes::get(op);
   // Operands are matched by position, not by value: the same tensor may be
   // passed as two operands (q = k).
   auto operandBuffer = [&](unsigned odsIndex) -> Value {
@@ -1017,10 +942,8 @@ LogicalResult mlir::kiln::buildAttentionForwardLaunch(
   c.query = operandBuffer(0);
   c.key = operandBuffer(1);
   c.value = operandBuffer(2);
-  Value mask = operandBuffer(3);
-  c.visibility = AttentionVisibility::get(op, mask, operandBuffer(4),
-                                          operandBuffer(5));
-  c.additiveMask = op.hasAdditiveMask() ? mask : Value();
+  c.logits = AttentionLogits::get(op, operandBuffer(3), operandBuffer(4),
+                                  operandBuffer(5));
   c.seed = operandBuffer(6);
   c.out = outMemref;
   c.lse = lseMemref;

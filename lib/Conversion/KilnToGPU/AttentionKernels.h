@@ -3,17 +3,18 @@
 // Private to the KilnToGPU library: the kernel builders of the forward and
 // the backward attention patterns, so that one may launch the other's kernel
 // (the backward recomputes the forward's row log-sum-exp when it is not
-// given). See docs/GPUAttention.md.
+// given). What the kernels compute (sizes, band, predicate, logits, dropout
+// draw) is kiln/Dialect/Kiln/Utils/AttentionUtils.h, as for the CPU
+// lowering. See docs/GPUAttention.md.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONKERNELS_H
 #define KILN_LIB_CONVERSION_KILNTOGPU_ATTENTIONKERNELS_H
 
-#include "../KilnToLinalg/Attention.h"
-
 #include "kiln/Conversion/AttentionSoftwarePipeline.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -45,30 +46,6 @@ struct AttentionGPUOptions {
   /// 0 gives no hint.
   unsigned forwardMinBlocksPerSM = 0;
   unsigned backwardMinBlocksPerSM = 0;
-};
-
-/// The band of a visibility predicate: key j is visible from query row i
-/// only if p(i) - L <= j <= p(i) + R with p(i) = i + offset. An edge of
-/// Sq + Sk or more excludes no key (as in buildAttentionVisible), so it is
-/// left unset here. The forward and backward kernels bound their loops and
-/// find their whole tiles with it.
-struct AttentionBand {
-  int64_t offset = 0;
-  std::optional<int64_t> left, right;
-
-  static AttentionBand get(const AttentionVisibility &visibility) {
-    AttentionBand band;
-    if (visibility.alignment == AttentionAlignment::bottom_right)
-      band.offset = visibility.numKeys - visibility.numQueries;
-    auto bounded = [&](std::optional<int64_t> edge) {
-      return edge && *edge < visibility.numQueries + visibility.numKeys
-                 ? edge
-                 : std::nullopt;
-    };
-    band.left = bounded(visibility.windowLeft);
-    band.right = bounded(visibility.windowRight);
-    return band;
-  }
 };
 
 /// Creates a `gpu.launch` of `grid` blocks of `threads` threads with the

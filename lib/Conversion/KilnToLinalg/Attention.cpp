@@ -11,16 +11,14 @@
 // inserts the block's rows of O. Only one [rows, Sk] block is ever live;
 // nothing of size [B, Hq, Sq, Sk] is materialized.
 //
-// The predicate and the dropout draw are the builders declared in
-// Attention.h, the one definition that the adjoint (AttentionGrad.cpp) and
-// the GPU kernels reuse. kiln.dropout's pattern (Dropout.cpp) is registered
-// here too, since NN.cpp belongs to another family: both share the Philox
-// generator of Philox.h.
+// The sizes, the predicate, the logits and the dropout draw are those of
+// kiln/Dialect/Kiln/Utils/AttentionUtils.h, the one definition that the
+// adjoint (AttentionGrad.cpp), the GPU kernels and the decomposition use
+// too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Attention.h"
-#include "Philox.h"
 #include "PopulatePatterns.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -40,338 +38,13 @@
 using namespace mlir;
 using namespace mlir::kiln;
 
-//===----------------------------------------------------------------------===//
-// The visibility predicate and the dropout draw
-//===----------------------------------------------------------------------===//
-
-/// AttentionVisibility::get of a kiln.attention or a kiln.attention_grad,
-/// which name their attributes and operands alike.
-template <typename OpTy>
-static AttentionVisibility getVisibility(OpTy op, Value mask, Value keyLengths,
-                                         Value queryLengths) {
-  auto queryType = cast<RankedTensorType>(op.getQuery().getType());
-  auto keyType = cast<RankedTensorType>(op.getKey().getType());
-  AttentionVisibility visibility;
-  visibility.numQueries = queryType.getDimSize(2);
-  visibility.numKeys = keyType.getDimSize(2);
-  visibility.alignment = op.getAlignment();
-  if (IntegerAttr left = op.getWindowLeftAttr())
-    visibility.windowLeft = left.getInt();
-  visibility.windowRight = op.getEffectiveWindowRight();
-  if (op.hasBooleanMask())
-    visibility.booleanMask = mask;
-  visibility.keyLengths = keyLengths;
-  visibility.queryLengths = queryLengths;
-  return visibility;
-}
-
-AttentionVisibility AttentionVisibility::get(AttentionOp op, Value mask,
-                                             Value keyLengths,
-                                             Value queryLengths) {
-  return getVisibility(op, mask, keyLengths, queryLengths);
-}
-
-AttentionVisibility AttentionVisibility::get(AttentionGradOp op, Value mask,
-                                             Value keyLengths,
-                                             Value queryLengths) {
-  return getVisibility(op, mask, keyLengths, queryLengths);
-}
-
 static Value constIndex(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
-}
-
-/// Reads `source[indices]` from a ranked tensor (tensor.extract) or a memref
-/// (memref.load), so that the builders below serve both the linalg
-/// lowerings and the GPU kernels (lib/Conversion/KilnToGPU).
-static Value buildRead(OpBuilder &builder, Location loc, Value source,
-                       ValueRange indices) {
-  if (isa<MemRefType>(source.getType()))
-    return memref::LoadOp::create(builder, loc, source, indices);
-  return tensor::ExtractOp::create(builder, loc, source, indices);
-}
-
-Value mlir::kiln::buildBroadcastRead(OpBuilder &builder, Location loc,
-                                     Value tensor, ValueRange indices) {
-  auto type = cast<ShapedType>(tensor.getType());
-  unsigned leading = indices.size() - type.getRank();
-  SmallVector<Value> reads;
-  for (auto [dim, size] : llvm::enumerate(type.getShape()))
-    reads.push_back(size == 1 ? constIndex(builder, loc, 0)
-                              : indices[leading + dim]);
-  return buildRead(builder, loc, tensor, reads);
-}
-
-/// Returns clamp(lengths[b], 0, bound) as an index.
-Value mlir::kiln::buildClampedLength(OpBuilder &builder, Location loc,
-                                Value lengths, Value b, int64_t bound) {
-  Type i64 = builder.getI64Type();
-  Value length = buildRead(builder, loc, lengths, b);
-  if (!length.getType().isInteger(64))
-    length = arith::ExtSIOp::create(builder, loc, i64, length);
-  length = arith::MaxSIOp::create(
-      builder, loc, length,
-      arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(0)));
-  length = arith::MinSIOp::create(
-      builder, loc, length,
-      arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(bound)));
-  return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
-                                    length);
-}
-
-/// Whether the band edge `edge` (std::nullopt: unbounded) can exclude a
-/// key. p(i) lies in [min(0, Sk - Sq), max(Sq, Sk) - 1], so an edge of
-/// Sq + Sk or more excludes no key 0 <= j < Sk; leaving it out also keeps
-/// the index arithmetic of the predicate and of the key-tile range from
-/// overflowing on a huge window.
-static bool boundsKeys(const AttentionVisibility &visibility,
-                       std::optional<int64_t> edge) {
-  return edge && *edge < visibility.numQueries + visibility.numKeys;
-}
-
-/// p(i) - i: Sk - Sq for bottom_right, 0 for top_left.
-static int64_t getPositionOffset(const AttentionVisibility &visibility) {
-  if (visibility.alignment == AttentionAlignment::bottom_right)
-    return visibility.numKeys - visibility.numQueries;
-  return 0;
-}
-
-Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
-                                        const AttentionVisibility &visibility,
-                                        Value b, Value h, Value i, Value j) {
-  int64_t numQueries = visibility.numQueries;
-  int64_t numKeys = visibility.numKeys;
-  Value visible;
-  auto conjoin = [&](Value term) {
-    visible = visible ? arith::AndIOp::create(builder, loc, visible, term)
-                      : term;
-  };
-
-  // The band.
-  bool hasLeft = boundsKeys(visibility, visibility.windowLeft);
-  bool hasRight = boundsKeys(visibility, visibility.windowRight);
-  if (hasLeft || hasRight) {
-    Value position = i;
-    if (int64_t positionOffset = getPositionOffset(visibility))
-      position = arith::AddIOp::create(
-          builder, loc, i, constIndex(builder, loc, positionOffset));
-    auto offset = [&](int64_t delta) -> Value {
-      if (delta == 0)
-        return position;
-      return arith::AddIOp::create(builder, loc, position,
-                                   constIndex(builder, loc, delta));
-    };
-    if (hasLeft)
-      conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge,
-                                    j, offset(-*visibility.windowLeft)));
-    if (hasRight)
-      conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sle,
-                                    j, offset(*visibility.windowRight)));
-  }
-
-  if (visibility.keyLengths) {
-    Value length = buildClampedLength(builder, loc, visibility.keyLengths, b,
-                                      numKeys);
-    conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, j,
-                                  length));
-  }
-  if (visibility.queryLengths) {
-    Value length = buildClampedLength(builder, loc, visibility.queryLengths,
-                                      b, numQueries);
-    conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, i,
-                                  length));
-  }
-  if (visibility.booleanMask)
-    conjoin(buildBroadcastRead(builder, loc, visibility.booleanMask,
-                               ValueRange{b, h, i, j}));
-
-  if (!visible)
-    visible = arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true));
-  return visible;
-}
-
-Value mlir::kiln::buildAttentionDropoutKeep(OpBuilder &builder, Location loc,
-                                            Value seed, double p,
-                                            ArrayRef<int64_t> shape, Value b,
-                                            Value h, Value i, Value j) {
-  assert(shape.size() == 4 && "expected [B, Hq, Sq, Sk]");
-  // ((b * Hq + h) * Sq + i) * Sk + j
-  Value flat = b;
-  Value coords[] = {h, i, j};
-  for (auto [size, coord] : llvm::zip(shape.drop_front(), coords)) {
-    flat = arith::MulIOp::create(builder, loc, flat,
-                                 constIndex(builder, loc, size));
-    flat = arith::AddIOp::create(builder, loc, flat, coord);
-  }
-  flat = arith::IndexCastOp::create(builder, loc, builder.getI64Type(), flat);
-  return buildDropoutKeep(builder, loc, seed, flat, p);
 }
 
 //===----------------------------------------------------------------------===//
 // What the forward and the adjoint lowering share
 //===----------------------------------------------------------------------===//
-
-/// AttentionLogits::get of a kiln.attention or a kiln.attention_grad.
-template <typename OpTy>
-static AttentionLogits getLogits(OpTy op, Value mask, Value keyLengths,
-                                 Value queryLengths) {
-  AttentionLogits logits;
-  logits.visibility =
-      AttentionVisibility::get(op, mask, keyLengths, queryLengths);
-  logits.scale = op.getEffectiveScale();
-  if (FloatAttr cap = op.getSoftcapAttr())
-    logits.softcap = cap.getValueAsDouble();
-  if (op.hasAdditiveMask())
-    logits.additiveMask = mask;
-  return logits;
-}
-
-AttentionLogits AttentionLogits::get(AttentionOp op, Value mask,
-                                     Value keyLengths, Value queryLengths) {
-  return getLogits(op, mask, keyLengths, queryLengths);
-}
-
-AttentionLogits AttentionLogits::get(AttentionGradOp op, Value mask,
-                                     Value keyLengths, Value queryLengths) {
-  return getLogits(op, mask, keyLengths, queryLengths);
-}
-
-Value AttentionLogits::build(OpBuilder &builder, Location loc, Value s, Value b,
-                             Value h, Value i, Value j) const {
-  Type type = s.getType();
-  auto constant = [&](double value) -> Value {
-    return arith::ConstantOp::create(builder, loc,
-                                     builder.getFloatAttr(type, value));
-  };
-  Value x = arith::MulFOp::create(builder, loc, s, constant(scale));
-  if (softcap) {
-    Value cap = constant(*softcap);
-    x = arith::MulFOp::create(
-        builder, loc, cap,
-        math::TanhOp::create(builder, loc,
-                             arith::DivFOp::create(builder, loc, x, cap)));
-  }
-  if (additiveMask) {
-    Value bias =
-        buildBroadcastRead(builder, loc, additiveMask, ValueRange{b, h, i, j});
-    x = arith::AddFOp::create(
-        builder, loc, x,
-        AttentionBlockBuilder::extend(builder, loc, bias, type));
-  }
-  Value visible = buildAttentionVisible(builder, loc, visibility, b, h, i, j);
-  return arith::SelectOp::create(
-      builder, loc, visible, x,
-      constant(-std::numeric_limits<double>::infinity()));
-}
-
-/// AttentionSizes::match of a kiln.attention or a kiln.attention_grad.
-template <typename OpTy>
-static FailureOr<AttentionSizes> matchSizes(OpTy op, Value seed,
-                                            RewriterBase &rewriter) {
-  auto isStaticRank4 = [](Value value) {
-    auto type = dyn_cast<RankedTensorType>(value.getType());
-    return type && type.getRank() == 4 && type.hasStaticShape();
-  };
-  if (!isStaticRank4(op.getQuery()) || !isStaticRank4(op.getKey()) ||
-      !isStaticRank4(op.getValue()))
-    return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
-  auto queryType = cast<RankedTensorType>(op.getQuery().getType());
-  auto keyType = cast<RankedTensorType>(op.getKey().getType());
-  auto valueType = cast<RankedTensorType>(op.getValue().getType());
-  AttentionSizes sizes;
-  sizes.elementType = dyn_cast<FloatType>(queryType.getElementType());
-  if (!sizes.elementType)
-    return rewriter.notifyMatchFailure(op, "expected a float element type");
-  sizes.batch = queryType.getDimSize(0);
-  sizes.numHeads = queryType.getDimSize(1);
-  sizes.numQueries = queryType.getDimSize(2);
-  sizes.keyDim = queryType.getDimSize(3);
-  sizes.numKVHeads = keyType.getDimSize(1);
-  sizes.numKeys = keyType.getDimSize(2);
-  sizes.valueDim = valueType.getDimSize(3);
-  if (sizes.numKVHeads == 0 && sizes.numHeads != 0)
-    return rewriter.notifyMatchFailure(op, "query heads without kv heads");
-  sizes.groupSize = std::max<int64_t>(1, op.getGroupSize());
-  sizes.dropout = op.getDropoutPAttr().getValueAsDouble();
-  if (!(sizes.dropout >= 0.0 && sizes.dropout < 1.0))
-    return rewriter.notifyMatchFailure(op, "dropout_p outside [0, 1)");
-  if (sizes.dropout > 0.0 && !seed)
-    return rewriter.notifyMatchFailure(op, "dropout without a seed");
-  sizes.computeType = sizes.elementType.getWidth() < 32
-                          ? Type(rewriter.getF32Type())
-                          : Type(sizes.elementType);
-  return sizes;
-}
-
-FailureOr<AttentionSizes> AttentionSizes::match(AttentionOp op, Value seed,
-                                                RewriterBase &rewriter) {
-  return matchSizes(op, seed, rewriter);
-}
-
-FailureOr<AttentionSizes> AttentionSizes::match(AttentionGradOp op, Value seed,
-                                                RewriterBase &rewriter) {
-  return matchSizes(op, seed, rewriter);
-}
-
-AttentionDropout AttentionDropout::get(OpBuilder &builder, Location loc,
-                                       const AttentionSizes &sizes,
-                                       Value seed) {
-  AttentionDropout dropout;
-  dropout.p = sizes.dropout;
-  dropout.shape = {sizes.batch, sizes.numHeads, sizes.numQueries,
-                   sizes.numKeys};
-  if (dropout.isActive())
-    dropout.seed = tensor::ExtractOp::create(builder, loc, seed, ValueRange{});
-  return dropout;
-}
-
-Value AttentionDropout::apply(OpBuilder &builder, Location loc, Value x,
-                              Value b, Value h, Value i, Value j) const {
-  if (!isActive())
-    return x;
-  Type type = x.getType();
-  Value keep =
-      buildAttentionDropoutKeep(builder, loc, seed, p, shape, b, h, i, j);
-  Value scaled = arith::MulFOp::create(
-      builder, loc, x,
-      arith::ConstantOp::create(builder, loc,
-                                builder.getFloatAttr(type, 1.0 / (1.0 - p))));
-  return arith::SelectOp::create(
-      builder, loc, keep, scaled,
-      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(type, 0.0)));
-}
-
-Value mlir::kiln::buildGuardedExp(OpBuilder &builder, Location loc, Value x,
-                                  Value m, double emptyRow) {
-  Type type = x.getType();
-  Value empty = arith::CmpFOp::create(
-      builder, loc, arith::CmpFPredicate::OEQ, m,
-      arith::ConstantOp::create(builder, loc,
-                                builder.getFloatAttr(type, emptyRow)));
-  Value e = math::ExpOp::create(builder, loc,
-                                arith::SubFOp::create(builder, loc, x, m));
-  return arith::SelectOp::create(
-      builder, loc, empty,
-      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(type, 0.0)),
-      e);
-}
-
-Value mlir::kiln::buildSavedLseNeedsRenormalization(OpBuilder &builder,
-                                                    Location loc, Value lse) {
-  Type type = lse.getType();
-  auto constant = [&](double value) -> Value {
-    return arith::ConstantOp::create(builder, loc,
-                                     builder.getFloatAttr(type, value));
-  };
-  Value magnitude = math::AbsFOp::create(builder, loc, lse);
-  Value large = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OGT,
-                                      magnitude,
-                                      constant(kAttentionSavedLseBound));
-  Value finite = arith::CmpFOp::create(
-      builder, loc, arith::CmpFPredicate::OLT, magnitude,
-      constant(std::numeric_limits<double>::infinity()));
-  return arith::AndIOp::create(builder, loc, large, finite);
-}
 
 Value mlir::kiln::extractHeadBlock(OpBuilder &builder, Location loc,
                                    Value source, Value b, Value head,
@@ -459,7 +132,7 @@ mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
   assert(rows > 0 && "expected a block with rows");
   int64_t numKeys = visibility.numKeys;
   int64_t numTiles = llvm::divideCeil(numKeys, kAttentionKeyTile);
-  int64_t positionOffset = getPositionOffset(visibility);
+  const AttentionBand &band = visibility.band;
   MLIRContext *context = builder.getContext();
   AffineExpr d0, d1;
   bindDims(context, d0, d1);
@@ -485,20 +158,20 @@ mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
         {tile});
   };
 
-  // Row i sees keys [p(i) - L, p(i) + R] with p(i) = i + offset, so the
-  // block sees [p(first) - L, p(last) + R]: the tiles from
-  // floor((p(first) - L) / T) to floor((p(last) + R) / T), clamped to the
-  // tiles that exist, and the first no later than the end.
+  // Row i sees keys [i + minDistance, i + maxDistance] (AttentionBand), so
+  // the block sees [first + minDistance, last + maxDistance]: the tiles from
+  // floor((first + minDistance) / T) to floor((last + maxDistance) / T),
+  // clamped to the tiles that exist, and the first no later than the end.
   AttentionKeyTiles tiles;
   tiles.endTile = builder.getIndexAttr(numTiles);
-  if (boundsKeys(visibility, visibility.windowRight)) {
-    int64_t lastKey = rows - 1 + positionOffset + *visibility.windowRight;
+  if (band.maxDistance) {
+    int64_t lastKey = rows - 1 + *band.maxDistance;
     tiles.endTile = clampTile((d0 + lastKey).floorDiv(kAttentionKeyTile) + 1,
                               tiles.endTile);
   }
   tiles.firstTile = builder.getIndexAttr(0);
-  if (boundsKeys(visibility, visibility.windowLeft)) {
-    int64_t firstKey = positionOffset - *visibility.windowLeft;
+  if (band.minDistance) {
+    int64_t firstKey = *band.minDistance;
     tiles.firstTile =
         clampTile((d0 + firstKey).floorDiv(kAttentionKeyTile), tiles.endTile);
   }
@@ -910,13 +583,6 @@ Value AttentionBlockBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs,
   return matmul.getResult(0);
 }
 
-Value AttentionBlockBuilder::extend(OpBuilder &b, Location l, Value x,
-                                    Type type) {
-  if (x.getType() == type)
-    return x;
-  return arith::ExtFOp::create(b, l, type, x);
-}
-
 //===----------------------------------------------------------------------===//
 // kiln.attention
 //===----------------------------------------------------------------------===//
@@ -956,17 +622,12 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<AttentionSizes> sizes =
-        AttentionSizes::match(op, adaptor.getSeed(), rewriter);
-    if (failed(sizes))
-      return failure();
+    AttentionSizes sizes = AttentionSizes::get(op);
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
-    if (!resultType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
-    int64_t numQueries = sizes->numQueries, numKeys = sizes->numKeys;
-    int64_t keyDim = sizes->keyDim, valueDim = sizes->valueDim;
-    FloatType elementType = sizes->elementType;
-    Type computeType = sizes->computeType;
+    int64_t numQueries = sizes.numQueries, numKeys = sizes.numKeys;
+    int64_t keyDim = sizes.keyDim, valueDim = sizes.valueDim;
+    FloatType elementType = sizes.elementType;
+    Type computeType = sizes.computeType;
     auto computeAttr = [&](double value) {
       return rewriter.getFloatAttr(computeType, value);
     };
@@ -997,7 +658,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
       return success();
     }
     AttentionDropout dropout =
-        AttentionDropout::get(rewriter, loc, *sizes, adaptor.getSeed());
+        AttentionDropout::get(rewriter, loc, sizes, adaptor.getSeed());
     SmallVector<Value> inits = {init};
     if (lseInit)
       inits.push_back(lseInit);
@@ -1107,7 +768,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     // contiguous rows (a transposed operand would be repacked by every
     // query block), and V[b, g]; the kv head is indexed, never repeated.
     SmallVector<Value> results = buildKVHeadLoop(
-        rewriter, loc, sizes->batch, sizes->numKVHeads, inits,
+        rewriter, loc, sizes.batch, sizes.numKVHeads, inits,
         [&](OpBuilder &builder, Location loc, Value b, Value g,
             ValueRange args) {
           Value kt =
@@ -1116,7 +777,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
           Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
                                      numKeys, valueDim);
           return buildGroupHeadLoop(
-              builder, loc, g, sizes->groupSize, args,
+              builder, loc, g, sizes.groupSize, args,
               [&](OpBuilder &builder, Location loc, Value h, ValueRange args) {
                 return buildQueryBlockLoop(
                     builder, loc, numQueries, args,
@@ -1136,6 +797,5 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
 
 void mlir::kiln::populateAttentionPatterns(RewritePatternSet &patterns) {
   patterns.add<AttentionOpLowering>(patterns.getContext());
-  populateDropoutPatterns(patterns);
   populateAttentionGradPatterns(patterns);
 }

@@ -1,11 +1,11 @@
 //===- Attention.h - Building blocks of the attention lowerings -*- C++ -*-===//
 //
-// Private to the KilnToLinalg library. The single C++ definition of
-// kiln.attention's visibility predicate and of its dropout draw, as IR
-// builders on scalars. The forward lowering (Attention.cpp) calls them inside
-// its linalg payloads; the adjoint and the decomposition must call them too,
-// never rebuild their own copy (docs/Attention.md, "The visibility
-// predicate").
+// Private to the KilnToLinalg library: the loops, query blocks, key tiles
+// and linalg block helpers that the forward (Attention.cpp) and the adjoint
+// (AttentionGrad.cpp) lowering share. What attention computes (sizes, band,
+// predicate, logits, dropout draw) is not defined here but in
+// kiln/Dialect/Kiln/Utils/AttentionUtils.h, which the GPU kernels and the
+// decomposition use too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #define KILN_LIB_CONVERSION_KILNTOLINALG_ATTENTION_H
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Utils/AttentionUtils.h"
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -27,174 +28,6 @@ class RewritePatternSet;
 } // namespace mlir
 
 namespace mlir::kiln {
-
-/// Everything the visibility predicate of one attention op reads: static
-/// sizes and attributes, and the operands (null when absent): tensors in
-/// the linalg lowerings, memrefs in the GPU kernels.
-struct AttentionVisibility {
-  /// Sq and Sk.
-  int64_t numQueries = 0;
-  int64_t numKeys = 0;
-  AttentionAlignment alignment = AttentionAlignment::bottom_right;
-  /// The band `[p(i) - L, p(i) + R]`; std::nullopt is unbounded. The right
-  /// edge is the effective one (0 for `causal`).
-  std::optional<int64_t> windowLeft;
-  std::optional<int64_t> windowRight;
-  /// An i1 tensor (or memref) of rank <= 4 broadcastable to [B, Hq, Sq, Sk], or null.
-  /// (An additive mask is not part of visibility: see buildBroadcastRead.)
-  Value booleanMask;
-  /// [B] tensors (or memrefs) of i32 or i64, or null.
-  Value keyLengths;
-  Value queryLengths;
-
-  /// Reads the predicate's parameters from `op`; `mask`, `keyLengths` and
-  /// `queryLengths` are the values to read at run time (the op's operands,
-  /// or their converted values in a conversion pattern). The mask is taken
-  /// only when it is boolean.
-  static AttentionVisibility get(AttentionOp op, Value mask, Value keyLengths,
-                                 Value queryLengths);
-  /// The same for the adjoint, whose predicate is that of its forward.
-  static AttentionVisibility get(AttentionGradOp op, Value mask,
-                                 Value keyLengths, Value queryLengths);
-};
-
-/// How the score s = q . k of entry (b, h, i, j) becomes the logit that the
-/// softmax reads, in the forward and in the adjoint (which recomputes it):
-///
-///   t = visible(b, h, i, j) ? cap(scale * s) + mask_add[b, h, i, j] : -inf
-///
-/// with cap(x) = c * tanh(x / c) when `softcap` is set.
-struct AttentionLogits {
-  AttentionVisibility visibility;
-  double scale = 1.0;
-  std::optional<double> softcap;
-  /// A float tensor broadcastable to [B, Hq, Sq, Sk], or null.
-  Value additiveMask;
-
-  /// Reads the parameters from `op`; `mask`, `keyLengths` and
-  /// `queryLengths` are the values to read at run time, as for
-  /// AttentionVisibility::get.
-  static AttentionLogits get(AttentionOp op, Value mask, Value keyLengths,
-                             Value queryLengths);
-  static AttentionLogits get(AttentionGradOp op, Value mask, Value keyLengths,
-                             Value queryLengths);
-
-  /// Builds t from the score `s` (a float scalar of the compute type, which
-  /// t has too) and the index values.
-  Value build(OpBuilder &builder, Location loc, Value s, Value b, Value h,
-              Value i, Value j) const;
-};
-
-/// The static sizes and types that the forward and the adjoint lowering
-/// read from Q [B, Hq, Sq, Dk], K [B, Hkv, Sk, Dk] and V [B, Hkv, Sk, Dv].
-struct AttentionSizes {
-  int64_t batch = 0;
-  int64_t numHeads = 0;
-  int64_t numQueries = 0;
-  int64_t keyDim = 0;
-  int64_t numKVHeads = 0;
-  int64_t numKeys = 0;
-  int64_t valueDim = 0;
-  /// R = Hq / Hkv, at least 1.
-  int64_t groupSize = 1;
-  /// The dropout probability, in [0, 1).
-  double dropout = 0.0;
-  FloatType elementType;
-  /// f32 for f16 and bf16, the element type otherwise.
-  Type computeType;
-
-  /// Reads the sizes of `op`, whose `seed` operand (converted) is given.
-  /// Fails, notifying `rewriter`, unless Q, K and V are static rank-4 float
-  /// tensors, every query head has a kv head, and the dropout probability
-  /// lies in [0, 1) with a seed when it is not 0.
-  static FailureOr<AttentionSizes> match(AttentionOp op, Value seed,
-                                         RewriterBase &rewriter);
-  static FailureOr<AttentionSizes> match(AttentionGradOp op, Value seed,
-                                         RewriterBase &rewriter);
-};
-
-/// The dropout of one attention op: P' = P * Z / (1 - p), with Z drawn by
-/// buildAttentionDropoutKeep. The forward applies it as it normalizes P, the
-/// adjoint to P and to dP; both through `apply`.
-struct AttentionDropout {
-  /// The drop probability, in [0, 1); 0 is no dropout.
-  double p = 0.0;
-  /// The i64 seed, read once before the loops; null when p = 0.
-  Value seed;
-  /// [B, Hq, Sq, Sk]: the draw's counter is the row-major index in it.
-  SmallVector<int64_t, 4> shape;
-
-  /// The dropout of an op of `sizes` whose (converted) `seed` operand is a
-  /// tensor<i64>: extracts the seed at the builder's point when p > 0.
-  static AttentionDropout get(OpBuilder &builder, Location loc,
-                              const AttentionSizes &sizes, Value seed);
-
-  bool isActive() const { return p > 0.0; }
-
-  /// keep(b, h, i, j) ? x * (1 / (1 - p)) : 0 for the float scalar `x` (the
-  /// factor in x's type) at the global indices; `x` itself when inactive.
-  Value apply(OpBuilder &builder, Location loc, Value x, Value b, Value h,
-              Value i, Value j) const;
-};
-
-/// Returns clamp(lengths[b], 0, bound) as an index; `lengths` is a [B]
-/// tensor or memref of i32 or i64.
-Value buildClampedLength(OpBuilder &builder, Location loc, Value lengths,
-                         Value b, int64_t bound);
-
-/// Builds `visible[b, h, i, j]` (an i1) from index values:
-///
-///   p(i) - L <= j <= p(i) + R           (each edge if bounded)
-///   and j < clamp(key_lengths[b], 0, Sk)   (if present)
-///   and i < clamp(query_lengths[b], 0, Sq) (if present)
-///   and mask_bool[b, h, i, j]           (broadcast, if present)
-///
-/// with p(i) = i + Sk - Sq (bottom_right) or i (top_left). `h` is the query
-/// head. Returns the constant true when no term is present.
-Value buildAttentionVisible(OpBuilder &builder, Location loc,
-                            const AttentionVisibility &visibility, Value b,
-                            Value h, Value i, Value j);
-
-/// Reads `tensor` (a ranked tensor or a memref, rank <= indices.size()) broadcast to the iteration space
-/// of `indices` (index values), NumPy-style: its dims align with the
-/// trailing indices and a size-1 dim is read at 0.
-Value buildBroadcastRead(OpBuilder &builder, Location loc, Value tensor,
-                         ValueRange indices);
-
-/// Builds the dropout keep bit (i1) of attention entry (b, h, i, j) of a
-/// [B, Hq, Sq, Sk] attention (`shape`) keyed by `seed` (i64) with drop
-/// probability `p`: buildDropoutKeep (Philox.h) at the row-major flat index
-/// of (b, h, i, j). The draws are therefore those of kiln.dropout on the
-/// [B, Hq, Sq, Sk] probabilities.
-Value buildAttentionDropoutKeep(OpBuilder &builder, Location loc, Value seed,
-                                double p, ArrayRef<int64_t> shape, Value b,
-                                Value h, Value i, Value j);
-
-/// Returns `m == emptyRow ? 0 : exp(x - m)` for float scalars `x` and `m`
-/// of one type: the softmax numerator, exactly 0 in a row whose statistic
-/// `m` marks it empty (a row max of -inf, or a saved LSE of +inf), where
-/// exp(x - m) would be NaN.
-Value buildGuardedExp(OpBuilder &builder, Location loc, Value x, Value m,
-                      double emptyRow);
-
-/// The adjoint rebuilds P from a saved LSE as exp(t - LSE - c), where c is 0
-/// unless |LSE| exceeds this bound. LSE = m + log(l) rounded to its type is
-/// off by up to ulp(LSE) / 2, and exp(t - LSE) by as much relatively: at
-/// most 128 units in the last place of P below the bound, but without limit
-/// above it (a row whose every key carries a bias of -1e30 has LSE = m in
-/// f32, so exp(t - LSE) = exp(t - m) misses the 1 / l). Such a row is
-/// renormalised, c = log(sum_j exp(t[j] - LSE)), which rebuilds P exactly:
-/// LSE >= m, so no term overflows, and the sum is at least 1. Rows below the
-/// bound (every row of a model without huge biases) keep c = 0, so the GPU
-/// kernels, which need another walk over the row's keys for c, stay one pass.
-/// docs/Attention.md, "Adjoint", is the contract.
-constexpr double kAttentionSavedLseBound = 256.0;
-
-/// Returns the i1 `lse` is finite and |lse| > kAttentionSavedLseBound: the
-/// rows whose saved LSE alone does not rebuild P (see above). `lse` is a
-/// float scalar; an empty row's +inf is not one of them (its P is 0).
-Value buildSavedLseNeedsRenormalization(OpBuilder &builder, Location loc,
-                                        Value lse);
 
 /// The rank-2 [rows, cols] slice at (b, head, firstRow, 0) of a rank-4
 /// tensor (a fresh tensor.empty when rows or cols is 0: there is nothing to
@@ -235,7 +68,7 @@ struct AttentionKeyTiles {
 /// Builds the key-tile range of a block of `rows` query rows starting at
 /// `firstRow`, from the band of `visibility` (the same edges, alignment and
 /// "an edge of Sq + Sk or more bounds nothing" rule as
-/// buildAttentionVisible). The lengths and masks are left to the predicate:
+/// buildAttentionVisible: AttentionBand). The lengths and masks are left to the predicate:
 /// a bound read from a buffer would be a host read of device memory in the
 /// GPU pipeline, which runs this lowering too.
 AttentionKeyTiles buildVisibleKeyTiles(OpBuilder &builder, Location loc,
@@ -435,9 +268,6 @@ struct AttentionBlockBuilder {
   /// (each map is (d0, d2) or (d2, d0), resp. (d2, d1) or (d1, d2)).
   Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
                  Value init);
-
-  /// Extends the float scalar `x` to `type` (identity if equal).
-  static Value extend(OpBuilder &b, Location l, Value x, Type type);
 
 private:
   /// The parallel 2-D generic of updateBlock and mapBlock over `init`; the

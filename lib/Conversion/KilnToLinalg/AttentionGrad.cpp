@@ -18,7 +18,7 @@
 // With the forward's `out` and `lse` the probabilities come from the saved
 // row statistics instead, P = exp(t - LSE) (0 where LSE = +inf): no row max
 // is recomputed, and the row sum only renormalises the rows whose |LSE| is
-// beyond kAttentionSavedLseBound (Attention.h). rowsum(dP * P) stays (not
+// beyond kAttentionSavedLseBound (AttentionUtils.h). rowsum(dP * P) stays (not
 // rowsum(dO * O), which the op allows): see the comment at its computation.
 //
 // dK and dV of kv head g accumulate over its R query heads and their query
@@ -85,28 +85,20 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
   matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<AttentionSizes> sizes =
-        AttentionSizes::match(op, adaptor.getSeed(), rewriter);
-    if (failed(sizes))
-      return failure();
-    auto doutType = cast<RankedTensorType>(op.getDout().getType());
-    if (doutType.getRank() != 4 || !doutType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "expected static rank-4 tensors");
+    AttentionSizes sizes = AttentionSizes::get(op);
+    // The verifier proved the shapes static and the mask of rank <= 4.
     RankedTensorType maskType;
-    if (Value mask = op.getMask()) {
-      maskType = dyn_cast<RankedTensorType>(mask.getType());
-      if (!maskType || !maskType.hasStaticShape() || maskType.getRank() > 4)
-        return rewriter.notifyMatchFailure(op, "expected a static mask");
-    }
+    if (Value mask = op.getMask())
+      maskType = cast<RankedTensorType>(mask.getType());
     auto queryType = cast<RankedTensorType>(op.getQuery().getType());
     auto keyType = cast<RankedTensorType>(op.getKey().getType());
     auto valueType = cast<RankedTensorType>(op.getValue().getType());
-    int64_t batch = sizes->batch, numHeads = sizes->numHeads;
-    int64_t numQueries = sizes->numQueries, numKeys = sizes->numKeys;
-    int64_t keyDim = sizes->keyDim, valueDim = sizes->valueDim;
-    int64_t numKVHeads = sizes->numKVHeads, groupSize = sizes->groupSize;
-    FloatType elementType = sizes->elementType;
-    Type computeType = sizes->computeType;
+    int64_t batch = sizes.batch, numHeads = sizes.numHeads;
+    int64_t numQueries = sizes.numQueries, numKeys = sizes.numKeys;
+    int64_t keyDim = sizes.keyDim, valueDim = sizes.valueDim;
+    int64_t numKVHeads = sizes.numKVHeads, groupSize = sizes.groupSize;
+    FloatType elementType = sizes.elementType;
+    Type computeType = sizes.computeType;
     GradBlockBuilder top{{rewriter, loc}, computeType};
 
     // The forward's logits, recomputed from the same parameters.
@@ -164,7 +156,7 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
     }
 
     AttentionDropout dropout =
-        AttentionDropout::get(rewriter, loc, *sizes, adaptor.getSeed());
+        AttentionDropout::get(rewriter, loc, sizes, adaptor.getSeed());
 
     // One query block of query head h of kv head g: dQ of its rows, and its
     // contributions to the group's dK and dV accumulators (args[1],

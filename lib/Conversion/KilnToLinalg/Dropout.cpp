@@ -2,15 +2,17 @@
 //
 // kiln.dropout becomes one parallel linalg.generic whose payload draws the
 // keep bit of each element from its row-major flat index with the shared
-// Philox generator (Philox.h), exactly as the op's description defines it.
-// The pattern is registered by populateAttentionPatterns (Attention.cpp).
+// Philox generator (kiln/Dialect/Kiln/Utils/Philox.h), exactly as the op's
+// description defines it; kiln.attention's dropout draws through the same
+// generator.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
-#include "Philox.h"
+#include "PopulatePatterns.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Utils/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

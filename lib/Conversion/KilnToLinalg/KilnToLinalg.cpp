@@ -31,6 +31,7 @@ void mlir::kiln::populateKilnToLinalgConversionPatterns(
   populateReductionPatterns(patterns, indexAddThreadPerColumn);
   populateConvPatterns(patterns);
   populateNNPatterns(patterns);
+  populateDropoutPatterns(patterns);
   populateAttentionPatterns(patterns);
 }
 

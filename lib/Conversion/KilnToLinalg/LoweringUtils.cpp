@@ -88,21 +88,6 @@ Value mlir::kiln::buildMap(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
-Type mlir::kiln::getComputeType(Type type) {
-  if (type.isF16() || type.isBF16())
-    return Float32Type::get(type.getContext());
-  return type;
-}
-
-Value mlir::kiln::convertFloat(OpBuilder &b, Location loc, Value value,
-                               Type type) {
-  if (value.getType() == type)
-    return value;
-  if (type.getIntOrFloatBitWidth() > value.getType().getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(b, loc, type, value);
-  return arith::TruncFOp::create(b, loc, type, value);
-}
-
 Value mlir::kiln::buildColumnForall(OpBuilder &builder, Location loc,
                                     Value init, int64_t axis,
                                     AxisPartBodyBuilder body) {

@@ -8,6 +8,8 @@
 #ifndef KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
 #define KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H
 
+#include "kiln/Dialect/Kiln/Utils/Utils.h"
+
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -52,12 +54,6 @@ Value buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
                ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                ElementwiseBodyBuilder body);
 
-/// The type the statistics and the normalized values of `type` are computed
-/// in: f32 for f16 and bf16 (as PyTorch does), the type itself otherwise.
-Type getComputeType(Type type);
-
-/// Converts the float scalar `value` to `type` (extending or truncating).
-Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
 
 //===----------------------------------------------------------------------===//
 // Threads along an axis (kiln.index_add, kiln.cumsum)

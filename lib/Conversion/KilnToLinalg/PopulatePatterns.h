@@ -38,6 +38,8 @@ void populateConvPatterns(RewritePatternSet &patterns);
 LogicalResult checkConvLoweringLimits(Operation *op);
 /// NN.cpp: training helpers (losses, normalization, dropout, ...).
 void populateNNPatterns(RewritePatternSet &patterns);
+/// Dropout.cpp: kiln.dropout.
+void populateDropoutPatterns(RewritePatternSet &patterns);
 /// Attention.cpp: scaled dot-product attention.
 void populateAttentionPatterns(RewritePatternSet &patterns);
 

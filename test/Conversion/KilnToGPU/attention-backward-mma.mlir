@@ -50,7 +50,7 @@
 // CHECK: vector.store %{{.*}}, %[[KT]]
 // CHECK: memref.load %{{.*}} : memref<2x2x80x32xf16>
 // CHECK: gpu.barrier
-// CHECK: %[[ROW:.*]] = arith.subi %{{.*}}, %c32 : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %c-32 : index
 // CHECK: %[[ROW0:.*]] = arith.maxsi %c0, %[[ROW]] : index
 // CHECK: %[[FIRST:.*]] = arith.divui %[[ROW0]], %c64 : index
 // CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> ({{(f32, ){23}f32}}) {

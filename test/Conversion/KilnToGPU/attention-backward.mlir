@@ -19,14 +19,13 @@
 // CHECK: memref.store %{{.*}}, %[[DQACC]]
 // CHECK: gpu.terminator
 // Preprocess: grid (ceil(Sq / 128), Hq, B), the row's Q and dO in private
-// memory, one pass over the keys of the causal band (j <= i + 80 - 48) with
+// memory, one pass over the keys of the causal band (j < i + 80 - 48 + 1) with
 // the running max, sum and D; the max goes to the LSE buffer and log(l) to
 // the correction apart, since their sum would round log(l) away when the max
 // is huge.
 // CHECK: gpu.launch {{.*}} in ({{.*}} = %c1, {{.*}} = %c4, {{.*}} = %c2) threads({{.*}}) in ({{.*}} = %c128, {{.*}}) private(%{{.*}} : memref<8xf32, #gpu.address_space<private>>, %{{.*}} : memref<16xf32, #gpu.address_space<private>>)
-// CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %c32 : index
-// CHECK: %[[POS1:.*]] = arith.addi %[[POS]], %c1 : index
-// CHECK: %[[END:.*]] = arith.minsi %c80, %[[POS1]] : index
+// CHECK: %[[BANDEND:.*]] = arith.addi %{{.*}}, %c33 : index
+// CHECK: %[[END:.*]] = arith.minsi %c80, %[[BANDEND]] : index
 // CHECK: scf.for {{.*}} = %c0 to %[[END]] step %c1 iter_args({{.*}}) -> (f32, f32, f32)
 // CHECK: arith.maximumf
 // CHECK: math.exp
@@ -50,7 +49,7 @@
 // heads and the query tiles from the first one that sees key j0 (causal:
 // row j0 - 32).
 // CHECK: memref.load %[[K]]
-// CHECK: %[[ROW:.*]] = arith.subi %{{.*}}, %c32 : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %c-32 : index
 // CHECK: %[[ROW0:.*]] = arith.maxsi %c0, %[[ROW]] : index
 // CHECK: %[[FIRST:.*]] = arith.divui %[[ROW0]], %c64 : index
 // CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
@@ -155,22 +154,27 @@ func.func @additive_mask(%q: tensor<2x4x48x8xf32>, %k: tensor<2x4x80x8xf32>, %v:
 // CHECK: gpu.launch
 // CHECK: gpu.launch
 // CHECK: memref.load %[[SEED]][] : memref<i64>
-// The preprocess visits keys max(0, p(i) - 2) .. min(80, p(i) + 2) only.
-// CHECK: %[[P:.*]] = arith.addi %{{.*}}, %c32 : index
-// CHECK: %[[LO:.*]] = arith.subi %[[P]], %c2 : index
+// The preprocess visits keys max(0, i + 32 - 2) .. min(80, i + 32 + 1 + 1)
+// only: the band's first key i + minDistance and end key
+// i + maxDistance + 1.
+// CHECK: %[[LO:.*]] = arith.addi %{{.*}}, %c30 : index
 // CHECK: %[[FIRST:.*]] = arith.maxsi %c0, %[[LO]] : index
-// CHECK: %[[HI:.*]] = arith.addi %[[P]], %c2 : index
+// CHECK: %[[HI:.*]] = arith.addi %{{.*}}, %c34 : index
 // CHECK: %[[END:.*]] = arith.minsi %c80, %[[HI]] : index
 // CHECK: scf.for %{{.*}} = %[[FIRST]] to %[[END]] step %c1
 // CHECK: memref.load %[[KL]][%{{.*}}] : memref<2xi32>
 // CHECK: arith.muli %{{.*}}, %c3528531795_i64 : i64
 // CHECK: gpu.launch
 // CHECK: memref.load %[[SEED]][] : memref<i64>
-// The query tiles end after the one of row min(j0 + 63, 79) + 2 - 32.
+// The query tiles end with the one of row min(j0 + 63, 79) + 2 - 32: the
+// band's end row of the block's last key is that + 1, and the tiles
+// ceil(max(0, end) / 64), at most 1.
 // CHECK: %[[LAST:.*]] = arith.minsi %{{.*}}, %c79 : index
-// CHECK: %[[ROW:.*]] = arith.addi %[[LAST]], %c-30 : index
-// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[ROW]], %c0 : index
-// CHECK: %[[TILEEND:.*]] = arith.select %[[NEG]], %c0, %{{.*}} : index
+// CHECK: %[[ROWEND:.*]] = arith.addi %[[LAST]], %c-29 : index
+// CHECK: %[[POS:.*]] = arith.maxsi %c0, %[[ROWEND]] : index
+// CHECK: %[[UP:.*]] = arith.addi %[[POS]], %c63 : index
+// CHECK: %[[TILES:.*]] = arith.divui %[[UP]], %c64 : index
+// CHECK: %[[TILEEND:.*]] = arith.minsi %c1, %[[TILES]] : index
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[TILEEND]] step %c1 {
 // CHECK: memref.load %[[KL]][%{{.*}}] : memref<2xi32>

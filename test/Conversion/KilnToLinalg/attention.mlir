@@ -68,9 +68,10 @@ func.func @gqa(%q: tensor<2x4x3x5xf32>, %k: tensor<2x2x6x5xf32>, %v: tensor<2x2x
 
 // -----
 
-// The visibility predicate: causal bottom_right (p(i) = i + Sk - Sq = i + 2),
-// window_left, clamped key and query lengths, a rank-2 boolean mask read at
-// [i, j]. The scale attribute replaces 1/sqrt(Dk).
+// The visibility predicate: causal bottom_right (p(i) = i + Sk - Sq = i + 2)
+// and window_left = 1 as the band i + 1 <= j < i + 3 (minDistance = 2 - 1,
+// maxDistance = 2 + 0), clamped key and query lengths, a rank-2 boolean mask
+// read at [i, j]. The scale attribute replaces 1/sqrt(Dk).
 // CHECK-LABEL: func.func @predicate
 // CHECK-SAME: %[[KL:[^:]*]]: tensor<2xi32>, %[[QL:[^:]*]]: tensor<2xi64>, %[[MASK:[^:]*]]: tensor<3x5xi1>
 // CHECK: scf.for
@@ -80,12 +81,12 @@ func.func @gqa(%q: tensor<2x4x3x5xf32>, %k: tensor<2x2x6x5xf32>, %v: tensor<2x2x
 // CHECK: %[[I:.*]] = linalg.index 0 : index
 // CHECK: %[[J:.*]] = linalg.index 1 : index
 // CHECK: arith.constant 5.000000e-01 : f64
-// CHECK: %[[C2:.*]] = arith.constant 2 : index
-// CHECK: %[[POS:.*]] = arith.addi %[[I]], %[[C2]] : index
-// CHECK: %[[CM1:.*]] = arith.constant -1 : index
-// CHECK: %[[LO:.*]] = arith.addi %[[POS]], %[[CM1]] : index
+// CHECK: %[[MIN:.*]] = arith.constant 1 : index
+// CHECK: %[[LO:.*]] = arith.addi %[[I]], %[[MIN]] : index
 // CHECK: %[[LEFT:.*]] = arith.cmpi sge, %[[J]], %[[LO]] : index
-// CHECK: %[[RIGHT:.*]] = arith.cmpi sle, %[[J]], %[[POS]] : index
+// CHECK: %[[END:.*]] = arith.constant 3 : index
+// CHECK: %[[HI:.*]] = arith.addi %[[I]], %[[END]] : index
+// CHECK: %[[RIGHT:.*]] = arith.cmpi slt, %[[J]], %[[HI]] : index
 // CHECK: %[[BAND:.*]] = arith.andi %[[LEFT]], %[[RIGHT]] : i1
 // CHECK: %[[KLB:.*]] = tensor.extract %[[KL]][%[[B]]] : tensor<2xi32>
 // CHECK: %[[KL64:.*]] = arith.extsi %[[KLB]] : i32 to i64
@@ -115,15 +116,16 @@ func.func @predicate(%q: tensor<2x1x3x2xf64>, %k: tensor<2x1x5x2xf64>, %v: tenso
 
 // -----
 
-// top_left: p(i) = i. A window edge of Sq + Sk or more bounds nothing and
-// is left out (and cannot overflow the index arithmetic).
+// top_left: p(i) = i, so window_right = 1 is j < i + 2. A window edge of
+// Sq + Sk or more bounds nothing and is left out (and cannot overflow the
+// index arithmetic).
 // CHECK-LABEL: func.func @top_left_window
 // CHECK: %[[I:.*]] = linalg.index 0 : index
 // CHECK: %[[J:.*]] = linalg.index 1 : index
 // CHECK-NOT: arith.cmpi sge
-// CHECK: %[[C1:.*]] = arith.constant 1 : index
-// CHECK: %[[HI:.*]] = arith.addi %[[I]], %[[C1]] : index
-// CHECK: %[[RIGHT:.*]] = arith.cmpi sle, %[[J]], %[[HI]] : index
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[HI:.*]] = arith.addi %[[I]], %[[C2]] : index
+// CHECK: %[[RIGHT:.*]] = arith.cmpi slt, %[[J]], %[[HI]] : index
 // CHECK-NOT: arith.andi
 // CHECK: arith.select %[[RIGHT]]
 func.func @top_left_window(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x4x2xf32>, %v: tensor<1x1x4x2xf32>) -> tensor<1x1x3x2xf32> {

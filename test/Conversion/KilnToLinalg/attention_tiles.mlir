@@ -8,7 +8,7 @@
 // min(end * 64, 256); the remainder tile (keys 256..299, 44 of them) only
 // when end > 4. The softmax runs on the visible columns
 // [0, min(end * 64, 300)) of the block's [64, Sk] scores, with the block's
-// first row added to the row index. The remainder block (rows 192..199) is
+// first row added to the row index (the predicate's j < i + 101). The remainder block (rows 192..199) is
 // static: all 4 full tiles and the remainder tile, and no tile arithmetic.
 // CHECK-DAG: #[[$END0:.*]] = affine_map<(d0) -> ((d0 + 163) floordiv 64 + 1, 0)>
 // CHECK-DAG: #[[$END:.*]] = affine_map<(d0) -> (5, d0)>
@@ -19,7 +19,7 @@
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK-DAG: %[[C100:.*]] = arith.constant 100 : index
+// CHECK-DAG: %[[C101:.*]] = arith.constant 101 : index
 // CHECK-DAG: %[[C192:.*]] = arith.constant 192 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: %[[KT:.*]] = linalg.transpose ins(%{{.*}} : tensor<300x4xf32>) outs(%{{.*}} : tensor<4x300xf32>) permutation = [1, 0]
@@ -45,7 +45,8 @@
 // CHECK: linalg.generic {{.*}} outs(%[[VISIBLE]] : tensor<64x?xf32>)
 // CHECK: %[[LI:.*]] = linalg.index 0 : index
 // CHECK: %[[I:.*]] = affine.apply #[[$ADD]](%[[I0]])[%[[LI]]]
-// CHECK: %[[P:.*]] = arith.addi %[[I]], %[[C100]] : index
+// CHECK: %[[END:.*]] = arith.addi %[[I]], %[[C101]] : index
+// CHECK: arith.cmpi slt, %{{.*}}, %[[END]] : index
 // P'·V over the same tiles.
 // CHECK: scf.for %[[J1:.*]] = %[[C0]] to %{{.*}} step %[[C64]]
 // CHECK: %[[PT:.*]] = tensor.extract_slice %{{.*}}[0, %[[J1]]] [64, 64] [1, 1] : tensor<64x?xf32> to tensor<64x64xf32>

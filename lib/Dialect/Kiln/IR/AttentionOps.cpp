@@ -1,6 +1,8 @@
 //===- AttentionOps.cpp - Attention kiln ops ------------------------------===//
 //
-// Verifier, result-type inference and helper accessors of kiln.attention.
+// Verifier, result-type inference, folding and canonicalization of
+// kiln.attention and kiln.attention_grad, and the derived accessors of
+// AttentionOpInterface (KilnAttentionInterface.td).
 // The rules implement the "Verifier" section of docs/Attention.md;
 // docs/Attention.md lists which check rejects what.
 //
@@ -186,13 +188,10 @@ bool AttentionOp::isCompatibleReturnTypes(TypeRange inferred,
 
 RankedTensorType AttentionOp::getLseType(RankedTensorType queryType) {
   ArrayRef<int64_t> q = queryType.getShape();
-  Type elementType = queryType.getElementType();
   // Half types compute in f32; their row statistics stay in f32, as
   // FlashAttention keeps its softmax_lse.
-  if (auto floatType = dyn_cast<FloatType>(elementType);
-      floatType && floatType.getWidth() < 32)
-    elementType = Float32Type::get(queryType.getContext());
-  return RankedTensorType::get(q.take_front(3), elementType);
+  return RankedTensorType::get(q.take_front(3),
+                               getComputeType(queryType.getElementType()));
 }
 
 AttentionOp AttentionOp::cloneWithLse(OpBuilder &builder, bool withLse) {
@@ -388,62 +387,19 @@ LogicalResult AttentionOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// Accessors shared by kiln.attention and kiln.attention_grad
+// AttentionOpInterface
 //===----------------------------------------------------------------------===//
 
-template <typename OpT> static int64_t numQueryHeadsOf(OpT op) {
-  return cast<RankedTensorType>(op.getQuery().getType()).getDimSize(1);
-}
+#include "kiln/Dialect/Kiln/IR/KilnAttentionInterface.cpp.inc"
 
-template <typename OpT> static int64_t numKVHeadsOf(OpT op) {
-  return cast<RankedTensorType>(op.getKey().getType()).getDimSize(1);
-}
-
-template <typename OpT> static int64_t groupSizeOf(OpT op) {
-  int64_t numKVHeads = numKVHeadsOf(op);
-  // Hkv = 0 only verifies together with Hq = 0; guard anyway.
-  if (numKVHeads == 0)
-    return 1;
-  return numQueryHeadsOf(op) / numKVHeads;
-}
-
-template <typename OpT> static double effectiveScaleOf(OpT op) {
-  if (FloatAttr scale = op.getScaleAttr())
+double mlir::kiln::detail::getEffectiveAttentionScale(FloatAttr scale,
+                                                      Type queryType) {
+  if (scale)
     return scale.getValueAsDouble();
-  int64_t headDim =
-      cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3);
+  int64_t headDim = cast<ShapedType>(queryType).getDimSize(3);
   if (headDim <= 0)
     return 1.0;
   return 1.0 / std::sqrt(static_cast<double>(headDim));
-}
-
-template <typename OpT>
-static std::optional<int64_t> effectiveWindowRightOf(OpT op) {
-  if (op.getCausal())
-    return 0;
-  if (IntegerAttr right = op.getWindowRightAttr())
-    return right.getInt();
-  return std::nullopt;
-}
-
-template <typename OpT> static bool hasMaskOfElementType(OpT op, bool boolean) {
-  Value mask = op.getMask();
-  if (!mask)
-    return false;
-  Type elementType = cast<ShapedType>(mask.getType()).getElementType();
-  return boolean ? elementType.isInteger(1) : isa<FloatType>(elementType);
-}
-
-int64_t AttentionOp::getNumQueryHeads() { return numQueryHeadsOf(*this); }
-int64_t AttentionOp::getNumKVHeads() { return numKVHeadsOf(*this); }
-int64_t AttentionOp::getGroupSize() { return groupSizeOf(*this); }
-double AttentionOp::getEffectiveScale() { return effectiveScaleOf(*this); }
-std::optional<int64_t> AttentionOp::getEffectiveWindowRight() {
-  return effectiveWindowRightOf(*this);
-}
-bool AttentionOp::hasBooleanMask() { return hasMaskOfElementType(*this, true); }
-bool AttentionOp::hasAdditiveMask() {
-  return hasMaskOfElementType(*this, false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -624,18 +580,4 @@ LogicalResult AttentionGradOp::verify() {
         }
         return success();
       });
-}
-
-int64_t AttentionGradOp::getNumQueryHeads() { return numQueryHeadsOf(*this); }
-int64_t AttentionGradOp::getNumKVHeads() { return numKVHeadsOf(*this); }
-int64_t AttentionGradOp::getGroupSize() { return groupSizeOf(*this); }
-double AttentionGradOp::getEffectiveScale() { return effectiveScaleOf(*this); }
-std::optional<int64_t> AttentionGradOp::getEffectiveWindowRight() {
-  return effectiveWindowRightOf(*this);
-}
-bool AttentionGradOp::hasBooleanMask() {
-  return hasMaskOfElementType(*this, true);
-}
-bool AttentionGradOp::hasAdditiveMask() {
-  return hasMaskOfElementType(*this, false);
 }

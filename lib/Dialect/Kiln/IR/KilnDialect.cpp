@@ -157,3 +157,9 @@ LogicalResult mlir::OpTrait::kiln::verifyKnownAttributes(Operation *op) {
   }
   return success();
 }
+
+Type mlir::kiln::getComputeType(Type elementType) {
+  if (elementType.isF16() || elementType.isBF16())
+    return Float32Type::get(elementType.getContext());
+  return elementType;
+}

@@ -100,12 +100,6 @@ Value autodiff::scale(OpBuilder &b, Location loc, Value value, double scalar) {
   return mul(b, loc, value, createScalar(b, loc, elementType, scalar));
 }
 
-Type autodiff::getComputeType(Type elementType) {
-  if (isHalfType(elementType))
-    return Float32Type::get(elementType.getContext());
-  return elementType;
-}
-
 Value autodiff::convertTo(OpBuilder &b, Location loc, Value value,
                           Type elementType) {
   if (autodiff::getElementType(value) == elementType)

@@ -17,6 +17,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Dialect/Kiln/Utils/AttentionUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -51,25 +52,23 @@ struct AttentionForward {
   Value logits, rowMax, emptyRows;
 };
 
-/// Builds the primitive decomposition of one attention op; `OpT` is
-/// AttentionOp or AttentionGradOp, which share their operand and attribute
-/// accessors.
-template <typename OpT>
+/// Builds the primitive decomposition of one attention op (kiln.attention
+/// or kiln.attention_grad, through AttentionOpInterface).
 class AttentionDecomposer {
 public:
-  AttentionDecomposer(OpBuilder &b, OpT op) : b(b), loc(op.getLoc()), op(op) {
-    auto queryType = cast<RankedTensorType>(op.getQuery().getType());
-    auto keyType = cast<RankedTensorType>(op.getKey().getType());
-    auto valueType = cast<RankedTensorType>(op.getValue().getType());
-    batch = queryType.getDimSize(0);
-    numQueryHeads = queryType.getDimSize(1);
-    numQueries = queryType.getDimSize(2);
-    keyDim = queryType.getDimSize(3);
-    numKVHeads = keyType.getDimSize(1);
-    numKeys = keyType.getDimSize(2);
-    valueDim = valueType.getDimSize(3);
-    groupSize = op.getGroupSize();
-    elementType = queryType.getElementType();
+  AttentionDecomposer(OpBuilder &b, AttentionOpInterface op)
+      : b(b), loc(op.getLoc()), op(op) {
+    AttentionSizes sizes = AttentionSizes::get(op);
+    batch = sizes.batch;
+    numQueryHeads = sizes.numHeads;
+    numQueries = sizes.numQueries;
+    keyDim = sizes.keyDim;
+    numKVHeads = sizes.numKVHeads;
+    numKeys = sizes.numKeys;
+    valueDim = sizes.valueDim;
+    groupSize = sizes.groupSize;
+    elementType = sizes.elementType;
+    computeType = sizes.computeType;
   }
 
   AttentionForward buildForward();
@@ -128,17 +127,16 @@ private:
 
   OpBuilder &b;
   Location loc;
-  OpT op;
+  AttentionOpInterface op;
   int64_t batch, numQueryHeads, numQueries, keyDim, numKVHeads, numKeys,
       valueDim, groupSize;
-  Type elementType;
+  Type elementType, computeType;
 };
 
 } // namespace
 
-template <typename OpT>
 SmallVector<int64_t>
-AttentionDecomposer<OpT>::maskShape5(RankedTensorType maskType) {
+AttentionDecomposer::maskShape5(RankedTensorType maskType) {
   SmallVector<int64_t> shape4(4 - maskType.getRank(), 1);
   llvm::append_range(shape4, maskType.getShape());
   if (shape4[1] == 1)
@@ -146,21 +144,14 @@ AttentionDecomposer<OpT>::maskShape5(RankedTensorType maskType) {
   return {shape4[0], numKVHeads, groupSize, shape4[2], shape4[3]};
 }
 
-template <typename OpT> Value AttentionDecomposer<OpT>::buildVisible() {
+Value AttentionDecomposer::buildVisible() {
   // The terms and their order are those of buildAttentionVisible
-  // (lib/Conversion/KilnToLinalg/Attention.cpp), on index tensors instead
-  // of scalars: i is an iota along Sq, j along Sk.
+  // (kiln/Dialect/Kiln/Utils/AttentionUtils.h), on index tensors instead of
+  // scalars: i is an iota along Sq, j along Sk.
   Value visible;
-  auto bounds = [&](std::optional<int64_t> edge) {
-    // p(i) lies in [min(0, Sk - Sq), max(Sq, Sk) - 1]: an edge of Sq + Sk
-    // or more excludes no key, and is left out as the fused lowering does.
-    return edge && *edge < numQueries + numKeys;
-  };
-  std::optional<int64_t> windowLeft;
-  if (IntegerAttr left = op.getWindowLeftAttr())
-    windowLeft = left.getInt();
-  std::optional<int64_t> windowRight = op.getEffectiveWindowRight();
-  bool hasLeft = bounds(windowLeft), hasRight = bounds(windowRight);
+  AttentionBand band = AttentionBand::get(op);
+  bool hasLeft = band.minDistance.has_value();
+  bool hasRight = band.maxDistance.has_value();
   auto iota = [&](ArrayRef<int64_t> shape, uint64_t axis) -> Value {
     return IotaOp::create(b, loc, RankedTensorType::get(shape, i64()), axis);
   };
@@ -171,18 +162,14 @@ template <typename OpT> Value AttentionDecomposer<OpT>::buildVisible() {
     columns = iota({1, 1, 1, 1, numKeys}, 4);
 
   if (hasLeft || hasRight) {
-    // p(i) - L <= j <= p(i) + R, with p(i) = i + offset, as
-    // offset - L <= j - i <= offset + R.
-    int64_t offset = op.getAlignment() == AttentionAlignment::bottom_right
-                         ? numKeys - numQueries
-                         : 0;
+    // minDistance <= j - i <= maxDistance (AttentionBand).
     Value distance = SubOp::create(b, loc, columns, rows);
     if (hasLeft)
       visible = conjoin(visible, GeOp::create(b, loc, distance,
-                                              indexScalar(offset - *windowLeft)));
+                                              indexScalar(*band.minDistance)));
     if (hasRight)
       visible = conjoin(visible, LeOp::create(b, loc, distance,
-                                              indexScalar(offset + *windowRight)));
+                                              indexScalar(*band.maxDistance)));
   }
   // j < clamp(kl, 0, Sk) is j < kl for every 0 <= j < Sk: the comparison
   // needs no clamp (likewise for the query lengths).
@@ -202,12 +189,8 @@ template <typename OpT> Value AttentionDecomposer<OpT>::buildVisible() {
   return visible;
 }
 
-template <typename OpT>
-AttentionForward AttentionDecomposer<OpT>::buildForward() {
+AttentionForward AttentionDecomposer::buildForward() {
   AttentionForward forward;
-  Type computeType = elementType;
-  if (isa<Float16Type, BFloat16Type>(elementType))
-    computeType = b.getF32Type();
   forward.computeType = computeType;
   forward.query =
       reshapeTo(b, loc, toCompute(op.getQuery(), computeType),
@@ -267,21 +250,19 @@ AttentionForward AttentionDecomposer<OpT>::buildForward() {
   // kiln.dropout on [B, Hkv, R, Sq, Sk] numbers its elements as the fused
   // op numbers [B, Hq, Sq, Sk] (h = g * R + r), so it draws the same Z.
   forward.droppedProbs = probs;
-  if (op.getDropoutP().convertToDouble() > 0)
+  if (op.getDropoutProbability() > 0)
     forward.droppedProbs = DropoutOp::create(b, loc, probs, op.getSeed(),
                                              op.getDropoutPAttr());
   return forward;
 }
 
-template <typename OpT>
-Value AttentionDecomposer<OpT>::buildOutput(const AttentionForward &forward) {
+Value AttentionDecomposer::buildOutput(const AttentionForward &forward) {
   Value out = MatmulOp::create(b, loc, forward.droppedProbs, forward.value);
   out = reshapeTo(b, loc, out, {batch, numQueryHeads, numQueries, valueDim});
   return fromCompute(out, op.getQuery().getType());
 }
 
-template <typename OpT>
-Value AttentionDecomposer<OpT>::buildLse(const AttentionForward &forward) {
+Value AttentionDecomposer::buildLse(const AttentionForward &forward) {
   Type computeType = forward.computeType;
   auto lseType =
       RankedTensorType::get({batch, numQueryHeads, numQueries}, computeType);
@@ -308,9 +289,8 @@ Value AttentionDecomposer<OpT>::buildLse(const AttentionForward &forward) {
   return reshapeTo(b, loc, lse, lseType.getShape());
 }
 
-template <typename OpT>
 SmallVector<Value>
-AttentionDecomposer<OpT>::buildGradients(const AttentionForward &forward,
+AttentionDecomposer::buildGradients(const AttentionForward &forward,
                                          Value dout) {
   Type computeType = forward.computeType;
   Value dout5 = reshapeTo(b, loc, toCompute(dout, computeType),
@@ -327,7 +307,7 @@ AttentionDecomposer<OpT>::buildGradients(const AttentionForward &forward,
 
   // dP = (dO · Vᵀ) * Z / (1 - p): dropout is linear in its input.
   Value dprobs = MatmulOp::create(b, loc, dout5, transposeLast(forward.value));
-  if (op.getDropoutP().convertToDouble() > 0)
+  if (op.getDropoutProbability() > 0)
     dprobs = DropoutOp::create(b, loc, dprobs, op.getSeed(),
                                op.getDropoutPAttr());
   // dT = P * (dP - rowsum(dP * P)).
@@ -373,7 +353,7 @@ AttentionDecomposer<OpT>::buildGradients(const AttentionForward &forward,
 
 SmallVector<Value> mlir::kiln::buildAttentionDecomposition(OpBuilder &builder,
                                                            AttentionOp op) {
-  AttentionDecomposer<AttentionOp> decomposer(builder, op);
+  AttentionDecomposer decomposer(builder, op);
   AttentionForward forward = decomposer.buildForward();
   SmallVector<Value> results = {decomposer.buildOutput(forward)};
   if (op.getLse())
@@ -388,7 +368,7 @@ mlir::kiln::buildAttentionGradDecomposition(OpBuilder &builder,
   // operands, so the decomposition recomputes P from the scores and leaves
   // them unread: a plain softmax is the form whose derivatives (second
   // order) are those of the op as a function of Q, K, V and the mask.
-  AttentionDecomposer<AttentionGradOp> decomposer(builder, op);
+  AttentionDecomposer decomposer(builder, op);
   return decomposer.buildGradients(decomposer.buildForward(), op.getDout());
 }
 

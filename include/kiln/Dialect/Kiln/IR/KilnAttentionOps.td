@@ -12,10 +12,12 @@
 
 include "kiln/Dialect/Kiln/IR/KilnBase.td"
 include "kiln/Dialect/Kiln/IR/KilnAttrs.td"
+include "kiln/Dialect/Kiln/IR/KilnAttentionInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
+    Kiln_AttentionOpInterface,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "scaled dot-product attention";
   let description = [{
@@ -126,26 +128,9 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 
+  // getGroupSize, getEffectiveScale, getEffectiveWindowRight, hasBooleanMask
+  // and the other derived accessors come from Kiln_AttentionOpInterface.
   let extraClassDeclaration = [{
-    /// Returns Hq, the number of query heads (dim 1 of the query).
-    int64_t getNumQueryHeads();
-    /// Returns Hkv, the number of key/value heads (dim 1 of the key).
-    int64_t getNumKVHeads();
-    /// Returns R = Hq / Hkv, the number of query heads that share one kv
-    /// head; query head `h` reads kv head `h / R`. Returns 1 for the
-    /// degenerate Hq = Hkv = 0.
-    int64_t getGroupSize();
-    /// Returns the `scale` attribute, or 1/sqrt(Dk) when it is absent
-    /// (1 when Dk = 0: every score is then 0 whatever the scale).
-    double getEffectiveScale();
-    /// Returns the right edge of the visibility band: 0 when `causal`, else
-    /// the `window_right` attribute, or std::nullopt when unbounded.
-    std::optional<int64_t> getEffectiveWindowRight();
-    /// Returns true when the mask is a boolean (i1) mask, false when it is
-    /// additive or absent.
-    bool hasBooleanMask();
-    /// Returns true when the mask is an additive (float) mask.
-    bool hasAdditiveMask();
     /// InferTypeOpInterface: inference gives the one-result form [O]; the
     /// types [O, LSE] are compatible with it too (verify() checks LSE).
     static bool isCompatibleReturnTypes(::mlir::TypeRange inferred,
@@ -158,15 +143,11 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     /// when `withLse` is true and without it otherwise; the caller replaces
     /// and erases this op.
     AttentionOp cloneWithLse(::mlir::OpBuilder &builder, bool withLse);
-
-    // The visibility predicate (band, lengths, boolean mask) has a single
-    // C++ definition, which lives with the attention lowering so that the
-    // forward and the adjoint rebuild their masks from the same code.
   }];
 }
 
 def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
-    AttrSizedOperandSegments]> {
+    AttrSizedOperandSegments, Kiln_AttentionOpInterface]> {
   let summary = "the adjoint of kiln.attention (from O and LSE, or recomputed)";
   let description = [{
     The reverse-mode adjoint of `kiln.attention` with the same operands and
@@ -264,14 +245,6 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
   let hasVerifier = 1;
 
   let extraClassDeclaration = [{
-    /// As kiln.attention's accessors of the same names.
-    int64_t getNumQueryHeads();
-    int64_t getNumKVHeads();
-    int64_t getGroupSize();
-    double getEffectiveScale();
-    std::optional<int64_t> getEffectiveWindowRight();
-    bool hasBooleanMask();
-    bool hasAdditiveMask();
     /// Returns true when the forward's `out` and `lse` are given.
     bool hasSavedForward() { return getOut() && getLse(); }
   }];

@@ -37,6 +37,21 @@ public:
 #define GET_ATTRDEF_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnAttrs.h.inc"
 
+namespace mlir::kiln {
+/// The type a kiln op with elements of `elementType` computes in: f32 for
+/// f16 and bf16 (sums, statistics and transcendental functions in f32,
+/// rounded once at the end), the type itself otherwise.
+Type getComputeType(Type elementType);
+
+namespace detail {
+/// AttentionOpInterface::getEffectiveScale: `scale`, or 1/sqrt(Dk) of the
+/// [B, Hq, Sq, Dk] `queryType` when it is null (1 when Dk = 0).
+double getEffectiveAttentionScale(FloatAttr scale, Type queryType);
+} // namespace detail
+} // namespace mlir::kiln
+
+#include "kiln/Dialect/Kiln/IR/KilnAttentionInterface.h.inc"
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnElementwiseOps.h.inc"
 #define GET_OP_CLASSES

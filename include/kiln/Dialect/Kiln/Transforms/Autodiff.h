@@ -12,6 +12,7 @@
 #define KILN_DIALECT_KILN_TRANSFORMS_AUTODIFF_H
 
 #include "kiln/Dialect/Kiln/IR/KilnInterfaces.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -131,10 +132,10 @@ Value scale(OpBuilder &b, Location loc, Value value, double scalar);
 /// the quotient would then be 0).
 Value divideByCount(OpBuilder &b, Location loc, Value value, Value mask,
                     ArrayRef<int64_t> axes, bool keepDims);
-/// The element type a rule computes in for operands of `elementType`: f32
-/// for f16 and bf16 (PyTorch's opmath type, which its fused backward kernels
-/// and Kiln's forward lowerings use), else `elementType` itself.
-Type getComputeType(Type elementType);
+/// Rules compute in kiln::getComputeType (KilnOps.h) of their operands'
+/// element type: f32 for f16 and bf16 (PyTorch's opmath type, which its fused
+/// backward kernels and Kiln's forward lowerings use).
+using ::mlir::kiln::getComputeType;
 /// `value` converted to element type `elementType` (itself if it has it).
 Value convertTo(OpBuilder &b, Location loc, Value value, Type elementType);
 /// `value + scalar`.

@@ -1,6 +1,6 @@
 //===- Philox.cpp - The counter-based generator of kiln's dropout ---------===//
 
-#include "Philox.h"
+#include "kiln/Dialect/Kiln/Utils/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 

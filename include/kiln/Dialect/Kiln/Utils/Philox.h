@@ -1,16 +1,17 @@
 //===- Philox.h - The counter-based generator of kiln's dropout -*- C++ -*-===//
 //
-// Private to the KilnToLinalg library. Philox 4x32-10 (Salmon et al.,
+// Philox 4x32-10 (Salmon et al.,
 // "Parallel random numbers: as easy as 1, 2, 3", SC'11; the Random123
 // library) as IR builders on scalar `arith` ops, and the one mapping from a
 // seed and a flat element index to a dropout keep bit. kiln.dropout and the
-// dropout of kiln.attention both call buildDropoutKeep, so every lowering
-// (and the future adjoint, which regenerates the mask) draws the same bits.
+// dropout of kiln.attention (AttentionUtils.h) both call buildDropoutKeep, so
+// every lowering, CPU and GPU, and the adjoints, which redraw the mask, draw
+// the same bits.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LIB_CONVERSION_KILNTOLINALG_PHILOX_H
-#define KILN_LIB_CONVERSION_KILNTOLINALG_PHILOX_H
+#ifndef KILN_DIALECT_KILN_UTILS_PHILOX_H
+#define KILN_DIALECT_KILN_UTILS_PHILOX_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
@@ -19,15 +20,7 @@
 #include <array>
 #include <cstdint>
 
-namespace mlir {
-class RewritePatternSet;
-} // namespace mlir
-
 namespace mlir::kiln {
-
-/// Dropout.cpp: kiln.dropout. Called by populateAttentionPatterns, the
-/// family that owns the generator (NN.cpp belongs to another family).
-void populateDropoutPatterns(RewritePatternSet &patterns);
 
 /// Builds Philox 4x32-10 on `counter` (four i32 values) with `key` (two i32
 /// values) and returns the four i32 output words. All words are read as
@@ -56,4 +49,4 @@ Value buildDropoutKeep(OpBuilder &builder, Location loc, Value seed,
 
 } // namespace mlir::kiln
 
-#endif // KILN_LIB_CONVERSION_KILNTOLINALG_PHILOX_H
+#endif // KILN_DIALECT_KILN_UTILS_PHILOX_H
