@@ -158,6 +158,15 @@ std::vector<AttentionCase> getAttentionCases() {
     AttentionCase &c = add("window_tile_edge", 1, 1, 1, 64, 64, 16, 16);
     c.windowLeft = 62;
   }
+  {
+    // A key block's last key seen by the first row of the next query tile
+    // alone: keys 0 .. 63 are seen up to row 63 + L = 64, so the backward's
+    // query tiles of that block must reach the second 64-row tile (the
+    // band's end row, AttentionBand::buildEndRow).
+    AttentionCase &c = add("window_row_tile_edge", 1, 1, 1, 128, 128, 16, 16);
+    c.windowLeft = 1;
+    c.windowRight = 0;
+  }
   // Batch 1 sees no key: every row empty.
   add("key_lengths", 3, 1, 1, 20, 70, 16, 16).keyLengths = {45, 0, 1000};
   add("query_lengths", 3, 1, 1, 70, 30, 16, 16).queryLengths = {50, -3, 500};
