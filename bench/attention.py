@@ -12,9 +12,11 @@ tensor<1xHkvxSx64xf32>, and PyTorch repeats each kv head H / Hkv times)
 
 ahead of time with kiln-compile (a shared library loaded with ctypes; the
 default) or runs it with the JIT (kiln-run --time), and times PyTorch's
-attention written out (torch 1.13 has no scaled_dot_product_attention):
-softmax(Q K^T / sqrt(D) + causal mask) V. Both see the same inputs; the AOT
-path also checks Kiln's output against PyTorch's in float64. Each time is
+attention written out: softmax(Q K^T / sqrt(D) + causal mask) V, the
+reference of the float64 checks (the AOT path checks Kiln's output against
+it). Both see the same inputs, in one process. For the fused peers
+(scaled_dot_product_attention, torch.compile, JAX), each in its own process,
+see bench/attention_peers.py. Each time is
 the fastest of --repeat runs after one warm-up run; the ratio is Kiln's time
 over PyTorch's (below 1: Kiln is faster). The AOT path times Kiln twice,
 on the tensors as made and on copies of them (a different placement in
@@ -35,8 +37,8 @@ Usage: bench/attention.py [--build-dir build] [--seq 512 1024 2048]
                           [--threads N] [--repeat N]
                           [--mcpu native|generic] [--backward]
 
-Needs PyTorch (Debian's python3-torch: run it with /usr/bin/python3) and a
-built Kiln. If Kiln fails to compile or run a shape, it prints PyTorch's
+Needs PyTorch (the venv of scripts/python-env.sh, ~/.cache/kiln/venv/bin/python,
+or Debian's python3-torch with /usr/bin/python3) and a built Kiln. If Kiln fails to compile or run a shape, it prints PyTorch's
 time and Kiln's error for that row and exits 1.
 """
 import argparse
@@ -210,8 +212,8 @@ def main():
     try:
         import torch
     except ImportError:
-        sys.exit("bench/attention.py needs PyTorch: run it with /usr/bin/python3 "
-                 "(Debian's python3-torch)")
+        sys.exit("bench/attention.py needs PyTorch: run it with "
+                 "~/.cache/kiln/venv/bin/python (scripts/python-env.sh)")
     torch.set_num_threads(opts.threads)
     generator = torch.Generator().manual_seed(opts.seed)
 

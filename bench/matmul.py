@@ -2,20 +2,27 @@
 """Times kiln's CPU matmul (kiln-run, JIT) against torch.matmul on the same
 square shapes and prints the throughput ratio.
 
-  apt-get install libopenblas0-pthread     # else torch uses the reference BLAS
-  /usr/bin/python3 bench/matmul.py [--build build] [--sizes 256 512 1024 2048]
-                                   [--repeats 5] [--dtype f32|f64|f16|bf16]
+  ~/.cache/kiln/venv/bin/python bench/matmul.py [--build build]
+      [--sizes 256 512 1024 2048] [--repeats 5] [--dtype f32|f64|f16|bf16]
+
+The venv's torch (2.x from PyPI; scripts/python-env.sh makes it) brings its
+own BLAS. Debian's torch 1.13 also works (/usr/bin/python3), but needs
+`apt-get install libopenblas0-pthread`, else it uses the reference BLAS.
 
 f16 and bf16 inputs are f32 normals rounded to the type; kiln accumulates in
-f32 and rounds the result once. torch 1.13 has a bf16 CPU matmul but no f16
-one, so for f16 the torch column is torch.matmul on the same (exactly
-representable) values in f32.
+f32 and rounds the result once. For f16 the torch column is torch.matmul on
+the same (exactly representable) values in f32 when torch has no f16 CPU
+matmul (1.13).
 
 Each kiln figure is the best of `--repeats` runs of `kiln-run --time` (the
 call only, without compilation); each torch figure the best of as many
 torch.matmul calls, with torch's default thread count and with one thread
-(kiln's code is single-threaded). The kiln result of every size is checked
-against torch's in float64.
+(kiln's code is single-threaded). The one-thread torch figure comes from a
+child process pinned to one core with every BLAS thread pool capped before
+torch loads (OMP/OpenBLAS/MKL_NUM_THREADS): torch.set_num_threads(1) alone
+does not reach OpenBLAS, whose pool kept running on every core. kiln-run is
+pinned to the same core. The kiln result of every size is checked against
+torch's in float64.
 """
 import argparse
 import os
@@ -57,7 +64,8 @@ def kiln_time(kiln_run, n, dtype, repeats, tmp):
         out = subprocess.run(
             [kiln_run, src, "--entry", "mm", "--input", os.path.join(tmp, "a.npy"),
              "--input", os.path.join(tmp, "b.npy"), "--time",
-             "--output-dir", tmp], check=True, capture_output=True, text=True)
+             "--output-dir", tmp], check=True, capture_output=True, text=True,
+            preexec_fn=pin_to_one_core)
         run_ms = float(re.search(r"run: ([0-9.]+) ms", out.stdout + out.stderr).group(1))
         best = min(best, run_ms / 1e3)
     got = np.load(os.path.join(tmp, "result0.npy"))
@@ -70,13 +78,36 @@ def kiln_time(kiln_run, n, dtype, repeats, tmp):
     return best, a, b, err
 
 
+def one_thread_env():
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = "1"
+    return env
+
+
+def pin_to_one_core():
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def torch_time_one_thread(a, b, dtype, repeats, tmp):
+    """torch_time(..., 1) in a child pinned to one core, its pools capped."""
+    np.save(os.path.join(tmp, "ta.npy"), a)
+    np.save(os.path.join(tmp, "tb.npy"), b)
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--torch-worker", tmp,
+         "--dtype", dtype, "--repeats", str(repeats)],
+        check=True, capture_output=True, text=True, env=one_thread_env(),
+        preexec_fn=pin_to_one_core)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def torch_time(a, b, dtype, repeats, threads):
     old = torch.get_num_threads()
     torch.set_num_threads(threads)
     ta, tb = torch.from_numpy(a), torch.from_numpy(b)
     if dtype == "bf16":
         ta, tb = ta.to(torch.bfloat16), tb.to(torch.bfloat16)
-    elif dtype == "f16":
+    elif dtype == "f16" and torch.__version__.startswith("1."):
         ta, tb = ta.float(), tb.float()
     torch.matmul(ta, tb)
     best = float("inf")
@@ -95,7 +126,13 @@ def main():
     p.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
     p.add_argument("--repeat", "--repeats", dest="repeats", type=int, default=5)
     p.add_argument("--dtype", default="f32", choices=["f32", "f64", "f16", "bf16"])
+    p.add_argument("--torch-worker", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.torch_worker:
+        a = np.load(os.path.join(args.torch_worker, "ta.npy"))
+        b = np.load(os.path.join(args.torch_worker, "tb.npy"))
+        print(torch_time(a, b, args.dtype, args.repeats, 1))
+        return
     kiln_run = os.path.join(args.build, "bin", "kiln-run")
     default_threads = torch.get_num_threads()
     print(f"torch {torch.__version__}, default threads {default_threads}, "
@@ -106,7 +143,7 @@ def main():
         for n in args.sizes:
             k, a, b, err = kiln_time(kiln_run, n, args.dtype, args.repeats, tmp)
             t = torch_time(a, b, args.dtype, args.repeats, default_threads)
-            t1 = torch_time(a, b, args.dtype, args.repeats, 1)
+            t1 = torch_time_one_thread(a, b, args.dtype, args.repeats, tmp)
             flop = 2.0 * n ** 3
             print(f"{n:>5} {k * 1e3:>9.2f} {flop / k / 1e9:>8.1f} {t * 1e3:>9.2f} "
                   f"{flop / t / 1e9:>8.1f} {t / k:>6.2f} {t1 * 1e3:>9.2f} {t1 / k:>6.2f} "
