@@ -44,15 +44,12 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attention import MODULE  # noqa: E402  (the forward module, one text)
 ALL_PEERS = ["kiln", "torch-sdpa", "torch-compile", "jax"]
 
-MODULE = """\
-func.func @attention(%q: {t}, %k: {kv}, %v: {kv}) -> {t} {{
-  %o = kiln.attention %q, %k, %v{attrs} : {t}, {kv}, {kv} -> {t}
-  return %o : {t}
-}}
-"""
-
+# The training step's attention: the forward's O and LSE go to the adjoint
+# (bench/attention.py's backward module recomputes them instead).
 BACKWARD_MODULE = """\
 func.func @attention(%q: {t}, %k: {kv}, %v: {kv}, %do: {t}) -> ({t}, {t}, {kv}, {kv}) {{
   %o, %lse = kiln.attention %q, %k, %v{attrs} : {t}, {kv}, {kv} -> {t}, {l}

@@ -37,8 +37,6 @@ namespace {
 /// The forward part shared by both decompositions: the rank-5 operands in
 /// the compute type and the attention probabilities built from them.
 struct AttentionForward {
-  /// f32 for f16 and bf16 (as the fused lowerings), else the element type.
-  Type computeType;
   /// [B, Hkv, R, Sq, Dk], [B, Hkv, 1, Sk, Dk], [B, Hkv, 1, Sk, Dv].
   Value query, key, value;
   /// tanh(s / c) of the scaled scores s, when softcapping.
@@ -130,7 +128,9 @@ private:
   AttentionOpInterface op;
   int64_t batch, numQueryHeads, numQueries, keyDim, numKVHeads, numKeys,
       valueDim, groupSize;
-  Type elementType, computeType;
+  Type elementType;
+  /// f32 for f16 and bf16 (as the fused lowerings), else the element type.
+  Type computeType;
 };
 
 } // namespace
@@ -191,7 +191,6 @@ Value AttentionDecomposer::buildVisible() {
 
 AttentionForward AttentionDecomposer::buildForward() {
   AttentionForward forward;
-  forward.computeType = computeType;
   forward.query =
       reshapeTo(b, loc, toCompute(op.getQuery(), computeType),
                 {batch, numKVHeads, groupSize, numQueries, keyDim});
@@ -263,7 +262,6 @@ Value AttentionDecomposer::buildOutput(const AttentionForward &forward) {
 }
 
 Value AttentionDecomposer::buildLse(const AttentionForward &forward) {
-  Type computeType = forward.computeType;
   auto lseType =
       RankedTensorType::get({batch, numQueryHeads, numQueries}, computeType);
   double inf = std::numeric_limits<double>::infinity();
@@ -292,7 +290,6 @@ Value AttentionDecomposer::buildLse(const AttentionForward &forward) {
 SmallVector<Value>
 AttentionDecomposer::buildGradients(const AttentionForward &forward,
                                          Value dout) {
-  Type computeType = forward.computeType;
   Value dout5 = reshapeTo(b, loc, toCompute(dout, computeType),
                           {batch, numKVHeads, groupSize, numQueries, valueDim});
   auto transposeLast = [&](Value x) -> Value {
