@@ -1,7 +1,8 @@
 //===- Kiln.h - The public C++ API of Kiln ---------------------*- C++ -*-===//
 //
 // One header for programs that embed Kiln (docs/Embedding.md): build kiln
-// graphs in C++, lower them for the CPU, and run them with the JIT. It
+// graphs in C++, lower them for the CPU, and run them with the JIT or
+// compile them into a shared library with a C ABI. It
 // includes the pieces of the API and adds the few functions that tie them
 // together; with CMake, `find_package(Kiln CONFIG REQUIRED)` and link
 // `Kiln::Kiln`.
@@ -22,11 +23,15 @@
 //      fills a PassManager, typed options in KilnToCPUPipelineOptions;
 //      lowerToCPU() below runs it on a module. The GPU pipeline likewise:
 //      buildKilnToNVVMPipeline, KilnToNVVMPipelineOptions, lowerToGPU().
-//   5. The runtime (kiln/Runtime/): JitSession compiles a module through the
+//   5. Execution (kiln/Execution/): JitSession compiles a module through the
 //      CPU pipeline into a JitModule whose functions run on HostTensors,
 //      with JitOptions (the pipeline's options, graph passes, LLVM's);
-//      Npy.h reads and writes NumPy files.
-//   6. JSON model graphs (kiln/Support/GraphJson.h): importGraphJson,
+//      kiln/Support/Npy.h reads and writes NumPy files. Ahead of time,
+//      compileToSharedLibrary (kiln/Execution/AotCompiler.h) writes a
+//      module's public functions as a shared library with a C ABI and its
+//      header (AotOptions: target, CPU, OpenMP, the GPU pipeline's
+//      options), as kiln-compile does (docs/AOT.md).
+//   6. JSON model graphs (kiln/Target/GraphJson.h): importGraphJson,
 //      readGraphJsonParameters, exportGraphJson.
 //
 // Errors are MLIR diagnostics reported through the context (printed to
@@ -41,12 +46,13 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Execution/AotCompiler.h"
+#include "kiln/Execution/JitSession.h"
 #include "kiln/InitAll.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Runtime/HostTensor.h"
-#include "kiln/Runtime/JitSession.h"
-#include "kiln/Runtime/Npy.h"
-#include "kiln/Support/GraphJson.h"
+#include "kiln/Support/HostTensor.h"
+#include "kiln/Support/Npy.h"
+#include "kiln/Target/GraphJson.h"
 #include "kiln/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

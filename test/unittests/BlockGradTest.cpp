@@ -17,8 +17,8 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
-#include "kiln/Runtime/HostTensor.h"
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Support/HostTensor.h"
+#include "kiln/Execution/JitSession.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"

@@ -1,6 +1,6 @@
 //===- CoverageTest.cpp - The coverage-matrix generator -------------------===//
 
-#include "kiln/Support/Coverage.h"
+#include "kiln/Tools/Coverage.h"
 #include "kiln/Dialect/Kiln/IR/KilnInterfaces.h"
 #include "kiln/InitAll.h"
 

@@ -9,7 +9,7 @@
 
 #include "kiln/Dialect/Kiln/Utils/Philox.h"
 
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Execution/JitSession.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Runtime/HostTensor.h"
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Support/HostTensor.h"
+#include "kiln/Execution/JitSession.h"
 
 #include "TestSupport/Fixtures.h"
 

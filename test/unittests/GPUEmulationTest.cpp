@@ -67,7 +67,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Execution/JitSession.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"

@@ -5,11 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Support/GraphJson.h"
+#include "kiln/Target/GraphJson.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/InitAll.h"
-#include "kiln/Runtime/HostTensor.h"
-#include "kiln/Runtime/Npy.h"
+#include "kiln/Support/HostTensor.h"
+#include "kiln/Support/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"

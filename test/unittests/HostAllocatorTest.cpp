@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Execution/JitSession.h"
+#include "kiln/Runtime/HostAllocator.h"
 
 #include "gtest/gtest.h"
 
@@ -19,13 +20,6 @@
 #include <cstdint>
 #include <thread>
 #include <vector>
-
-extern "C" {
-void *_mlir_memref_to_llvm_alloc(size_t size);
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
-void _mlir_memref_to_llvm_free(void *payload);
-void kilnHostAllocatorCacheStats(size_t *bytes, int *blocks);
-}
 
 using namespace mlir;
 using namespace mlir::kiln;

@@ -1,6 +1,6 @@
 //===- JitTest.cpp - Compiling and invoking kiln modules on the CPU -------===//
 
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Execution/JitSession.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -1,10 +1,10 @@
 //===- NpyTest.cpp - HostTensor and the .npy reader and writer ------------===//
 
-#include "kiln/Runtime/Npy.h"
+#include "kiln/Support/Npy.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
-#include "kiln/Runtime/HostTensor.h"
+#include "kiln/Support/HostTensor.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"

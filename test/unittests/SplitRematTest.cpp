@@ -22,7 +22,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Execution/JitSession.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -4,7 +4,7 @@
 //   kiln-coverage --records KilnOps.records.json [--fixtures DIR]...
 //                 [--json FILE] [--markdown FILE]
 //
-// Writes the coverage matrix (see kiln/Support/Coverage.h) as JSON and/or
+// Writes the coverage matrix (see kiln/Tools/Coverage.h) as JSON and/or
 // Markdown. With --check, compares against the given files instead of
 // writing them and exits non-zero when they are stale.
 //
@@ -12,7 +12,7 @@
 
 #include "kiln/InitAll.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Support/Coverage.h"
+#include "kiln/Tools/Coverage.h"
 
 #include "ToolVersion.h"
 

@@ -22,9 +22,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/InitAll.h"
-#include "kiln/Runtime/JitSession.h"
-#include "kiln/Runtime/Npy.h"
-#include "kiln/Support/GraphJsonNames.h"
+#include "kiln/Execution/JitSession.h"
+#include "kiln/Support/Npy.h"
+#include "kiln/Target/GraphJsonNames.h"
 
 #include "ToolSupport.h"
 #include "ToolVersion.h"

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/InitAll.h"
-#include "kiln/Support/GraphJson.h"
+#include "kiln/Target/GraphJson.h"
 
 #include "ToolSupport.h"
 #include "ToolVersion.h"

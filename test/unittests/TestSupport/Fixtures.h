@@ -10,7 +10,7 @@
 #ifndef KILN_TEST_UNITTESTS_TESTSUPPORT_FIXTURES_H
 #define KILN_TEST_UNITTESTS_TESTSUPPORT_FIXTURES_H
 
-#include "kiln/Runtime/HostTensor.h"
+#include "kiln/Support/HostTensor.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"

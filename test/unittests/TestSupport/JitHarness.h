@@ -10,8 +10,8 @@
 #ifndef KILN_TEST_UNITTESTS_TESTSUPPORT_JITHARNESS_H
 #define KILN_TEST_UNITTESTS_TESTSUPPORT_JITHARNESS_H
 
-#include "kiln/Runtime/HostTensor.h"
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Support/HostTensor.h"
+#include "kiln/Execution/JitSession.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LLVM.h"

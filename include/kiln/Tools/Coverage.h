@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_SUPPORT_COVERAGE_H
-#define KILN_SUPPORT_COVERAGE_H
+#ifndef KILN_TOOLS_COVERAGE_H
+#define KILN_TOOLS_COVERAGE_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -75,4 +75,4 @@ std::string renderCoverageMarkdown(ArrayRef<OpCoverage> rows);
 
 } // namespace mlir::kiln
 
-#endif // KILN_SUPPORT_COVERAGE_H
+#endif // KILN_TOOLS_COVERAGE_H

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_RUNTIME_HOSTTENSOR_H
-#define KILN_RUNTIME_HOSTTENSOR_H
+#ifndef KILN_SUPPORT_HOSTTENSOR_H
+#define KILN_SUPPORT_HOSTTENSOR_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -143,4 +143,4 @@ private:
 
 } // namespace mlir::kiln
 
-#endif // KILN_RUNTIME_HOSTTENSOR_H
+#endif // KILN_SUPPORT_HOSTTENSOR_H

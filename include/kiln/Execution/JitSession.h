@@ -12,11 +12,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_RUNTIME_JITSESSION_H
-#define KILN_RUNTIME_JITSESSION_H
+#ifndef KILN_EXECUTION_JITSESSION_H
+#define KILN_EXECUTION_JITSESSION_H
 
 #include "kiln/Conversion/AttentionSoftwarePipeline.h"
-#include "kiln/Runtime/HostTensor.h"
+#include "kiln/Execution/Signature.h"
+#include "kiln/Execution/Toolchain.h"
+#include "kiln/Support/HostTensor.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
@@ -41,20 +43,6 @@ class OpPassManager;
 } // namespace mlir
 
 namespace mlir::kiln {
-
-/// The shape and dtype of one function argument or result.
-struct TensorSpec {
-  DType dtype;
-  SmallVector<int64_t> shape;
-
-  std::string getTypeString() const { return formatTensorType(dtype, shape); }
-};
-
-/// The tensor signature of a public function.
-struct FunctionSignature {
-  SmallVector<TensorSpec> inputs;
-  SmallVector<TensorSpec> results;
-};
 
 /// Wall-clock seconds spent compiling and running.
 struct JitTimings {
@@ -176,27 +164,6 @@ private:
   MLIRContext context;
 };
 
-/// Finds a runtime library that Kiln's build wrote at `buildPath` (its file
-/// name is what is looked for), in order: lib/ beside the running program's
-/// bin/ (an installed tool, or the build tree's own), `buildPath` itself, and
-/// the lib/ directory Kiln was configured to install into. Returns the first
-/// that exists; otherwise nothing, with the places looked at in `tried`.
-/// Shared by the JIT (the GPU emulator's runtime) and kiln-compile (the
-/// static runtimes a GPU library links).
-std::optional<std::string>
-findRuntimeLibrary(StringRef buildPath,
-                   SmallVectorImpl<std::string> *tried = nullptr);
-
-/// Optimizes the LLVM IR of a lowered module as the JIT and kiln-compile do:
-/// LLVM's default per-module pipeline at `optLevel` (0-3) for
-/// `targetMachine` (may be null), less CalledValuePropagation. That pass
-/// only annotates indirect calls, which kiln code does not make, and took
-/// time quadratic in the number of calls: 49 s of the 57 s of `opt -O2` on
-/// a 24-layer training step, whose entry points are long sequences of
-/// kernel calls (kiln-outline-kernels; docs/CPUBackend.md).
-llvm::Error optimizeLLVMModule(llvm::Module &module, unsigned optLevel,
-                               llvm::TargetMachine *targetMachine);
-
 } // namespace mlir::kiln
 
-#endif // KILN_RUNTIME_JITSESSION_H
+#endif // KILN_EXECUTION_JITSESSION_H

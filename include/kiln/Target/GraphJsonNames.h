@@ -3,12 +3,12 @@
 // The `.npy` file names that the graph JSON export (GraphJson.h) gives
 // parameters, for the tools that read or write such files by name (kiln-run's
 // --weights-dir and --named-outputs): one rule, implemented once, in
-// GraphJson.cpp.
+// lib/Target/GraphJson/GraphJsonExport.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_SUPPORT_GRAPHJSONNAMES_H
-#define KILN_SUPPORT_GRAPHJSONNAMES_H
+#ifndef KILN_TARGET_GRAPHJSONNAMES_H
+#define KILN_TARGET_GRAPHJSONNAMES_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -39,4 +39,4 @@ SmallVector<std::string> getLiftedParameterFileNames(func::FuncOp func);
 
 } // namespace mlir::kiln
 
-#endif // KILN_SUPPORT_GRAPHJSONNAMES_H
+#endif // KILN_TARGET_GRAPHJSONNAMES_H

@@ -17,10 +17,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_RUNTIME_NPY_H
-#define KILN_RUNTIME_NPY_H
+#ifndef KILN_SUPPORT_NPY_H
+#define KILN_SUPPORT_NPY_H
 
-#include "kiln/Runtime/HostTensor.h"
+#include "kiln/Support/HostTensor.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -47,4 +47,4 @@ llvm::Error writeNpy(const HostTensor &tensor, StringRef path);
 
 } // namespace mlir::kiln
 
-#endif // KILN_RUNTIME_NPY_H
+#endif // KILN_SUPPORT_NPY_H

@@ -1,6 +1,6 @@
 //===- Coverage.cpp - The kiln op coverage matrix -------------------------===//
 
-#include "kiln/Support/Coverage.h"
+#include "kiln/Tools/Coverage.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnInterfaces.h"
 

@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_SUPPORT_GRAPHJSON_H
-#define KILN_SUPPORT_GRAPHJSON_H
+#ifndef KILN_TARGET_GRAPHJSON_H
+#define KILN_TARGET_GRAPHJSON_H
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -97,4 +97,4 @@ LogicalResult exportGraphJson(Operation *op, raw_ostream &os,
 
 } // namespace mlir::kiln
 
-#endif // KILN_SUPPORT_GRAPHJSON_H
+#endif // KILN_TARGET_GRAPHJSON_H

@@ -1,6 +1,6 @@
 //===- HostTensor.cpp - Dense tensors in host memory ----------------------===//
 
-#include "kiln/Runtime/HostTensor.h"
+#include "kiln/Support/HostTensor.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"

@@ -1,8 +1,10 @@
 //===- JitSession.cpp - Compile and run kiln modules on the CPU -----------===//
 
-#include "kiln/Runtime/JitSession.h"
+#include "kiln/Execution/JitSession.h"
 
+#include "kiln/Execution/Toolchain.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Runtime/HostAllocator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -35,15 +37,6 @@ using namespace mlir::kiln;
 static_assert(sizeof(void *) == sizeof(int64_t),
               "memref descriptors are built from 64-bit words");
 
-/// Seconds elapsed since `start`.
-// Kiln's host allocator (HostAllocator.c, hidden in this library): the heap
-// of compiled CPU code.
-extern "C" {
-void *_mlir_memref_to_llvm_alloc(size_t size);
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
-void _mlir_memref_to_llvm_free(void *payload);
-}
-
 /// Binds the allocation functions of the CPU pipeline's code
 /// (finalize-memref-to-llvm with use-generic-functions) to Kiln's host
 /// allocator, before any lookup materializes code that calls them.
@@ -64,6 +57,7 @@ static void registerHostAllocator(ExecutionEngine &engine) {
   });
 }
 
+/// Seconds elapsed since `start`.
 static double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
@@ -100,18 +94,6 @@ JitSession::JitSession()
 JitSession::~JitSession() = default;
 JitModule::JitModule(MLIRContext *context) : context(context) {}
 JitModule::~JitModule() = default;
-
-/// Returns the spec of `type`, or failure when it is not a statically shaped
-/// ranked tensor of a kiln element type.
-static FailureOr<TensorSpec> getTensorSpec(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return failure();
-  std::optional<DType> dtype = getDTypeFor(tensor.getElementType());
-  if (!dtype)
-    return failure();
-  return TensorSpec{*dtype, SmallVector<int64_t>(tensor.getShape())};
-}
 
 /// The ExecutionEngine gives every function with a body a packed wrapper
 /// `_mlir_<name>(void **)`; the runtime looks up only those of the entry
@@ -174,8 +156,8 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
     auto record = [&](TypeRange types, StringRef kind,
                       SmallVectorImpl<TensorSpec> &specs) {
       for (auto [i, type] : llvm::enumerate(types)) {
-        FailureOr<TensorSpec> spec = getTensorSpec(type);
-        if (succeeded(spec)) {
+        std::optional<TensorSpec> spec = getTensorSpec(type);
+        if (spec) {
           specs.push_back(*spec);
           continue;
         }
@@ -184,7 +166,8 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
           os << kind << " #" << i << " of @" << func.getSymName()
              << " has type " << type
              << ", but the CPU runtime only passes statically shaped tensors "
-                "of f16, bf16, f32, f64, i1, i8, i32 or i64";
+                "of "
+             << kAbiElementTypes;
         }
       }
     };
@@ -450,91 +433,4 @@ JitModule::invoke(StringRef name, ArrayRef<HostTensor> inputs) {
                             << message;
   }
   return results;
-}
-
-std::optional<std::string>
-mlir::kiln::findRuntimeLibrary(StringRef buildPath,
-                               SmallVectorImpl<std::string> *tried) {
-  StringRef name = llvm::sys::path::filename(buildPath);
-  std::string executable = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&findRuntimeLibrary));
-  SmallString<256> beside(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
-  llvm::sys::path::append(beside, "lib", name);
-  SmallVector<std::string, 3> candidates = {std::string(beside),
-                                            buildPath.str()};
-#ifdef KILN_INSTALL_LIBDIR
-  SmallString<256> installed(KILN_INSTALL_LIBDIR);
-  llvm::sys::path::append(installed, name);
-  candidates.push_back(std::string(installed));
-#endif
-  for (const std::string &path : candidates)
-    if (llvm::sys::fs::exists(path))
-      return path;
-  if (tried)
-    for (const std::string &path : candidates)
-      if (!llvm::is_contained(*tried, path))
-        tried->push_back(path);
-  return std::nullopt;
-}
-
-llvm::Error mlir::kiln::optimizeLLVMModule(llvm::Module &module,
-                                           unsigned optLevel,
-                                           llvm::TargetMachine *targetMachine) {
-  llvm::OptimizationLevel level;
-  switch (optLevel) {
-  case 0:
-    level = llvm::OptimizationLevel::O0;
-    break;
-  case 1:
-    level = llvm::OptimizationLevel::O1;
-    break;
-  case 2:
-    level = llvm::OptimizationLevel::O2;
-    break;
-  case 3:
-    level = llvm::OptimizationLevel::O3;
-    break;
-  default:
-    return llvm::createStringError("invalid LLVM optimization level " +
-                                   std::to_string(optLevel));
-  }
-  // Kernels whose every call passes distinct buffers (kiln-outline-kernels).
-  for (llvm::Function &function : module) {
-    if (!function.hasFnAttribute("kiln-noalias-arguments"))
-      continue;
-    function.removeFnAttr("kiln-noalias-arguments");
-    for (llvm::Argument &argument : function.args())
-      if (argument.getType()->isPointerTy())
-        argument.addAttr(llvm::Attribute::NoAlias);
-  }
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    // As mlir::makeOptimizingTransformer.
-    llvm::PipelineTuningOptions tuning;
-    tuning.LoopUnrolling = true;
-    tuning.LoopInterleaving = true;
-    tuning.LoopVectorization = true;
-    tuning.SLPVectorization = true;
-    llvm::PassInstrumentationCallbacks instrumentation;
-    instrumentation.registerShouldRunOptionalPassCallback(
-        [](StringRef pass, llvm::Any) {
-          return pass != "CalledValuePropagationPass";
-        });
-    llvm::PassBuilder builder(targetMachine, tuning, std::nullopt,
-                              &instrumentation);
-    builder.registerModuleAnalyses(mam);
-    builder.registerCGSCCAnalyses(cgam);
-    builder.registerFunctionAnalyses(fam);
-    builder.registerLoopAnalyses(lam);
-    builder.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager passes =
-        optLevel == 0 ? builder.buildO0DefaultPipeline(level)
-                      : builder.buildPerModuleDefaultPipeline(level);
-    passes.run(module, mam);
-  }
-  return llvm::Error::success();
 }

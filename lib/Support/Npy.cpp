@@ -1,6 +1,6 @@
 //===- Npy.cpp - Reading and writing NumPy .npy files ---------------------===//
 
-#include "kiln/Runtime/Npy.h"
+#include "kiln/Support/Npy.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"

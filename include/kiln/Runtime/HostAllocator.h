@@ -1,0 +1,40 @@
+/*===- HostAllocator.h - The heap of compiled CPU code -----------*- C -*-===*
+ *
+ * The functions lib/Runtime/HostAllocator.c defines: the allocation entry
+ * points that the CPU pipeline's memref.alloc and memref.dealloc lower to
+ * (finalize-memref-to-llvm with use-generic-functions), and the state of its
+ * cache of freed blocks. C, so that the JIT, the tests and the C source the
+ * AOT compiler compiles into each library declare them once.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef KILN_RUNTIME_HOSTALLOCATOR_H
+#define KILN_RUNTIME_HOSTALLOCATOR_H
+
+#include <stddef.h>
+
+#ifndef KILN_HOST_ALLOCATOR_API
+#define KILN_HOST_ALLOCATOR_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A block of at least `size` bytes, 64-byte aligned; NULL when the machine
+ * has no memory for it. */
+KILN_HOST_ALLOCATOR_API void *_mlir_memref_to_llvm_alloc(size_t size);
+/* The same, aligned to `alignment` (a power of two). */
+KILN_HOST_ALLOCATOR_API void *
+_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+/* Returns a block of the two functions above (NULL does nothing). */
+KILN_HOST_ALLOCATOR_API void _mlir_memref_to_llvm_free(void *payload);
+/* The bytes and the number of freed blocks kept for reuse. */
+KILN_HOST_ALLOCATOR_API void kilnHostAllocatorCacheStats(size_t *bytes,
+                                                         int *blocks);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RUNTIME_HOSTALLOCATOR_H */
