@@ -12,7 +12,6 @@
 #include "kiln/Dialect/Kiln/Transforms/Autodiff.h"
 #include "Rules/Rules.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Dialect/Kiln/Transforms/DecomposeAttention.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -329,50 +328,66 @@ struct GradientGraph {
 };
 } // namespace
 
-/// Returns true when `function` holds a `kiln.attention`.
-static bool hasAttention(func::FuncOp function) {
-  return function.walk([](AttentionOp) { return WalkResult::interrupt(); })
-      .wasInterrupted();
-}
-
-/// Gives every `kiln.attention` of `body` its `lse` result, so that its
-/// backward rule hands the forward's O and LSE to kiln.attention_grad
-/// (FlashAttention-2's residuals) instead of recomputing each row's max and
-/// sum. Runs before the forward ops are collected, so no map of the sweep
-/// ever sees the replaced ops.
-static void addAttentionLse(Block *body) {
-  SmallVector<AttentionOp> ops;
-  for (Operation &op : *body)
-    if (auto attention = dyn_cast<AttentionOp>(op);
-        attention && !attention.getLse())
-      ops.push_back(attention);
-  OpBuilder builder(body->getParentOp()->getContext());
-  for (AttentionOp op : ops) {
-    AttentionOp withLse = op.cloneWithLse(builder, /*withLse=*/true);
-    op.getResult().replaceAllUsesWith(withLse.getResult());
-    op.erase();
+/// `remat=save-all`: expands every op of `function` that asks to be
+/// (AutodiffOpInterface::expandForSaveAll), so that its intermediates are
+/// forward values the sweep saves like any other.
+static void expandForSaveAll(func::FuncOp function) {
+  SmallVector<AutodiffOpInterface> ops;
+  function.walk([&](AutodiffOpInterface op) { ops.push_back(op); });
+  OpBuilder builder(function.getContext());
+  for (AutodiffOpInterface op : ops) {
+    SmallVector<Value> replacements = op.expandForSaveAll(builder);
+    if (replacements.empty())
+      continue;
+    op->replaceAllUsesWith(replacements);
+    op->erase();
   }
 }
 
-/// Takes the `lse` result off the forward attentions that nothing reads
-/// after the sweep (those that were not differentiated), updating the
+/// Replaces each op of `body` that asks to by its form with the residuals
+/// its rule reuses (AutodiffOpInterface::addResiduals). Runs before the
+/// forward ops are collected, so no map of the sweep ever sees the replaced
+/// ops.
+static void addResiduals(Block *body) {
+  SmallVector<AutodiffOpInterface> ops;
+  for (Operation &op : *body)
+    if (auto differentiable = dyn_cast<AutodiffOpInterface>(op))
+      ops.push_back(differentiable);
+  OpBuilder builder(body->getParentOp()->getContext());
+  for (AutodiffOpInterface op : ops) {
+    Operation *replacement = op.addResiduals(builder);
+    if (!replacement)
+      continue;
+    op->replaceAllUsesWith(
+        replacement->getResults().take_front(op->getNumResults()));
+    op->erase();
+  }
+}
+
+/// Takes the residual results that nothing read after the sweep off the
+/// forward ops (AutodiffOpInterface::dropUnreadResiduals), updating the
 /// graph's lists of forward ops, outputs and gradients.
-static void dropUnreadAttentionLse(GradientGraph &graph) {
+static void dropUnreadResiduals(GradientGraph &graph) {
   OpBuilder builder(graph.function.getContext());
   for (Operation *&op : graph.forwardOps) {
-    auto attention = dyn_cast<AttentionOp>(op);
-    if (!attention || !attention.getLse() || !attention.getLse().use_empty())
+    auto differentiable = dyn_cast<AutodiffOpInterface>(op);
+    if (!differentiable)
       continue;
-    AttentionOp plain = attention.cloneWithLse(builder, /*withLse=*/false);
-    Value from = attention.getResult(), to = plain.getResult();
-    from.replaceAllUsesWith(to);
-    for (Value &value : llvm::concat<Value>(graph.outputs, graph.gradients))
-      if (value == from)
-        value = to;
+    Operation *replacement = differentiable.dropUnreadResiduals(builder);
+    if (!replacement)
+      continue;
+    for (auto [from, to] :
+         llvm::zip(op->getResults().take_front(replacement->getNumResults()),
+                   replacement->getResults())) {
+      from.replaceAllUsesWith(to);
+      for (Value &value : llvm::concat<Value>(graph.outputs, graph.gradients))
+        if (value == from)
+          value = to;
+    }
     graph.forwardSet.erase(op);
-    graph.forwardSet.insert(plain);
-    attention.erase();
-    op = plain;
+    graph.forwardSet.insert(replacement);
+    op->erase();
+    op = replacement;
   }
 }
 
@@ -496,15 +511,11 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
   for (Operation &op : source)
     builder.clone(op, mapping);
 
-  // save-all: attention is expanded, so its probabilities are forward
-  // values like any other.
-  if (options.remat == RematPolicy::SaveAll && hasAttention(graph.function) &&
-      failed(decomposeAttentionOps(graph.function))) {
-    cleanup();
-    return failure();
-  }
-
-  addAttentionLse(graph.body);
+  // How each op's forward is kept for the sweep: expanded (save-all), or
+  // with the residuals its rule reuses.
+  if (options.remat == RematPolicy::SaveAll)
+    expandForSaveAll(graph.function);
+  addResiduals(graph.body);
   for (Operation &op : graph.body->without_terminator())
     graph.forwardOps.push_back(&op);
   graph.forwardSet.insert(graph.forwardOps.begin(), graph.forwardOps.end());
@@ -536,7 +547,7 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
     graph.gradients.push_back(gradient);
   }
 
-  dropUnreadAttentionLse(graph);
+  dropUnreadResiduals(graph);
   if (options.remat == RematPolicy::RecomputeElementwise)
     recomputeCheapOps(graph);
   return graph;

@@ -137,17 +137,7 @@ Value autodiff::boolToFloat(OpBuilder &b, Location loc, Value cond,
 }
 
 bool autodiff::isCheapToRecompute(Operation *op) {
-  return isa<
-      // Binary arithmetic, comparisons and select.
-      AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, LtOp, LeOp, GtOp,
-      GeOp, EqOp, NeOp, SelectOp,
-      // Unary functions and casts.
-      ExpOp, Expm1Op, LogOp, Log2Op, Log10Op, Log1pOp, SqrtOp, RsqrtOp, SinOp,
-      CosOp, TanhOp, SigmoidOp, ErfOp, ReluOp, SiluOp, LeakyReluOp, EluOp,
-      GeluOp, ClampOp, NegOp, AbsOp, SignOp, ConvertOp,
-      // Layout: broadcasts, reshapes and transposes.
-      BroadcastToOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp,
-      PermuteOp>(op);
+  return op->hasTrait<OpTrait::kiln::CheapToRecompute>();
 }
 
 int64_t autodiff::getSizeInBytes(Type type) {

@@ -80,6 +80,14 @@ def Kiln_KnownAttributes : NativeOpTrait<"KnownAttributes"> {
   let cppNamespace = "::mlir::OpTrait::kiln";
 }
 
+/// An op that costs about one pass over its operands and result: an
+/// elementwise function, a comparison, a select, a cast or a layout change.
+/// `kiln-autodiff{remat=recompute-elementwise}` recomputes such ops in the
+/// backward sweep instead of keeping their results alive.
+def Kiln_CheapToRecompute : NativeOpTrait<"CheapToRecompute"> {
+  let cppNamespace = "::mlir::OpTrait::kiln";
+}
+
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
     : Op<Kiln_Dialect, mnemonic, !listconcat(traits, [Kiln_KnownAttributes])>;
 

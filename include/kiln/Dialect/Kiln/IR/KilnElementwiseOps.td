@@ -29,7 +29,7 @@ def Kiln_NumericTensor : StaticShapeTensorOf<[Kiln_Float, I8, I32, I64]>;
 /// operands' (common) element type.
 class Kiln_BinaryOp<string mnemonic, list<Trait> traits = [],
                     Type tensorType = Kiln_Tensor>
-    : Kiln_Op<mnemonic, !listconcat(traits, [Pure,
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, Kiln_CheapToRecompute,
           DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
   let arguments = (ins tensorType:$lhs, tensorType:$rhs);
   let results = (outs tensorType:$result);
@@ -156,7 +156,7 @@ def Kiln_MinimumOp : Kiln_BinaryOp<"minimum", [Commutative]> {
 /// A broadcasting comparison: operands of one element type, an `i1` result of
 /// the broadcast shape.
 class Kiln_CompareOp<string mnemonic, string relation, list<Trait> traits = []>
-    : Kiln_Op<mnemonic, !listconcat(traits, [Pure,
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, Kiln_CheapToRecompute,
           DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
   let summary = "elementwise `lhs " # relation # " rhs` with broadcasting";
   let description = "`lhs " # relation # " rhs`, broadcasting NumPy-style, "
@@ -196,7 +196,7 @@ def Kiln_NeOp : Kiln_CompareOp<"ne", "!=", [Commutative]>;
 // Select
 //===----------------------------------------------------------------------===//
 
-def Kiln_SelectOp : Kiln_Op<"select", [Pure,
+def Kiln_SelectOp : Kiln_Op<"select", [Pure, Kiln_CheapToRecompute,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise choice between two tensors, with broadcasting";
   let description = [{
@@ -229,7 +229,8 @@ class Kiln_UnaryOp<string mnemonic, string summaryText, string semantics,
                    Type tensorType = Kiln_FloatTensor,
                    list<Trait> traits = [],
                    string exampleAttrs = "">
-    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+                                             Kiln_CheapToRecompute])> {
   let summary = summaryText;
   let description = semantics # "\n\n```mlir\n%0 = kiln." # mnemonic # " %x"
     # exampleAttrs # " : tensor<2x3xf32>\n```\n";
@@ -327,7 +328,7 @@ def Kiln_SignOp : Kiln_UnaryOp<"sign", "elementwise sign",
 // Element type conversion
 //===----------------------------------------------------------------------===//
 
-def Kiln_ConvertOp : Kiln_Op<"convert", [Pure]> {
+def Kiln_ConvertOp : Kiln_Op<"convert", [Pure, Kiln_CheapToRecompute]> {
   let summary = "elementwise element type conversion";
   let description = [{
     Converts each element to the result's element type; the shape is kept.

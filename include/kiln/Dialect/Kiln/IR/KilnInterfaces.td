@@ -30,6 +30,14 @@ def KilnAutodiffOpInterface : OpInterface<"AutodiffOpInterface"> {
     Ops whose derivative is zero wherever it is defined (comparisons, sign,
     argmax, iota, constant) report `isNonDifferentiable`: their results are
     never active, whatever their operands.
+
+    An op may also say how its forward computation is kept for the sweep
+    (each hook defaults to "as it is"): `expandForSaveAll` replaces it by
+    ops whose intermediates the sweep saves like any other value, under
+    `remat=save-all`; `addResiduals` gives it results its rule reuses
+    instead of recomputing them, before the sweep; `dropUnreadResiduals`
+    takes off those that nothing read, after it. Attention uses all three
+    (its probabilities; its log-sum-exp), so the pass names no op.
   }];
   let methods = [
     InterfaceMethod<[{
@@ -49,6 +57,32 @@ def KilnAutodiffOpInterface : OpInterface<"AutodiffOpInterface"> {
         `OperationName`.
       }],
       "bool", "isNonDifferentiable", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+        Under `remat=save-all`, before the sweep: builds, at the op, the ops
+        that compute its results from its operands with every intermediate
+        an SSA value (all with rules), and returns the values that replace
+        its results; returns no values to keep the op as it is.
+      }],
+      "::llvm::SmallVector<::mlir::Value>", "expandForSaveAll",
+      (ins "::mlir::OpBuilder &":$builder), [{}],
+      [{ return {}; }]>,
+    InterfaceMethod<[{
+        Before the sweep: creates, at the op, the form of the op that also
+        returns the residuals its rule reuses, and returns it; its leading
+        results replace the op's. Returns null to keep the op.
+      }],
+      "::mlir::Operation *", "addResiduals",
+      (ins "::mlir::OpBuilder &":$builder), [{}],
+      [{ return nullptr; }]>,
+    InterfaceMethod<[{
+        After the sweep: when residual results of the op are unread,
+        creates, at the op, its form without them and returns it; its
+        results replace the op's leading results. Returns null to keep the
+        op.
+      }],
+      "::mlir::Operation *", "dropUnreadResiduals",
+      (ins "::mlir::OpBuilder &":$builder), [{}],
+      [{ return nullptr; }]>,
   ];
 }
 

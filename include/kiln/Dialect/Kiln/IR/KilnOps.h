@@ -30,6 +30,11 @@ public:
     return verifyKnownAttributes(op);
   }
 };
+
+/// Marks an op that autodiff's recompute-elementwise policy recomputes
+/// rather than saves (Kiln_CheapToRecompute in KilnBase.td).
+template <typename ConcreteType>
+class CheapToRecompute : public TraitBase<ConcreteType, CheapToRecompute> {};
 } // namespace mlir::OpTrait::kiln
 
 #include "kiln/Dialect/Kiln/IR/KilnEnums.h.inc"

@@ -117,7 +117,7 @@ def Kiln_IotaOp : Kiln_Op<"iota", [Pure]> {
 // Broadcast and reshape
 //===----------------------------------------------------------------------===//
 
-def Kiln_BroadcastToOp : Kiln_GivenShapeOp<"broadcast_to"> {
+def Kiln_BroadcastToOp : Kiln_GivenShapeOp<"broadcast_to", [Kiln_CheapToRecompute]> {
   let summary = "broadcasts a tensor to a given shape";
   let description = [{
     Broadcasts `input` NumPy-style to the result type: the shapes are aligned
@@ -132,7 +132,7 @@ def Kiln_BroadcastToOp : Kiln_GivenShapeOp<"broadcast_to"> {
   let hasCanonicalizer = 1;
 }
 
-def Kiln_ReshapeOp : Kiln_GivenShapeOp<"reshape"> {
+def Kiln_ReshapeOp : Kiln_GivenShapeOp<"reshape", [Kiln_CheapToRecompute]> {
   let summary = "reinterprets a tensor with another shape";
   let description = [{
     The elements of `input` in row-major order, laid out in the given result
@@ -150,7 +150,7 @@ def Kiln_ReshapeOp : Kiln_GivenShapeOp<"reshape"> {
 //===----------------------------------------------------------------------===//
 
 def Kiln_TransposeOp : Kiln_InferredShapeOp<"transpose",
-    (ins I64Attr:$dim0, I64Attr:$dim1)> {
+    (ins I64Attr:$dim0, I64Attr:$dim1), [Kiln_CheapToRecompute]> {
   let summary = "swaps two dims";
   let description = [{
     `torch.transpose(input, dim0, dim1)`: the result is `input` with dims
@@ -164,7 +164,7 @@ def Kiln_TransposeOp : Kiln_InferredShapeOp<"transpose",
 }
 
 def Kiln_PermuteOp : Kiln_InferredShapeOp<"permute",
-    (ins DenseI64ArrayAttr:$permutation)> {
+    (ins DenseI64ArrayAttr:$permutation), [Kiln_CheapToRecompute]> {
   let summary = "reorders the dims";
   let description = [{
     `torch.permute(input, permutation)`: dim `i` of the result is dim
@@ -180,7 +180,7 @@ def Kiln_PermuteOp : Kiln_InferredShapeOp<"permute",
 }
 
 def Kiln_FlattenOp : Kiln_InferredShapeOp<"flatten",
-    (ins I64Attr:$start_dim, I64Attr:$end_dim)> {
+    (ins I64Attr:$start_dim, I64Attr:$end_dim), [Kiln_CheapToRecompute]> {
   let summary = "merges a range of dims into one";
   let description = [{
     `torch.flatten(input, start_dim, end_dim)`: dims `start_dim` through
@@ -195,7 +195,7 @@ def Kiln_FlattenOp : Kiln_InferredShapeOp<"flatten",
 }
 
 def Kiln_SqueezeOp : Kiln_InferredShapeOp<"squeeze",
-    (ins DenseI64ArrayAttr:$dims)> {
+    (ins DenseI64ArrayAttr:$dims), [Kiln_CheapToRecompute]> {
   let summary = "removes size-1 dims";
   let description = [{
     Removes the listed dims of `input`. `dims` is non-empty, each entry is in
@@ -208,7 +208,8 @@ def Kiln_SqueezeOp : Kiln_InferredShapeOp<"squeeze",
   let hasFolder = 1;
 }
 
-def Kiln_UnsqueezeOp : Kiln_InferredShapeOp<"unsqueeze", (ins I64Attr:$dim)> {
+def Kiln_UnsqueezeOp : Kiln_InferredShapeOp<"unsqueeze", (ins I64Attr:$dim),
+    [Kiln_CheapToRecompute]> {
   let summary = "inserts a size-1 dim";
   let description = [{
     `torch.unsqueeze(input, dim)`: inserts a dim of size 1 at position `dim`

@@ -153,7 +153,8 @@ Type getElementType(Value value);
 /// elementwise ops (arithmetic, comparisons, select, unary functions,
 /// convert) and the layout ops (broadcast_to, reshape, flatten, squeeze,
 /// unsqueeze, transpose, permute). All are pure and cost one pass over
-/// their data, less than storing and reloading it.
+/// their data, less than storing and reloading it. The ops say so
+/// themselves: the Kiln_CheapToRecompute trait in their ODS definition.
 bool isCheapToRecompute(Operation *op);
 
 /// The bytes a value of `type`, a statically shaped tensor, occupies: its

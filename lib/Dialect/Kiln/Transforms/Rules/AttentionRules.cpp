@@ -97,11 +97,68 @@ static LogicalResult attentionGradRule(AttentionGradOp op, RuleContext &c) {
   return success();
 }
 
+namespace {
+/// kiln.attention: its rule, and how its forward is kept. Under save-all it
+/// is expanded, so that its probabilities are forward values like any
+/// other; otherwise it gets its `lse` result before the sweep, so that its
+/// rule hands the forward's O and LSE to kiln.attention_grad
+/// (FlashAttention-2's residuals) instead of recomputing each row's max and
+/// sum, and loses it after the sweep where nothing read it (an attention
+/// that was not differentiated).
+struct AttentionModel
+    : public AutodiffOpInterface::ExternalModel<AttentionModel, AttentionOp> {
+  LogicalResult buildAdjoints(Operation *op, OpBuilder &builder,
+                              ArrayRef<Value> resultAdjoints,
+                              ArrayRef<bool> neededOperands,
+                              SmallVectorImpl<Value> &operandAdjoints) const {
+    return applyRule<AttentionOp, attentionRule>(
+        op, builder, resultAdjoints, neededOperands, operandAdjoints);
+  }
+  SmallVector<Value> expandForSaveAll(Operation *op,
+                                      OpBuilder &builder) const {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(op);
+    return buildAttentionDecomposition(builder, cast<AttentionOp>(op));
+  }
+  Operation *addResiduals(Operation *op, OpBuilder &builder) const {
+    auto attention = cast<AttentionOp>(op);
+    if (attention.getLse())
+      return nullptr;
+    return attention.cloneWithLse(builder, /*withLse=*/true);
+  }
+  Operation *dropUnreadResiduals(Operation *op, OpBuilder &builder) const {
+    auto attention = cast<AttentionOp>(op);
+    if (!attention.getLse() || !attention.getLse().use_empty())
+      return nullptr;
+    return attention.cloneWithLse(builder, /*withLse=*/false);
+  }
+};
+
+/// kiln.attention_grad: its rule; under save-all it is expanded like
+/// kiln.attention.
+struct AttentionGradModel
+    : public AutodiffOpInterface::ExternalModel<AttentionGradModel,
+                                                AttentionGradOp> {
+  LogicalResult buildAdjoints(Operation *op, OpBuilder &builder,
+                              ArrayRef<Value> resultAdjoints,
+                              ArrayRef<bool> neededOperands,
+                              SmallVectorImpl<Value> &operandAdjoints) const {
+    return applyRule<AttentionGradOp, attentionGradRule>(
+        op, builder, resultAdjoints, neededOperands, operandAdjoints);
+  }
+  SmallVector<Value> expandForSaveAll(Operation *op,
+                                      OpBuilder &builder) const {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(op);
+    return buildAttentionGradDecomposition(builder,
+                                           cast<AttentionGradOp>(op));
+  }
+};
+} // namespace
+
 void mlir::kiln::autodiff::registerAttentionRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
-    AttentionOp::attachInterface<RuleModel<AttentionOp, attentionRule>>(
-        *context);
-    AttentionGradOp::attachInterface<
-        RuleModel<AttentionGradOp, attentionGradRule>>(*context);
+    AttentionOp::attachInterface<AttentionModel>(*context);
+    AttentionGradOp::attachInterface<AttentionGradModel>(*context);
   });
 }

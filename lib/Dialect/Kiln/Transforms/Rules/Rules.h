@@ -57,6 +57,18 @@ struct RuleContext {
   }
 };
 
+/// Calls `Rule` on `op` as AutodiffOpInterface::buildAdjoints does.
+template <typename OpT, LogicalResult (*Rule)(OpT, RuleContext &)>
+LogicalResult applyRule(Operation *op, OpBuilder &builder,
+                        ArrayRef<Value> resultAdjoints,
+                        ArrayRef<bool> neededOperands,
+                        SmallVectorImpl<Value> &operandAdjoints) {
+  operandAdjoints.assign(op->getNumOperands(), Value());
+  RuleContext context{builder, op->getLoc(), resultAdjoints, neededOperands,
+                      operandAdjoints};
+  return Rule(cast<OpT>(op), context);
+}
+
 /// Attaches `Rule` to `OpT` as its AutodiffOpInterface.
 template <typename OpT, LogicalResult (*Rule)(OpT, RuleContext &)>
 struct RuleModel
@@ -65,10 +77,8 @@ struct RuleModel
                               ArrayRef<Value> resultAdjoints,
                               ArrayRef<bool> neededOperands,
                               SmallVectorImpl<Value> &operandAdjoints) const {
-    operandAdjoints.assign(op->getNumOperands(), Value());
-    RuleContext context{builder, op->getLoc(), resultAdjoints, neededOperands,
-                        operandAdjoints};
-    return Rule(cast<OpT>(op), context);
+    return applyRule<OpT, Rule>(op, builder, resultAdjoints, neededOperands,
+                                operandAdjoints);
   }
 };
 
