@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/InitAll.h"
 #include "kiln/Execution/JitSession.h"
 #include "kiln/Support/Npy.h"
@@ -237,7 +238,8 @@ static SmallVector<std::string> getResultNames(mlir::func::FuncOp func,
   if (!func || func.getNumResults() != numResults)
     return names;
   if (auto outputNames =
-          func->getAttrOfType<mlir::ArrayAttr>("kiln.output_names");
+          func->getAttrOfType<mlir::ArrayAttr>(
+              KilnDialect::OutputNamesAttrHelper::getNameStr());
       outputNames && outputNames.size() == numResults &&
       llvm::all_of(outputNames, llvm::IsaPred<mlir::StringAttr>)) {
     for (auto [name, attr] : llvm::zip_equal(names, outputNames))
@@ -245,9 +247,12 @@ static SmallVector<std::string> getResultNames(mlir::func::FuncOp func,
     return names;
   }
   for (auto [i, name] : llvm::enumerate(names))
-    for (StringRef role : {"output", "residual", "gradient"})
-      if (auto index = func.getResultAttrOfType<mlir::IntegerAttr>(
-              i, ("kiln." + role).str()))
+    for (auto [role, attr] :
+         {std::pair<StringRef, StringRef>(
+              "output", KilnDialect::OutputAttrHelper::getNameStr()),
+          {"residual", KilnDialect::ResidualAttrHelper::getNameStr()},
+          {"gradient", KilnDialect::GradientAttrHelper::getNameStr()}})
+      if (auto index = func.getResultAttrOfType<mlir::IntegerAttr>(i, attr))
         name = (role + Twine(index.getInt())).str();
   return names;
 }
@@ -374,7 +379,8 @@ int main(int argc, char **argv) {
     parameterFiles = getLiftedParameterFileNames(func);
     for (unsigned i = 0; i < numArguments; ++i)
       if (auto name =
-              func.getArgAttrOfType<mlir::StringAttr>(i, "kiln.parameter"))
+              func.getArgAttrOfType<mlir::StringAttr>(
+                  i, KilnDialect::ParameterAttrHelper::getNameStr()))
         parameterNames[i] = name.str();
   }
   for (unsigned i = 0; i < numArguments; ++i)
@@ -389,7 +395,8 @@ int main(int argc, char **argv) {
   if (!weightsDir.empty() && !randomInputs &&
       inputs.size() != otherArguments.size()) {
     // The other arguments, by kiln.input_names when it names them.
-    auto inputNames = func->getAttrOfType<mlir::ArrayAttr>("kiln.input_names");
+    auto inputNames = func->getAttrOfType<mlir::ArrayAttr>(
+        KilnDialect::InputNamesAttrHelper::getNameStr());
     std::string others;
     for (auto [k, i] : llvm::enumerate(otherArguments)) {
       others += others.empty() ? "" : ", ";

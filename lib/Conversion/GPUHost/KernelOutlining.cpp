@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/GPUHost/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/SymbolTable.h"
@@ -24,7 +25,7 @@ using namespace mlir::kiln;
 /// The discardable attribute of a gpu.launch whose entries the outlined
 /// gpu.func gets.
 static constexpr llvm::StringLiteral kKernelAttributes =
-    "kiln.kernel_attributes";
+    KilnDialect::KernelAttributesAttrHelper::getNameStr();
 
 namespace {
 struct KilnGPUKernelOutliningPass

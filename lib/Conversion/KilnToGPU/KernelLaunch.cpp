@@ -23,7 +23,7 @@ void kiln::setMinBlocksPerSM(gpu::LaunchOp launch, unsigned blocks) {
   if (blocks == 0)
     return;
   Builder b(launch.getContext());
-  launch->setAttr("kiln.kernel_attributes",
+  launch->setAttr(KilnDialect::KernelAttributesAttrHelper::getNameStr(),
                   b.getDictionaryAttr(b.getNamedAttr(
                       NVVM::NVVMDialect::getMinctasmAttrName(),
                       b.getI32IntegerAttr(static_cast<int32_t>(blocks)))));

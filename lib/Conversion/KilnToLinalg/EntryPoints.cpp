@@ -66,7 +66,8 @@ static void dropKilnArgAndResultAttrs(func::FuncOp func) {
 static constexpr StringLiteral kBodyPrefix = "__kiln_func_";
 
 /// The attribute in which a renamed public function keeps its name.
-static constexpr StringLiteral kEntryPointAttrName = "kiln.entry_point";
+static constexpr StringLiteral kEntryPointAttrName =
+    KilnDialect::EntryPointAttrHelper::getNameStr();
 
 /// The C interface wrapper that convert-func-to-llvm makes for `name`.
 static std::string getCInterfaceName(StringRef name) {

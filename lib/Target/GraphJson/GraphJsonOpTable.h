@@ -13,6 +13,8 @@
 #ifndef KILN_LIB_TARGET_GRAPHJSON_GRAPHJSONOPTABLE_H
 #define KILN_LIB_TARGET_GRAPHJSON_GRAPHJSONOPTABLE_H
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -83,11 +85,14 @@ const std::map<std::string, OpSpec> &getOpSpecs();
 /// The function attributes that name the graph's inputs and outputs, in
 /// order (lifted parameters, which are arguments too, are named by
 /// kParameter argument attributes instead).
-inline constexpr llvm::StringLiteral kInputNames = "kiln.input_names";
-inline constexpr llvm::StringLiteral kOutputNames = "kiln.output_names";
+inline constexpr llvm::StringLiteral kInputNames =
+    KilnDialect::InputNamesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kOutputNames =
+    KilnDialect::OutputNamesAttrHelper::getNameStr();
 /// Names a parameter: the discardable attribute of its `kiln.constant`, or
 /// the argument attribute of a lifted parameter.
-inline constexpr llvm::StringLiteral kParameter = "kiln.parameter";
+inline constexpr llvm::StringLiteral kParameter =
+    KilnDialect::ParameterAttrHelper::getNameStr();
 
 } // namespace mlir::kiln::graph_json
 

@@ -76,15 +76,20 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, type, elements);
 }
 
-/// The `kiln.*` discardable attributes of Kiln's passes and tools: on
-/// functions (entry points, graph JSON names, the split-mode pair), on
-/// function arguments and results (parameters, split mode's roles) and on
-/// gpu.launch (kiln-gpu-kernel-outlining).
+/// The `kiln.*` discardable attributes of Kiln's passes and tools, as
+/// declared in KilnBase.td (discardableAttrs).
 static constexpr llvm::StringLiteral kKnownDiscardableAttributes[] = {
-    "kiln.backward",          "kiln.cotangent", "kiln.entry_point",
-    "kiln.forward",           "kiln.gradient",  "kiln.input_names",
-    "kiln.kernel_attributes", "kiln.output",    "kiln.output_names",
-    "kiln.parameter",         "kiln.residual"};
+    KilnDialect::BackwardAttrHelper::getNameStr(),
+    KilnDialect::CotangentAttrHelper::getNameStr(),
+    KilnDialect::EntryPointAttrHelper::getNameStr(),
+    KilnDialect::ForwardAttrHelper::getNameStr(),
+    KilnDialect::GradientAttrHelper::getNameStr(),
+    KilnDialect::InputNamesAttrHelper::getNameStr(),
+    KilnDialect::KernelAttributesAttrHelper::getNameStr(),
+    KilnDialect::OutputAttrHelper::getNameStr(),
+    KilnDialect::OutputNamesAttrHelper::getNameStr(),
+    KilnDialect::ParameterAttrHelper::getNameStr(),
+    KilnDialect::ResidualAttrHelper::getNameStr()};
 
 /// Fails with a diagnostic at `op` if `attr` is not one of
 /// kKnownDiscardableAttributes; `where` says what carries it.

@@ -625,9 +625,11 @@ mlir::kiln::generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
       results.push_back(mapping.lookup(value));
     func::ReturnOp::create(builder, loc, results);
     for (size_t i = 0; i < outputTypes.size(); ++i)
-      forward.setResultAttr(i, "kiln.output", indexAttr(i));
+      forward.setResultAttr(i, KilnDialect::OutputAttrHelper::getNameStr(),
+                            indexAttr(i));
     for (size_t i = 0; i < residuals.size(); ++i)
-      forward.setResultAttr(outputTypes.size() + i, "kiln.residual",
+      forward.setResultAttr(outputTypes.size() + i,
+                            KilnDialect::ResidualAttrHelper::getNameStr(),
                             indexAttr(i));
   }
 
@@ -663,11 +665,15 @@ mlir::kiln::generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
       results.push_back(mapping.lookup(gradient));
     func::ReturnOp::create(builder, loc, results);
     for (size_t i = 0; i < residuals.size(); ++i)
-      backward.setArgAttr(i, "kiln.residual", indexAttr(i));
+      backward.setArgAttr(i, KilnDialect::ResidualAttrHelper::getNameStr(),
+                          indexAttr(i));
     for (size_t i = 0; i < outputTypes.size(); ++i)
-      backward.setArgAttr(residuals.size() + i, "kiln.cotangent", indexAttr(i));
+      backward.setArgAttr(residuals.size() + i,
+                          KilnDialect::CotangentAttrHelper::getNameStr(),
+                          indexAttr(i));
     for (auto [i, index] : llvm::enumerate(wrt))
-      backward.setResultAttr(i, "kiln.gradient", indexAttr(index));
+      backward.setResultAttr(i, KilnDialect::GradientAttrHelper::getNameStr(),
+                             indexAttr(index));
   }
   graph->function.erase();
 
@@ -675,8 +681,10 @@ mlir::kiln::generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
   symbols.insert(forward);
   symbols.insert(backward);
   // Each names its partner, whatever name the symbol table gave it.
-  forward->setAttr("kiln.backward", FlatSymbolRefAttr::get(backward));
-  backward->setAttr("kiln.forward", FlatSymbolRefAttr::get(forward));
+  forward->setAttr(KilnDialect::BackwardAttrHelper::getNameStr(),
+                   FlatSymbolRefAttr::get(backward));
+  backward->setAttr(KilnDialect::ForwardAttrHelper::getNameStr(),
+                    FlatSymbolRefAttr::get(forward));
   return SplitForwardBackward{forward, backward};
 }
 

@@ -34,8 +34,33 @@ def Kiln_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
   // The `kiln.*` discardable attributes that Kiln's passes and tools read
-  // and write (on functions, their arguments and results, and launches):
-  // a misspelt one is an error rather than silently ignored.
+  // and write, each declared once here: the code names them through the
+  // generated KilnDialect::<Name>AttrHelper (getNameStr()), and the
+  // dialect's verifiers reject any other `kiln.*` attribute (on functions,
+  // their arguments and results, and launches), so a misspelt one is an
+  // error rather than silently ignored.
+  let discardableAttrs = (ins
+    // On a function: the entry point of the CPU pipeline that wraps the
+    // body of this name (kiln-prepare-entry-points).
+    "::mlir::StringAttr":$entry_point,
+    // On a graph function: the names of its inputs and outputs
+    // (docs/GraphJson.md).
+    "::mlir::ArrayAttr":$input_names,
+    "::mlir::ArrayAttr":$output_names,
+    // On a lifted parameter argument or a kiln.constant: the parameter's
+    // name.
+    "::mlir::StringAttr":$parameter,
+    // Split-mode autodiff: the forward and backward functions name each
+    // other; their results and arguments carry their role and index.
+    "::mlir::FlatSymbolRefAttr":$forward,
+    "::mlir::FlatSymbolRefAttr":$backward,
+    "::mlir::IntegerAttr":$output,
+    "::mlir::IntegerAttr":$residual,
+    "::mlir::IntegerAttr":$cotangent,
+    "::mlir::IntegerAttr":$gradient,
+    // On a gpu.launch: attributes its outlined kernel function gets.
+    "::mlir::DictionaryAttr":$kernel_attributes
+  );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
