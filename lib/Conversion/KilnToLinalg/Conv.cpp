@@ -54,8 +54,10 @@ static FloatType getAccumulatorType(FloatType type) {
   return type;
 }
 
-/// Returns whether the lowering supports element type `type`.
-static bool isSupportedFloat(Type type) {
+/// Returns whether `type` is one of the element types the lowering supports:
+/// Kiln_Float (f16, bf16, f32, f64). Used only in asserts, as the op
+/// verifiers already restrict the element types to these.
+[[maybe_unused]] static bool isSupportedFloat(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
 }
 
@@ -300,9 +302,9 @@ static Value buildGroupedConv(OpBuilder &b, Location loc, Value input,
 namespace {
 
 /// The base of the patterns below, which all lower an op with one float
-/// result: it matches only the supported element types, and replaces a
-/// result without elements by a tensor.empty (see replaceWithEmpty), so
-/// `rewriteNonEmpty` sees a result with elements.
+/// result (Kiln_FloatTensor, so f16, bf16, f32 or f64 in verified IR): it
+/// replaces a result without elements by a tensor.empty (see
+/// replaceWithEmpty), so `rewriteNonEmpty` sees a result with elements.
 template <typename OpTy> struct FloatConvLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using OpAdaptor = typename OpTy::Adaptor;
@@ -311,9 +313,10 @@ template <typename OpTy> struct FloatConvLowering : OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto elementType = dyn_cast<FloatType>(resultType.getElementType());
-    if (!elementType || !isSupportedFloat(elementType))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    auto elementType = cast<FloatType>(resultType.getElementType());
+    assert(isSupportedFloat(elementType) &&
+           "the verifier guarantees a Kiln_FloatTensor result (f16, bf16, "
+           "f32 or f64)");
     if (hasNoElements(resultType))
       return replaceWithEmpty(op, rewriter);
     return rewriteNonEmpty(op, adaptor, resultType, elementType, rewriter);

@@ -5,8 +5,10 @@
 //
 // Binary/comparison ops and unary ops are table-driven: each op is one row
 // naming its scalar payload for float, integer (i8/i32/i64) and boolean (i1)
-// elements; a missing entry means the element type is not supported and the
-// pattern fails to match. `select` and `convert` have their own patterns.
+// elements; an entry is missing exactly where the op's ODS type constraint
+// (Kiln_Tensor, Kiln_NumericTensor or Kiln_FloatTensor) excludes that element
+// type, so verified IR never selects one (the patterns assert it). `select`
+// and `convert` have their own patterns.
 //
 // f16 and bf16 payloads compute in f32 and round once at the end, as
 // PyTorch's "opmath" does. For +, -, *, / and sqrt this is the same as the
@@ -275,8 +277,9 @@ static Value buildClamp(B &b, ClampOp op, Value x) {
 namespace {
 
 /// Payloads of an op for float, integer (i8/i32/i64) and i1 elements; null
-/// where the op does not take that element type. Float payloads see f32
-/// values for f16/bf16 elements.
+/// only where the op's ODS constraint excludes that element type (a row must
+/// give a payload for every element type its op accepts). Float payloads see
+/// f32 values for f16/bf16 elements.
 template <typename Fn> struct Payloads {
   Fn onFloat = nullptr;
   Fn onInt = nullptr;
@@ -322,8 +325,8 @@ template <typename OpTy> struct BinaryLowering : OpConversionPattern<OpTy> {
     if (!resultType || lhsType != getElementTypeOrSelf(adaptor.getRhs()))
       return rewriter.notifyMatchFailure(op, "unexpected operand types");
     BinaryFn fn = payloads.select(lhsType);
-    if (!fn)
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    assert(fn && "the verifier guarantees an operand element type that the "
+                 "op's row in the table has a payload for");
     FailureOr<Value> result = buildBroadcastingElementwise(
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &builder, Location loc, ValueRange args) -> Value {
@@ -356,8 +359,8 @@ template <typename OpTy> struct UnaryLowering : OpConversionPattern<OpTy> {
         getElementTypeOrSelf(operand) != resultType.getElementType())
       return rewriter.notifyMatchFailure(op, "unexpected operand type");
     UnaryFn fn = payloads.select(resultType.getElementType());
-    if (!fn)
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    assert(fn && "the verifier guarantees an element type that the op's row "
+                 "in the table has a payload for");
     FailureOr<Value> result = buildBroadcastingElementwise(
         rewriter, op.getLoc(), resultType, operand,
         [&](OpBuilder &builder, Location loc, ValueRange args) -> Value {
@@ -419,13 +422,13 @@ struct ConvertOpLowering : OpConversionPattern<ConvertOp> {
       rewriter.replaceOp(op, adaptor.getOperand());
       return success();
     }
-    auto isElement = [](Type type) {
+    [[maybe_unused]] auto isElement = [](Type type) {
       return isa<FloatType>(type) || type.isInteger(1) || type.isInteger(8) ||
              type.isInteger(32) || type.isInteger(64);
     };
     Type to = resultType.getElementType();
-    if (!isElement(operandType.getElementType()) || !isElement(to))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    assert(isElement(operandType.getElementType()) && isElement(to) &&
+           "the verifier guarantees a Kiln_Tensor operand and result");
     FailureOr<Value> result = buildBroadcastingElementwise(
         rewriter, op.getLoc(), resultType, adaptor.getOperand(),
         [&](OpBuilder &builder, Location loc, ValueRange args) -> Value {

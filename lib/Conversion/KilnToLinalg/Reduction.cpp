@@ -269,8 +269,9 @@ struct SimpleReductionLowering : OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    if (!isa<FloatType, IntegerType>(inputType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    // kiln.sum, kiln.max and kiln.min all take a Kiln_Tensor input.
+    assert((isa<FloatType, IntegerType>(inputType.getElementType())) &&
+           "the verifier guarantees a Kiln_Tensor input (float or integer)");
     SmallVector<bool> reduced = reducedMask(inputType.getRank(), op.getAxes());
     Value result = buildSimpleReduction(rewriter, op.getLoc(),
                                         adaptor.getInput(), reduced, Kind);
@@ -294,8 +295,8 @@ struct MeanOpLowering : OpConversionPattern<MeanOp> {
   matchAndRewrite(MeanOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    if (!isa<FloatType>(inputType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    assert(isa<FloatType>(inputType.getElementType()) &&
+           "the verifier guarantees a Kiln_FloatTensor input");
     SmallVector<bool> reduced = reducedMask(inputType.getRank(), op.getAxes());
     Value mean = buildMean(rewriter, op.getLoc(), adaptor.getInput(), reduced);
     mean = convertElements(rewriter, op.getLoc(), mean,
@@ -318,8 +319,8 @@ struct VarianceOpLowering : OpConversionPattern<VarianceOp> {
     Value input = adaptor.getInput();
     auto inputType = cast<RankedTensorType>(input.getType());
     Type elementType = inputType.getElementType();
-    if (!isa<FloatType>(elementType))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    assert(isa<FloatType>(elementType) &&
+           "the verifier guarantees a Kiln_FloatTensor input");
     SmallVector<bool> reduced = reducedMask(inputType.getRank(), op.getAxes());
     Value mean = buildMean(rewriter, loc, input, reduced);
     Type computeType = getComputeType(elementType);
@@ -368,8 +369,8 @@ struct ArgmaxOpLowering : OpConversionPattern<ArgmaxOp> {
     Value input = adaptor.getInput();
     auto inputType = cast<RankedTensorType>(input.getType());
     Type elementType = inputType.getElementType();
-    if (!isa<FloatType, IntegerType>(elementType))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    assert((isa<FloatType, IntegerType>(elementType)) &&
+           "the verifier guarantees a Kiln_Tensor input (float or integer)");
     int64_t axis = op.getAxis();
     SmallVector<bool> reduced = reducedMask(inputType.getRank(), {axis});
     SmallVector<int64_t> shape = dropReduced(inputType.getShape(), reduced);
@@ -451,8 +452,9 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto inputType = cast<RankedTensorType>(input.getType());
-    if (!isa<FloatType>(inputType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    // kiln.softmax and kiln.log_softmax both take a Kiln_FloatTensor input.
+    assert(isa<FloatType>(inputType.getElementType()) &&
+           "the verifier guarantees a Kiln_FloatTensor input");
     SmallVector<bool> reduced =
         reducedMask(inputType.getRank(), {op.getAxisAttr().getInt()});
     // The max is exact in the input type; the rest computes in the compute
@@ -842,8 +844,8 @@ struct MatmulOpLowering : OpConversionPattern<MatmulOp> {
     auto lhsType = cast<RankedTensorType>(lhs.getType());
     auto rhsType = cast<RankedTensorType>(rhs.getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (!isa<FloatType, IntegerType>(lhsType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    assert((isa<FloatType, IntegerType>(lhsType.getElementType())) &&
+           "the verifier guarantees Kiln_Tensor operands (float or integer)");
 
     // Promote rank-1 operands to matrices.
     SmallVector<int64_t> lhsShape(lhsType.getShape());
