@@ -2,12 +2,14 @@
 //
 // Compiles the NVVM kernels of a module for the host CPU: the gpu.modules'
 // LLVM functions move into the host module, NVVM ops become calls of Kiln's
-// GPU emulator (include/kiln/Runtime/GPUEmulator.h), and gpu.launch_func
-// becomes a call of its launcher. See docs/GPUEmulator.md.
+// GPU emulator (include/kiln/Runtime/GPUEmulator.h, with the codes of
+// include/kiln/Runtime/GPUEmulatorABI.h), and gpu.launch_func becomes a call
+// of its launcher. See docs/GPUEmulator.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/GPUHost/Passes.h"
+#include "kiln/Runtime/GPUEmulatorABI.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/AttrTypeSubElements.h"
@@ -27,37 +29,38 @@ namespace mlir::kiln {
 using namespace mlir;
 using namespace mlir::kiln;
 
-/// The `which` operand of `__kiln_emu_sreg` for a special register op, or -1.
+/// The `which` operand of `__kiln_emu_sreg` for a special register op (a
+/// KilnEmuSpecialRegister), or -1 for any other op.
 static int getSpecialRegister(Operation *op) {
   return llvm::TypeSwitch<Operation *, int>(op)
-      .Case([](NVVM::ThreadIdXOp) { return 0; })
-      .Case([](NVVM::ThreadIdYOp) { return 1; })
-      .Case([](NVVM::ThreadIdZOp) { return 2; })
-      .Case([](NVVM::BlockDimXOp) { return 3; })
-      .Case([](NVVM::BlockDimYOp) { return 4; })
-      .Case([](NVVM::BlockDimZOp) { return 5; })
-      .Case([](NVVM::BlockIdXOp) { return 6; })
-      .Case([](NVVM::BlockIdYOp) { return 7; })
-      .Case([](NVVM::BlockIdZOp) { return 8; })
-      .Case([](NVVM::GridDimXOp) { return 9; })
-      .Case([](NVVM::GridDimYOp) { return 10; })
-      .Case([](NVVM::GridDimZOp) { return 11; })
-      .Case([](NVVM::LaneIdOp) { return 12; })
-      .Case([](NVVM::WarpSizeOp) { return 13; })
+      .Case([](NVVM::ThreadIdXOp) { return KILN_EMU_SREG_TID_X; })
+      .Case([](NVVM::ThreadIdYOp) { return KILN_EMU_SREG_TID_Y; })
+      .Case([](NVVM::ThreadIdZOp) { return KILN_EMU_SREG_TID_Z; })
+      .Case([](NVVM::BlockDimXOp) { return KILN_EMU_SREG_NTID_X; })
+      .Case([](NVVM::BlockDimYOp) { return KILN_EMU_SREG_NTID_Y; })
+      .Case([](NVVM::BlockDimZOp) { return KILN_EMU_SREG_NTID_Z; })
+      .Case([](NVVM::BlockIdXOp) { return KILN_EMU_SREG_CTAID_X; })
+      .Case([](NVVM::BlockIdYOp) { return KILN_EMU_SREG_CTAID_Y; })
+      .Case([](NVVM::BlockIdZOp) { return KILN_EMU_SREG_CTAID_Z; })
+      .Case([](NVVM::GridDimXOp) { return KILN_EMU_SREG_NCTAID_X; })
+      .Case([](NVVM::GridDimYOp) { return KILN_EMU_SREG_NCTAID_Y; })
+      .Case([](NVVM::GridDimZOp) { return KILN_EMU_SREG_NCTAID_Z; })
+      .Case([](NVVM::LaneIdOp) { return KILN_EMU_SREG_LANEID; })
+      .Case([](NVVM::WarpSizeOp) { return KILN_EMU_SREG_WARPSIZE; })
       .Default([](Operation *) { return -1; });
 }
 
-/// The `mode` operand of `__kiln_emu_shfl_sync`.
+/// The `mode` operand of `__kiln_emu_shfl_sync` (a KilnEmuShflMode).
 static int getShuffleMode(NVVM::ShflKind kind) {
   switch (kind) {
   case NVVM::ShflKind::idx:
-    return 0;
+    return KILN_EMU_SHFL_IDX;
   case NVVM::ShflKind::up:
-    return 1;
+    return KILN_EMU_SHFL_UP;
   case NVVM::ShflKind::down:
-    return 2;
+    return KILN_EMU_SHFL_DOWN;
   case NVVM::ShflKind::bfly:
-    return 3;
+    return KILN_EMU_SHFL_BFLY;
   }
   llvm_unreachable("unknown shfl kind");
 }
@@ -71,8 +74,9 @@ static bool isPackedPair(Type type, Type element) {
          vector.getElementType() == element;
 }
 
-/// The `kind` operand of `__kiln_emu_mma_m16n8k16_f32` (0 f16, 1 bf16), or
-/// failure with `reason` set when the emulator does not implement the mma.
+/// The `kind` operand of `__kiln_emu_mma_m16n8k16_f32` (KILN_EMU_MMA_F16 or
+/// KILN_EMU_MMA_BF16), or failure with `reason` set when the emulator does
+/// not implement the mma.
 static FailureOr<int> getMmaKind(NVVM::MmaOp mma, std::string &reason) {
   MLIRContext *context = mma.getContext();
   if (mma.getLayoutA() != NVVM::MMALayout::row ||
@@ -119,7 +123,8 @@ static FailureOr<int> getMmaKind(NVVM::MmaOp mma, std::string &reason) {
              "accumulators are emulated";
     return failure();
   }
-  return *type == NVVM::MMATypes::f16 ? 0 : 1;
+  return *type == NVVM::MMATypes::f16 ? int(KILN_EMU_MMA_F16)
+                                      : int(KILN_EMU_MMA_BF16);
 }
 
 /// Reports, in `reason`, why the emulator does not implement `load`:
@@ -144,8 +149,13 @@ static bool isDynamicSharedMemory(LLVM::GlobalOp global) {
   return global.getAddrSpace() == 3 && array && array.getNumElements() == 0;
 }
 
-/// The kinds of memory access that `__kiln_emu_misaligned` reports.
-enum class AccessKind { Load = 0, Store = 1, Atomic = 2 };
+/// The kinds of memory access that `__kiln_emu_misaligned` reports, with
+/// their values in its `kind` operand.
+enum class AccessKind {
+  Load = KILN_EMU_ACCESS_LOAD,
+  Store = KILN_EMU_ACCESS_STORE,
+  Atomic = KILN_EMU_ACCESS_ATOMIC
+};
 
 namespace {
 
