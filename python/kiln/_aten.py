@@ -320,6 +320,27 @@ def reduce(imp, n, a):
     return imp.op(kind, [x], dtype, shape, {"axes": dims, "keep_dims": keep})
 
 
+@handles("aten.argmax.default")
+def argmax(imp, n, a):
+    """kiln.argmax: the first index of the maximum, NaN above every number,
+    as torch. Without `dim` (and for a rank-0 input) over the flattened
+    input, `keepdim` then keeping every dim at size 1."""
+    dtype, shape = _res(imp, n)
+    x = imp.val(a["self"])
+    dim = a.get("dim")
+    keep = bool(a.get("keepdim", False))
+    if dim is not None and x.rank > 0:
+        return imp.op("argmax", [x], dtype, shape,
+                      {"axis": imp.dim(dim, x.rank), "keep_dims": keep})
+    flat = x
+    if x.rank != 1:
+        flat = imp.op("reshape", [x], x.dtype, (math.prod(x.shape),), with_type=True)
+    out = imp.op("argmax", [flat], dtype, (), {"axis": 0, "keep_dims": False})
+    if tuple(shape) != ():
+        out = imp.op("reshape", [out], dtype, shape, with_type=True)
+    return out
+
+
 @handles("aten.softmax.int", "aten._softmax.default", "aten.log_softmax.int",
          "aten._log_softmax.default")
 def softmax(imp, n, a):
@@ -762,6 +783,25 @@ def index(imp, n, a):
     if out.shape != tuple(shape):
         out = imp.op("reshape", [out], dtype, shape, with_type=True)
     return out
+
+
+@handles("aten.flip.default")
+def flip(imp, n, a):
+    """x.flip(dims): per flipped dim of size > 1, one kiln.gather along it
+    with the reversed positions as a constant index (whose adjoint scatters
+    the cotangent back, so the gradient is exact)."""
+    dtype, shape = _res(imp, n)
+    x = imp.val(a["self"], dtype)
+    dims = [imp.dim(d, x.rank) for d in a["dims"]]
+    if len(set(dims)) != len(dims):
+        raise _Unsupported("flip dims %s repeat a dim" % list(a["dims"]))
+    for d in sorted(dims):
+        size = x.shape[d]
+        if size <= 1:
+            continue
+        reversed_positions = imp.val(torch.arange(size - 1, -1, -1, dtype=torch.int64))
+        x = imp.op("gather", [x, reversed_positions], dtype, x.shape, {"axis": d})
+    return x
 
 
 @handles("aten.cumsum.default")

@@ -46,6 +46,9 @@ class _KilnFunction(torch.autograd.Function):
         outs, residuals = program._forward(args)
         ctx.program = program
         ctx.residuals = residuals
+        # Integer and boolean outputs carry no derivative (the backward takes
+        # no cotangent for them).
+        ctx.mark_non_differentiable(*[o for o in outs if not o.is_floating_point()])
         return tuple(outs)
 
     @staticmethod
@@ -122,16 +125,11 @@ class _Program:
                 t = example[key]
                 if isinstance(t, torch.Tensor) and t.requires_grad and t.is_floating_point():
                     self.wrt.append(i)
-        if self.wrt:
-            bad = [i for i, (dt, _) in enumerate(imp.output_types) if not dt.is_floating_point]
-            if bad:
-                raise errors.KilnError(
-                    "Kiln: output%s %s of the module %s not floating-point; kiln-autodiff's "
-                    "split mode differentiates modules whose outputs are all float tensors "
-                    "(compute integer outputs in a module without trainable parameters, or "
-                    "under requires_grad_(False))"
-                    % ("s" if len(bad) > 1 else "", ", ".join(map(str, bad)),
-                       "are" if len(bad) > 1 else "is"))
+        if self.wrt and not any(dt.is_floating_point for dt, _ in imp.output_types):
+            raise errors.KilnError(
+                "Kiln: no output of the module is floating-point, so nothing of it can "
+                "be differentiated (compile it without trainable parameters, or under "
+                "requires_grad_(False))")
         passes = ["--canonicalize"]
         if raise_attention:
             passes.append("--kiln-raise-attention=empty-rows-as-zero=%s"
@@ -335,6 +333,8 @@ class _Program:
         in_ptrs = [base + off for off in self.res_offsets]
         keep = []
         for i, (c, (dt, shape)) in enumerate(zip(cotangents, self.plain.outputs)):
+            if not dt.is_floating_point:
+                continue  # no cotangent: kiln-autodiff gives it no argument
             if c is None:
                 c = torch.zeros(shape, dtype=dt, device=self.device)
             elif c.dtype is dt and c.shape == shape and c.is_contiguous() and \

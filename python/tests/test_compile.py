@@ -48,6 +48,33 @@ def test_grads_fill_the_original_parameters():
     torch.testing.assert_close(c(x, y)[0], ref(x, y)[0], rtol=1e-5, atol=1e-6)
 
 
+class Classifier(MLP):
+    """A training step that also returns its predictions and a mask: integer
+    and boolean outputs beside the loss."""
+
+    def forward(self, x, labels):
+        loss, logits = super().forward(x, labels)
+        predictions = logits.argmax(dim=1)
+        return loss, predictions, predictions == labels
+
+
+def test_integer_outputs_beside_the_loss():
+    m = Classifier()
+    ref = Classifier()
+    ref.load_state_dict(m.state_dict())
+    x, y = example()
+    c = kiln.compile(m, (x, y))
+    loss, predictions, correct = c(x, y)
+    rl, rp, rc = ref(x, y)
+    assert predictions.dtype == torch.int64 and correct.dtype == torch.bool
+    assert not predictions.requires_grad and not correct.requires_grad
+    assert torch.equal(predictions, rp) and torch.equal(correct, rc)
+    loss.backward()
+    rl.backward()
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)
+
+
 def test_no_grad_runs_the_plain_function():
     m = MLP()
     x, y = example()

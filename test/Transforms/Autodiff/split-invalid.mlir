@@ -7,10 +7,13 @@
 // REMAT: for the --remat option: Cannot find option named 'everything'!
 // NOFUNC: <unknown>:0: error: kiln-autodiff: mode=split needs function=<name>
 
-// Every output needs a cotangent, so each must be a float tensor.
-// expected-error @+1 {{cannot split 'f': result 1 of type 'tensor<3xi64>' is not a floating-point tensor}}
-func.func @f(%x: tensor<3xf32>, %i: tensor<3xi64>) -> (tensor<3xf32>, tensor<3xi64>) {
-  return %x, %i : tensor<3xf32>, tensor<3xi64>
+// Only float outputs get a cotangent: with none there is nothing to
+// differentiate.
+// expected-error @+1 {{cannot split 'f': no result is a floating-point tensor, so there is nothing to differentiate}}
+func.func @f(%x: tensor<3xf32>, %i: tensor<3xi64>) -> (tensor<3xi1>, tensor<3xi64>) {
+  %c = kiln.constant dense<0.0> : tensor<3xf32>
+  %m = kiln.gt %x, %c : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  return %m, %i : tensor<3xi1>, tensor<3xi64>
 }
 
 // -----

@@ -77,3 +77,26 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %c = kiln.constant dense<1.0> : tensor<f32>
   return %c : tensor<f32>
 }
+
+// -----
+
+// Integer and boolean outputs (a prediction, a mask) are returned by the
+// forward but carry no derivative: only the float outputs get a cotangent,
+// each naming its output's index, and the sweep is seeded with nothing for
+// the others.
+// CHECK-LABEL: func.func @f_forward(
+// CHECK-SAME: -> (tensor<2xi64> {kiln.output = 0 : i64}, tensor<f32> {kiln.output = 1 : i64}, tensor<2x3xi1> {kiln.output = 2 : i64}, tensor<2x3xf32> {kiln.residual = 0 : i64})
+// CHECK-NEXT: %[[A:.*]] = kiln.argmax
+// CHECK-LABEL: func.func @f_backward(
+// CHECK-SAME: %[[RT:[^:]*]]: tensor<2x3xf32> {kiln.residual = 0 : i64}, %[[DL:[^:]*]]: tensor<f32> {kiln.cotangent = 1 : i64})
+// CHECK-SAME: -> (tensor<2x3xf32> {kiln.gradient = 0 : i64})
+// CHECK-NOT: kiln.argmax
+// CHECK: return
+func.func @f(%x: tensor<2x3xf32>) -> (tensor<2xi64>, tensor<f32>, tensor<2x3xi1>) {
+  %a = kiln.argmax %x {axis = 1} : tensor<2x3xf32> -> tensor<2xi64>
+  %t = kiln.tanh %x : tensor<2x3xf32>
+  %l = kiln.sum %t {axes = array<i64: 0, 1>} : tensor<2x3xf32> -> tensor<f32>
+  %c = kiln.constant dense<0.0> : tensor<2x3xf32>
+  %m = kiln.gt %x, %c : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  return %a, %l, %m : tensor<2xi64>, tensor<f32>, tensor<2x3xi1>
+}

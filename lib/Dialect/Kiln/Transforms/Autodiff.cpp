@@ -68,16 +68,17 @@ static LogicalResult checkDifferentiable(func::FuncOp function,
            << "': it must return exactly one rank-0 floating-point tensor "
               "(mode=split differentiates other results, with one cotangent "
               "argument per result)";
-  // Split mode takes one cotangent per output, of any float tensor type.
+  // Split mode takes one cotangent per float output; integer and boolean
+  // outputs (argmax, masks) carry no derivative and get none.
   if (mode == AutodiffMode::Split) {
     if (type.getNumResults() == 0)
       return function.emitError("cannot split '")
              << function.getSymName() << "': it returns nothing";
-    for (auto [i, resultType] : llvm::enumerate(type.getResults()))
-      if (!isDifferentiableType(resultType))
-        return function.emitError("cannot split '")
-               << function.getSymName() << "': result " << i << " of type "
-               << resultType << " is not a floating-point tensor";
+    if (llvm::none_of(type.getResults(), isDifferentiableType))
+      return function.emitError("cannot split '")
+             << function.getSymName()
+             << "': no result is a floating-point tensor, so there is "
+                "nothing to differentiate";
   }
   if (wrt.empty())
     return function.emitError("cannot differentiate '")
@@ -263,7 +264,7 @@ namespace {
 /// block holds a clone of the forward ops, then the backward ops (the
 /// reverse sweep and what the remat policy recomputes), then a return of
 /// the forward outputs. Its arguments are those of the differentiated
-/// function followed, in split mode, by one cotangent per output. Combined
+/// function followed, in split mode, by one cotangent per float output. Combined
 /// mode turns it into @f_value_and_grad; split mode cuts it in two.
 struct GradientGraph {
   func::FuncOp function;
@@ -488,9 +489,11 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
   context->getOrLoadDialect<KilnDialect>();
   FunctionType type = function.getFunctionType();
   SmallVector<Type> inputTypes(type.getInputs());
-  // Split mode: one cotangent argument per output.
+  // Split mode: one cotangent argument per float output.
   if (mode == AutodiffMode::Split)
-    llvm::append_range(inputTypes, type.getResults());
+    for (Type result : type.getResults())
+      if (isDifferentiableType(result))
+        inputTypes.push_back(result);
 
   GradientGraph graph;
   graph.numInputs = type.getNumInputs();
@@ -527,9 +530,19 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
   for (int64_t index : wrt)
     wrtArgs.push_back(graph.body->getArgument(index));
   builder.setInsertionPoint(terminator);
+  // Split mode: the cotangent arguments follow the inputs, one per float
+  // output in order; an integer output seeds nothing.
+  SmallVector<Value> cotangents(graph.body->getArguments().drop_front(
+      graph.numInputs));
   auto getSeed = [&](unsigned output) -> Value {
-    if (mode == AutodiffMode::Split)
-      return graph.body->getArgument(graph.numInputs + output);
+    if (mode == AutodiffMode::Split) {
+      if (!isDifferentiableType(graph.outputs[output].getType()))
+        return Value();
+      unsigned k = llvm::count_if(
+          ArrayRef<Value>(graph.outputs).take_front(output),
+          [](Value v) { return isDifferentiableType(v.getType()); });
+      return cotangents[k];
+    }
     Value loss = graph.outputs[output];
     return autodiff::createSplat(builder, loss.getLoc(), loss.getType(), 1.0);
   };
@@ -636,8 +649,14 @@ mlir::kiln::generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
   // @f_backward(residuals..., cotangents...) -> (gradients...): the
   // backward ops, reading the residuals and their own copy of the forward
   // constants.
+  // The outputs that have a cotangent: the float ones.
+  SmallVector<unsigned> differentiableOutputs;
+  for (auto [i, outputType] : llvm::enumerate(outputTypes))
+    if (isDifferentiableType(outputType))
+      differentiableOutputs.push_back(i);
   SmallVector<Type> backwardInputs = llvm::to_vector(residualTypes);
-  llvm::append_range(backwardInputs, outputTypes);
+  for (unsigned i : differentiableOutputs)
+    backwardInputs.push_back(outputTypes[i]);
   auto backward = func::FuncOp::create(
       loc, (function.getSymName() + "_backward").str(),
       FunctionType::get(context, backwardInputs, gradientTypes));
@@ -667,8 +686,8 @@ mlir::kiln::generateSplitForwardBackward(ModuleOp module, func::FuncOp function,
     for (size_t i = 0; i < residuals.size(); ++i)
       backward.setArgAttr(i, KilnDialect::ResidualAttrHelper::getNameStr(),
                           indexAttr(i));
-    for (size_t i = 0; i < outputTypes.size(); ++i)
-      backward.setArgAttr(residuals.size() + i,
+    for (auto [k, i] : llvm::enumerate(differentiableOutputs))
+      backward.setArgAttr(residuals.size() + k,
                           KilnDialect::CotangentAttrHelper::getNameStr(),
                           indexAttr(i));
     for (auto [i, index] : llvm::enumerate(wrt))
