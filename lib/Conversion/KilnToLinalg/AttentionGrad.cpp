@@ -78,6 +78,440 @@ Value slice1(OpBuilder &builder, Location loc, Value source, Value b,
                                         sizes, strides);
 }
 
+/// What the phases of one kiln.attention_grad's lowering share: its sizes,
+/// converted operands and forward parameters.
+struct GradContext {
+  AttentionSizes sizes;
+  /// The forward's logits, recomputed from the same parameters.
+  AttentionLogits logitParams;
+  /// The forward's dropout draw; read (the seed) only once the op is known
+  /// to have scores.
+  AttentionDropout dropout;
+  /// The converted Q, K, V, dO and, with the saved forward, LSE.
+  Value query, key, value, dout, lse;
+  /// The forward's O and LSE, when given (the verifier pairs them).
+  bool saved = false;
+  /// The mask's type; null without a mask.
+  RankedTensorType maskType;
+  /// The additive mask's adjoint accumulates in the compute type in its
+  /// rank-4 form [1.., mask dims]; empty without an additive mask.
+  SmallVector<int64_t> mask4Shape;
+
+  /// Whether the op has a d_mask result (its mask is additive).
+  bool hasMaskAdjoint() const { return bool(logitParams.additiveMask); }
+
+  /// The block helpers at the builder's point, in the compute type.
+  GradBlockBuilder blocks(OpBuilder &builder, Location loc) const {
+    return {{builder, loc}, sizes.computeType};
+  }
+};
+
+/// Reads the sizes, converted operands and forward parameters of `op`; its
+/// dropout is left inactive (AttentionDropout::get reads the seed, which the
+/// lowering does only once the op has scores). Builds nothing.
+static GradContext getGradContext(AttentionGradOp op,
+                                  AttentionGradOp::Adaptor adaptor) {
+  GradContext ctx;
+  ctx.sizes = AttentionSizes::get(op);
+  // The verifier proved the shapes static and the mask of rank <= 4.
+  if (Value mask = op.getMask())
+    ctx.maskType = cast<RankedTensorType>(mask.getType());
+
+  // The forward's logits, recomputed from the same parameters.
+  ctx.logitParams =
+      AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
+                           adaptor.getQueryLengths());
+  ctx.query = adaptor.getQuery();
+  ctx.key = adaptor.getKey();
+  ctx.value = adaptor.getValue();
+  ctx.dout = adaptor.getDout();
+  ctx.lse = adaptor.getLse();
+  // The forward's O and LSE, when given (the verifier pairs them).
+  ctx.saved = op.hasSavedForward();
+
+  // The additive mask's adjoint accumulates in the compute type in its
+  // rank-4 form [1.., mask dims].
+  if (ctx.hasMaskAdjoint()) {
+    ctx.mask4Shape.assign(4 - ctx.maskType.getRank(), 1);
+    llvm::append_range(ctx.mask4Shape, ctx.maskType.getShape());
+  }
+  return ctx;
+}
+
+/// Replaces `op` with dQ, dK and dV (`grads`) and, with an additive mask,
+/// d_mask: `dmask4Final` (the rank-4 accumulator) rounded to the mask's
+/// element type and collapsed to the mask's shape.
+static void replaceWithAdjoints(ConversionPatternRewriter &rewriter,
+                                Location loc, AttentionGradOp op,
+                                const GradContext &ctx, ValueRange grads,
+                                Value dmask4Final) {
+  GradBlockBuilder top = ctx.blocks(rewriter, loc);
+  RankedTensorType maskType = ctx.maskType;
+  SmallVector<Value> results = llvm::to_vector(grads);
+  if (ctx.hasMaskAdjoint()) {
+    Value dmask = top.round(dmask4Final, maskType.getElementType());
+    if (maskType.getRank() < 4) {
+      SmallVector<ReassociationIndices> groups;
+      int64_t rank = maskType.getRank();
+      if (rank > 0) {
+        ReassociationIndices first;
+        for (int64_t d = 0; d <= 4 - rank; ++d)
+          first.push_back(d);
+        groups.push_back(first);
+        for (int64_t d = 4 - rank + 1; d < 4; ++d)
+          groups.push_back({d});
+      }
+      dmask = tensor::CollapseShapeOp::create(rewriter, loc, maskType, dmask,
+                                              groups);
+    }
+    results.push_back(dmask);
+  }
+  rewriter.replaceOp(op, results);
+}
+
+/// The probabilities P of a query block from the forward's saved LSE
+/// (`logits`: the block's recomputed logits t).
+static Value buildSavedProbabilities(OpBuilder &builder, Location loc,
+                                     const GradContext &ctx, Value logits,
+                                     Value b, Value h, OpFoldResult firstRow,
+                                     int64_t rows) {
+  GradBlockBuilder bb = ctx.blocks(builder, loc);
+  AffineMap id2 = bb.map(2, {0, 1});
+  AffineMap row = bb.map(2, {0});
+  double negInf = -std::numeric_limits<double>::infinity();
+  // e = exp(t - LSE), and 0 in an empty row (LSE = +inf); an
+  // invisible entry has t = -inf, hence e = 0. P = e, except in a row
+  // whose |LSE| is too large for its rounding to leave P right
+  // (buildSavedLseNeedsRenormalization): there P = e / sum_j e, which
+  // is exact. The row sum is a pass over the block, as the row max of
+  // the recomputing path; the whole row is in the block here. It is
+  // taken for every block, not under an scf.if on the block's LSE: the
+  // GPU pipeline runs this lowering too (f64), where that branch would
+  // read device memory on the host (kiln-gpu-check-host-code rejects
+  // it).
+  Value lse = slice1(builder, loc, ctx.lse, b, h, firstRow, rows);
+  Value exps = bb.elementwise(
+      logits, ValueRange{logits, lse}, {id2, row},
+      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        return buildGuardedExp(pb, pl, a[0], a[1], -negInf);
+      });
+  Value rowSum = bb.rowSum(exps);
+  return bb.elementwise(
+      logits, ValueRange{exps, lse, rowSum}, {id2, row, row},
+      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        Value renormalize = arith::AndIOp::create(
+            pb, pl, buildSavedLseNeedsRenormalization(pb, pl, a[1]),
+            arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OGT, a[2],
+                                  bb.constant(pb, pl, 0.0)));
+        return arith::SelectOp::create(
+            pb, pl, renormalize, arith::DivFOp::create(pb, pl, a[0], a[2]),
+            a[0]);
+      });
+}
+
+/// The probabilities P of a query block recomputed from its logits `logits`
+/// as the forward does: its row max, exponentials and row sum.
+static Value buildRecomputedProbabilities(OpBuilder &builder, Location loc,
+                                          const GradContext &ctx,
+                                          Value logits) {
+  GradBlockBuilder bb = ctx.blocks(builder, loc);
+  AffineMap id2 = bb.map(2, {0, 1});
+  AffineMap row = bb.map(2, {0});
+  double negInf = -std::numeric_limits<double>::infinity();
+  Value rowMax = bb.rowMax(logits);
+  Value exps = bb.elementwise(
+      logits, ValueRange{logits, rowMax}, {id2, row},
+      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        return buildGuardedExp(pb, pl, a[0], a[1], negInf);
+      });
+  Value rowSum = bb.rowSum(exps);
+  // P = e / l, 0 in an empty row.
+  return bb.elementwise(
+      logits, ValueRange{exps, rowSum}, {id2, row},
+      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        Value zeroValue = bb.constant(pb, pl, 0.0);
+        Value empty = arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OEQ,
+                                            a[1], zeroValue);
+        Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
+        return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+      });
+}
+
+/// acc[j, d] += sum_i block[i, j] x[i, d] on each visible key tile of
+/// the [Sk, D] accumulator `acc` (block: [rows, width]).
+static Value accumulateTransposed(OpBuilder &builder, Location loc,
+                                  int64_t numKeys,
+                                  const AttentionKeyTiles &tiles, Value block,
+                                  Value x, Value acc) {
+  return buildKeyTileLoop(
+      builder, loc, numKeys, tiles, acc,
+      [&](OpBuilder &builder, Location loc, OpFoldResult firstKey, int64_t keys,
+          ValueRange tileArgs) -> SmallVector<Value> {
+        AttentionBlockBuilder tb{builder, loc};
+        OpFoldResult column = subIndex(builder, loc, firstKey, tiles.firstKey);
+        Value blockTile = tb.columns(block, column, builder.getIndexAttr(keys));
+        Value accTile = tb.rows(tileArgs[0], firstKey, keys);
+        Value tile = tb.contract(blockTile, tb.map(3, {2, 0}), x,
+                                 tb.map(3, {2, 1}), accTile);
+        return {tb.insertRows(tile, tileArgs[0], firstKey)};
+      })[0];
+}
+
+/// dS = P * (dP - rowsum(dP * P)) of a query block (`logits` gives its
+/// sizes): the adjoint of the logits, hence of the additive mask.
+static Value buildScoreAdjoint(OpBuilder &builder, Location loc,
+                               const GradContext &ctx, Value logits,
+                               Value probs, Value dprobs) {
+  GradBlockBuilder bb = ctx.blocks(builder, loc);
+  AffineMap id2 = bb.map(2, {0, 1});
+  AffineMap row = bb.map(2, {0});
+  // rowsum(dP * P), also with the saved forward: not the cheaper
+  // rowsum(dO * O) over Dv. dP comes from the matmul kernels' fused
+  // multiply-adds, dO * O would be rounded apart from it, and in a row
+  // whose one visible key makes P = 1 (a gradient exactly 0) the two
+  // would not cancel exactly. The [Sq, Sk] product is about 1 / (5 D)
+  // of the block's work.
+  Value products = bb.elementwise(
+      logits, ValueRange{dprobs, probs}, {id2, id2},
+      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        return arith::MulFOp::create(pb, pl, a[0], a[1]);
+      });
+  Value rowDot = bb.rowSum(products);
+  // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits, hence of
+  // the additive mask.
+  return bb.elementwise(
+      logits, ValueRange{probs, dprobs, rowDot}, {id2, id2, row},
+      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        return arith::MulFOp::create(pb, pl, a[0],
+                                     arith::SubFOp::create(pb, pl, a[1], a[2]));
+      });
+}
+
+/// Adds the block's dS (`dscores`: [rows, width], the visible columns of
+/// the block at `at`) into the rank-4 d_mask accumulator `acc`; returns the
+/// updated accumulator.
+static Value accumulateMaskAdjoint(OpBuilder &builder, Location loc,
+                                   const GradContext &ctx,
+                                   const AttentionBlockPosition &at,
+                                   int64_t rows, OpFoldResult width,
+                                   Value dscores, Value acc) {
+  std::optional<int64_t> staticWidth = getConstantIntValue(width);
+  // No visible key: nothing to add.
+  if (staticWidth == 0)
+    return acc;
+  // dmask[b', h', i', j'] += dS[i, j], a broadcast (size-1) dim of
+  // the mask summing its indices: the slice at (b or 0, h or 0, the
+  // block's rows or 0, its visible columns or 0) without its size-1
+  // dims.
+  ArrayRef<int64_t> mask4Shape = ctx.mask4Shape;
+  Type computeType = ctx.sizes.computeType;
+  Value b = at.b, h = at.h;
+  OpFoldResult firstRow = at.firstRow;
+  GradBlockBuilder bb = ctx.blocks(builder, loc);
+  AffineMap id2 = bb.map(2, {0, 1});
+  auto maskAt = [&](int64_t dim, OpFoldResult index) -> OpFoldResult {
+    if (mask4Shape[dim] == 1)
+      return builder.getIndexAttr(0);
+    return index;
+  };
+  SmallVector<OpFoldResult> offsets = {maskAt(0, b), maskAt(1, h),
+                                       maskAt(2, firstRow),
+                                       maskAt(3, at.tiles.firstKey)};
+  SmallVector<OpFoldResult> sizes = {
+      builder.getIndexAttr(1), builder.getIndexAttr(1),
+      builder.getIndexAttr(mask4Shape[2] == 1 ? 1 : rows),
+      mask4Shape[3] == 1 ? OpFoldResult(builder.getIndexAttr(1)) : width};
+  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+  SmallVector<int64_t> kept;
+  SmallVector<unsigned> keptDims;
+  for (unsigned d = 0; d < 2; ++d)
+    if (mask4Shape[2 + d] != 1) {
+      kept.push_back(d == 0 ? rows
+                            : staticWidth.value_or(ShapedType::kDynamic));
+      keptDims.push_back(d);
+    }
+  auto sliceType = RankedTensorType::get(kept, computeType);
+  Value part = tensor::ExtractSliceOp::create(builder, loc, sliceType, acc,
+                                              offsets, sizes, strides);
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::reduction);
+  for (unsigned d : keptDims)
+    iterators[d] = utils::IteratorType::parallel;
+  SmallVector<AffineMap> maps = {id2, bb.map(2, keptDims)};
+  part = linalg::GenericOp::create(
+             builder, loc, TypeRange{sliceType}, ValueRange{dscores},
+             ValueRange{part}, maps, iterators,
+             [&](OpBuilder &pb, Location pl, ValueRange a) {
+               linalg::YieldOp::create(
+                   pb, pl, Value(arith::AddFOp::create(pb, pl, a[1], a[0])));
+             })
+             .getResult(0);
+  return tensor::InsertSliceOp::create(builder, loc, part, acc, offsets, sizes,
+                                       strides);
+}
+
+/// dS' = scale * dS * (1 - tanh^2(scale s / c)) of a query block, from its
+/// dS (`dscores`) and raw scores s (`scores`): the adjoint of s.
+static Value buildLogitAdjoint(OpBuilder &builder, Location loc,
+                               const GradContext &ctx, Value logits,
+                               Value dscores, Value scores) {
+  GradBlockBuilder bb = ctx.blocks(builder, loc);
+  AffineMap id2 = bb.map(2, {0, 1});
+  double scale = ctx.logitParams.scale;
+  std::optional<double> softcap = ctx.logitParams.softcap;
+  // dS' = scale * dS * (1 - tanh^2(scale s / c)).
+  return bb.elementwise(
+      logits, ValueRange{dscores, scores}, {id2, id2},
+      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        Value x = a[0];
+        if (softcap) {
+          Value t = math::TanhOp::create(
+              pb, pl,
+              arith::MulFOp::create(pb, pl, a[1],
+                                    bb.constant(pb, pl, scale / *softcap)));
+          Value factor =
+              arith::SubFOp::create(pb, pl, bb.constant(pb, pl, 1.0),
+                                    arith::MulFOp::create(pb, pl, t, t));
+          x = arith::MulFOp::create(pb, pl, x, factor);
+        }
+        return arith::MulFOp::create(pb, pl, x, bb.constant(pb, pl, scale));
+      });
+}
+
+/// One query block of query head h of kv head g: dQ of its rows, and its
+/// contributions to the group's dK and dV accumulators (args[1],
+/// args[2]) and to d_mask (args[3], with an additive mask). `k` is the
+/// group's K, `kt` and `vt` its Kᵀ and Vᵀ. Returns the updated args.
+static SmallVector<Value>
+buildQueryBlockAdjoints(OpBuilder &builder, Location loc,
+                        const GradContext &ctx, Value b, Value h, Value k,
+                        Value kt, Value vt, OpFoldResult firstRow, int64_t rows,
+                        ValueRange args) {
+  const AttentionSizes &sizes = ctx.sizes;
+  int64_t numKeys = sizes.numKeys;
+  Type computeType = sizes.computeType;
+  const AttentionDropout &dropout = ctx.dropout;
+  GradBlockBuilder bb = ctx.blocks(builder, loc);
+  Value q = extractHeadBlock(builder, loc, ctx.query, b, h, rows, sizes.keyDim,
+                             firstRow);
+  Value dout = extractHeadBlock(builder, loc, ctx.dout, b, h, rows,
+                                sizes.valueDim, firstRow);
+  AffineMap id2 = bb.map(2, {0, 1});
+  AttentionBlockPosition at{b, h, firstRow,
+                            buildVisibleKeyTiles(builder, loc,
+                                                 ctx.logitParams.visibility,
+                                                 firstRow, rows)};
+  const AttentionKeyTiles &tiles = at.tiles;
+  OpFoldResult width = subIndex(builder, loc, tiles.endKey, tiles.firstKey);
+
+  // s[i, j] = sum_d Q[i, d] K[j, d] on the visible columns, and the
+  // forward's logits t = visible ? cap(scale s) + mask_add : -inf in a
+  // fresh block: softcap's derivative reads s again.
+  Value scores = bb.visibleProduct(q, kt, tiles, numKeys, computeType);
+  Value logits = bb.blockLogits(ctx.logitParams, scores, at, /*inPlace=*/false);
+  Value probs = ctx.saved
+                    ? buildSavedProbabilities(builder, loc, ctx, logits, b, h,
+                                              firstRow, rows)
+                    : buildRecomputedProbabilities(builder, loc, ctx, logits);
+  // x * Z / (1 - p): dropout's keep bit, redrawn from the seed at the
+  // forward's (b, h, i, j).
+  auto dropped = [&](Value block) -> Value {
+    if (!dropout.isActive())
+      return block;
+    return bb.elementwise(block, block, {id2},
+                          [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
+                              Value j) -> Value {
+                            auto [row, key] = at.globalIndices(pb, pl, i, j);
+                            return dropout.apply(pb, pl, a[0], b, h, row, key);
+                          });
+  };
+  Value droppedProbs = dropped(probs);
+
+  // dV_g[j, d] += sum_i P'[i, j] dO[i, d]
+  Value dvAcc = accumulateTransposed(builder, loc, numKeys, tiles, droppedProbs,
+                                     dout, args[2]);
+  // dP[i, j] = (sum_d dO[i, d] V[j, d]) * Z / (1 - p)
+  Value dprobs =
+      dropped(bb.visibleProduct(dout, vt, tiles, numKeys, computeType));
+  Value dscores = buildScoreAdjoint(builder, loc, ctx, logits, probs, dprobs);
+
+  Value dmaskAcc;
+  if (ctx.hasMaskAdjoint())
+    dmaskAcc = accumulateMaskAdjoint(builder, loc, ctx, at, rows, width,
+                                     dscores, args[3]);
+
+  Value dlogits = buildLogitAdjoint(builder, loc, ctx, logits, dscores, scores);
+  // dQ_h[i, d] = sum_j dS'[i, j] K[j, d] over the visible tiles.
+  Value dqBlock = bb.accumulateVisible(
+      dlogits, k, bb.filled({rows, sizes.keyDim}, computeType, 0.0), tiles,
+      numKeys);
+  // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
+  Value dkAcc =
+      accumulateTransposed(builder, loc, numKeys, tiles, dlogits, q, args[1]);
+  SmallVector<Value> yields;
+  yields.push_back(insertHeadBlock(builder, loc,
+                                   bb.round(dqBlock, sizes.elementType),
+                                   args[0], b, h, firstRow));
+  yields.push_back(dkAcc);
+  yields.push_back(dvAcc);
+  if (dmaskAcc)
+    yields.push_back(dmaskAcc);
+  return yields;
+}
+
+/// The body of one (batch, kv head) pair (b, g): K and V of the group and
+/// their transposes, the loops over its R query heads and their query
+/// blocks, and the group's dK and dV rounded and inserted once.
+/// `outerArgs` are dQ, dK, dV and, with an additive mask, d_mask; returns
+/// their next values.
+static SmallVector<Value> buildKVHeadAdjoints(OpBuilder &builder, Location loc,
+                                              const GradContext &ctx, Value b,
+                                              Value g, ValueRange outerArgs) {
+  const AttentionSizes &sizes = ctx.sizes;
+  Type computeType = sizes.computeType;
+  GradBlockBuilder gb = ctx.blocks(builder, loc);
+  Value k = extractHeadBlock(builder, loc, ctx.key, b, g, sizes.numKeys,
+                             sizes.keyDim);
+  Value v = extractHeadBlock(builder, loc, ctx.value, b, g, sizes.numKeys,
+                             sizes.valueDim);
+  // Kᵀ and Vᵀ once per (b, g): the score and dO·Vᵀ tiles read their
+  // [D, Tk] blocks with contiguous rows (a transposed operand would
+  // be repacked by every query block).
+  Value kt = gb.transpose(k);
+  Value vt = gb.transpose(v);
+
+  // The R query heads h = g * R + r of the group, and the query
+  // blocks of each; dK and dV of the group accumulate in the
+  // iter_args, each key tile getting only the contributions of the
+  // query blocks that see it (the others would add P = 0 and
+  // dS = 0).
+  SmallVector<Value> innerInits = {
+      outerArgs[0], gb.filled({sizes.numKeys, sizes.keyDim}, computeType, 0.0),
+      gb.filled({sizes.numKeys, sizes.valueDim}, computeType, 0.0)};
+  if (ctx.hasMaskAdjoint())
+    innerInits.push_back(outerArgs[3]);
+  SmallVector<Value> inner = buildGroupHeadLoop(
+      builder, loc, g, sizes.groupSize, innerInits,
+      [&](OpBuilder &builder, Location loc, Value h, ValueRange args) {
+        return buildQueryBlockLoop(
+            builder, loc, sizes.numQueries, args,
+            [&](OpBuilder &builder, Location loc, OpFoldResult firstRow,
+                int64_t rows, ValueRange blockArgs) {
+              return buildQueryBlockAdjoints(builder, loc, ctx, b, h, k, kt, vt,
+                                             firstRow, rows, blockArgs);
+            });
+      });
+
+  SmallVector<Value> yields = {
+      inner[0],
+      insertHeadBlock(builder, loc, gb.round(inner[1], sizes.elementType),
+                      outerArgs[1], b, g),
+      insertHeadBlock(builder, loc, gb.round(inner[2], sizes.elementType),
+                      outerArgs[2], b, g)};
+  if (ctx.hasMaskAdjoint())
+    yields.push_back(inner[3]);
+  return yields;
+}
+
 struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -85,362 +519,41 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
   matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    AttentionSizes sizes = AttentionSizes::get(op);
-    // The verifier proved the shapes static and the mask of rank <= 4.
-    RankedTensorType maskType;
-    if (Value mask = op.getMask())
-      maskType = cast<RankedTensorType>(mask.getType());
+    GradContext ctx = getGradContext(op, adaptor);
+    const AttentionSizes &sizes = ctx.sizes;
     auto queryType = cast<RankedTensorType>(op.getQuery().getType());
     auto keyType = cast<RankedTensorType>(op.getKey().getType());
     auto valueType = cast<RankedTensorType>(op.getValue().getType());
-    int64_t batch = sizes.batch, numHeads = sizes.numHeads;
-    int64_t numQueries = sizes.numQueries, numKeys = sizes.numKeys;
-    int64_t keyDim = sizes.keyDim, valueDim = sizes.valueDim;
-    int64_t numKVHeads = sizes.numKVHeads, groupSize = sizes.groupSize;
-    FloatType elementType = sizes.elementType;
-    Type computeType = sizes.computeType;
-    GradBlockBuilder top{{rewriter, loc}, computeType};
+    GradBlockBuilder top = ctx.blocks(rewriter, loc);
 
-    // The forward's logits, recomputed from the same parameters.
-    AttentionLogits logitParams =
-        AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
-                             adaptor.getQueryLengths());
-    Value additiveMask = logitParams.additiveMask;
-    // The forward's O and LSE, when given (the verifier pairs them).
-    bool saved = op.hasSavedForward();
-    double scale = logitParams.scale;
-    std::optional<double> softcap = logitParams.softcap;
-
-    // The additive mask's adjoint accumulates in the compute type in its
-    // rank-4 form [1.., mask dims].
-    SmallVector<int64_t> mask4Shape;
-    if (additiveMask) {
-      mask4Shape.assign(4 - maskType.getRank(), 1);
-      llvm::append_range(mask4Shape, maskType.getShape());
-    }
-
-    Value dq = top.filled(queryType.getShape(), elementType, 0.0);
-    Value dk = top.filled(keyType.getShape(), elementType, 0.0);
-    Value dv = top.filled(valueType.getShape(), elementType, 0.0);
+    Value dq = top.filled(queryType.getShape(), sizes.elementType, 0.0);
+    Value dk = top.filled(keyType.getShape(), sizes.elementType, 0.0);
+    Value dv = top.filled(valueType.getShape(), sizes.elementType, 0.0);
     Value dmask4;
-    if (additiveMask)
-      dmask4 = top.filled(mask4Shape, computeType, 0.0);
-
-    auto finish = [&](Value dmask4Final) {
-      SmallVector<Value> results = {dq, dk, dv};
-      if (additiveMask) {
-        Value dmask = top.round(dmask4Final, maskType.getElementType());
-        if (maskType.getRank() < 4) {
-          SmallVector<ReassociationIndices> groups;
-          int64_t rank = maskType.getRank();
-          if (rank > 0) {
-            ReassociationIndices first;
-            for (int64_t d = 0; d <= 4 - rank; ++d)
-              first.push_back(d);
-            groups.push_back(first);
-            for (int64_t d = 4 - rank + 1; d < 4; ++d)
-              groups.push_back({d});
-          }
-          dmask = tensor::CollapseShapeOp::create(rewriter, loc, maskType,
-                                                  dmask, groups);
-        }
-        results.push_back(dmask);
-      }
-      rewriter.replaceOp(op, results);
-    };
+    if (ctx.hasMaskAdjoint())
+      dmask4 = top.filled(ctx.mask4Shape, sizes.computeType, 0.0);
 
     // No score: every adjoint is 0.
-    if (batch * numHeads * numQueries * numKeys == 0) {
-      finish(dmask4);
+    if (sizes.batch * sizes.numHeads * sizes.numQueries * sizes.numKeys == 0) {
+      replaceWithAdjoints(rewriter, loc, op, ctx, {dq, dk, dv}, dmask4);
       return success();
     }
 
-    AttentionDropout dropout =
+    ctx.dropout =
         AttentionDropout::get(rewriter, loc, sizes, adaptor.getSeed());
-
-    // One query block of query head h of kv head g: dQ of its rows, and its
-    // contributions to the group's dK and dV accumulators (args[1],
-    // args[2]) and to d_mask.
-    auto queryBlock = [&](OpBuilder &builder, Location loc, Value b, Value h,
-                          Value k, Value kt, Value vt, OpFoldResult firstRow,
-                          int64_t rows, ValueRange args) -> SmallVector<Value> {
-      GradBlockBuilder bb{{builder, loc}, computeType};
-      Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h, rows,
-                                 keyDim, firstRow);
-      Value dout = extractHeadBlock(builder, loc, adaptor.getDout(), b, h, rows,
-                                    valueDim, firstRow);
-      AffineMap id2 = bb.map(2, {0, 1});
-      AffineMap row = bb.map(2, {0});
-      double negInf = -std::numeric_limits<double>::infinity();
-      AttentionBlockPosition at{b, h, firstRow,
-                                buildVisibleKeyTiles(builder, loc,
-                                                     logitParams.visibility,
-                                                     firstRow, rows)};
-      const AttentionKeyTiles &tiles = at.tiles;
-      OpFoldResult width = subIndex(builder, loc, tiles.endKey, tiles.firstKey);
-
-      // s[i, j] = sum_d Q[i, d] K[j, d] on the visible columns, and the
-      // forward's logits t = visible ? cap(scale s) + mask_add : -inf in a
-      // fresh block: softcap's derivative reads s again.
-      Value scores = bb.visibleProduct(q, kt, tiles, numKeys, computeType);
-      Value logits = bb.blockLogits(logitParams, scores, at, /*inPlace=*/false);
-      Value probs;
-      if (saved) {
-        // e = exp(t - LSE), and 0 in an empty row (LSE = +inf); an
-        // invisible entry has t = -inf, hence e = 0. P = e, except in a row
-        // whose |LSE| is too large for its rounding to leave P right
-        // (buildSavedLseNeedsRenormalization): there P = e / sum_j e, which
-        // is exact. The row sum is a pass over the block, as the row max of
-        // the recomputing path; the whole row is in the block here. It is
-        // taken for every block, not under an scf.if on the block's LSE: the
-        // GPU pipeline runs this lowering too (f64), where that branch would
-        // read device memory on the host (kiln-gpu-check-host-code rejects
-        // it).
-        Value lse =
-            slice1(builder, loc, adaptor.getLse(), b, h, firstRow, rows);
-        Value exps =
-            bb.elementwise(logits, ValueRange{logits, lse}, {id2, row},
-                           [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                               Value) -> Value {
-                             return buildGuardedExp(pb, pl, a[0], a[1],
-                                                    -negInf);
-                           });
-        Value rowSum = bb.rowSum(exps);
-        probs = bb.elementwise(
-            logits, ValueRange{exps, lse, rowSum}, {id2, row, row},
-            [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                Value) -> Value {
-              Value renormalize = arith::AndIOp::create(
-                  pb, pl, buildSavedLseNeedsRenormalization(pb, pl, a[1]),
-                  arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OGT,
-                                        a[2], bb.constant(pb, pl, 0.0)));
-              return arith::SelectOp::create(
-                  pb, pl, renormalize,
-                  arith::DivFOp::create(pb, pl, a[0], a[2]), a[0]);
-            });
-      } else {
-        Value rowMax = bb.rowMax(logits);
-        Value exps =
-            bb.elementwise(logits, ValueRange{logits, rowMax}, {id2, row},
-                           [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                               Value) -> Value {
-                             return buildGuardedExp(pb, pl, a[0], a[1], negInf);
-                           });
-        Value rowSum = bb.rowSum(exps);
-        // P = e / l, 0 in an empty row.
-        probs = bb.elementwise(
-            logits, ValueRange{exps, rowSum}, {id2, row},
-            [&](OpBuilder &pb, Location pl, ValueRange a, Value,
-                Value) -> Value {
-              Value zeroValue = bb.constant(pb, pl, 0.0);
-              Value empty = arith::CmpFOp::create(
-                  pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
-              Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
-              return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
-            });
-      }
-      // x * Z / (1 - p): dropout's keep bit, redrawn from the seed at the
-      // forward's (b, h, i, j).
-      auto dropped = [&](Value block) -> Value {
-        if (!dropout.isActive())
-          return block;
-        return bb.elementwise(
-            block, block, {id2},
-            [&](OpBuilder &pb, Location pl, ValueRange a, Value i,
-                Value j) -> Value {
-              auto [row, key] = at.globalIndices(pb, pl, i, j);
-              return dropout.apply(pb, pl, a[0], b, h, row, key);
-            });
-      };
-      Value droppedProbs = dropped(probs);
-
-      // acc[j, d] += sum_i block[i, j] x[i, d] on each visible key tile of
-      // the [Sk, D] accumulator `acc` (block: [rows, width]).
-      auto accumulateTransposed = [&](Value block, Value x,
-                                      Value acc) -> Value {
-        return buildKeyTileLoop(
-            builder, loc, numKeys, tiles, acc,
-            [&](OpBuilder &builder, Location loc, OpFoldResult firstKey,
-                int64_t keys, ValueRange tileArgs) -> SmallVector<Value> {
-              AttentionBlockBuilder tb{builder, loc};
-              OpFoldResult column =
-                  subIndex(builder, loc, firstKey, tiles.firstKey);
-              Value blockTile =
-                  tb.columns(block, column, builder.getIndexAttr(keys));
-              Value accTile = tb.rows(tileArgs[0], firstKey, keys);
-              Value tile = tb.contract(blockTile, tb.map(3, {2, 0}), x,
-                                       tb.map(3, {2, 1}), accTile);
-              return {tb.insertRows(tile, tileArgs[0], firstKey)};
-            })[0];
-      };
-
-      // dV_g[j, d] += sum_i P'[i, j] dO[i, d]
-      Value dvAcc = accumulateTransposed(droppedProbs, dout, args[2]);
-      // dP[i, j] = (sum_d dO[i, d] V[j, d]) * Z / (1 - p)
-      Value dprobs =
-          dropped(bb.visibleProduct(dout, vt, tiles, numKeys, computeType));
-      // rowsum(dP * P), also with the saved forward: not the cheaper
-      // rowsum(dO * O) over Dv. dP comes from the matmul kernels' fused
-      // multiply-adds, dO * O would be rounded apart from it, and in a row
-      // whose one visible key makes P = 1 (a gradient exactly 0) the two
-      // would not cancel exactly. The [Sq, Sk] product is about 1 / (5 D)
-      // of the block's work.
-      Value products = bb.elementwise(
-          logits, ValueRange{dprobs, probs}, {id2, id2},
-          [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
-            return arith::MulFOp::create(pb, pl, a[0], a[1]);
-          });
-      Value rowDot = bb.rowSum(products);
-      // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits, hence of
-      // the additive mask.
-      Value dscores = bb.elementwise(
-          logits, ValueRange{probs, dprobs, rowDot}, {id2, id2, row},
-          [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
-            return arith::MulFOp::create(
-                pb, pl, a[0], arith::SubFOp::create(pb, pl, a[1], a[2]));
-          });
-
-      SmallVector<Value> yields;
-      Value dmaskAcc;
-      std::optional<int64_t> staticWidth = getConstantIntValue(width);
-      if (dmask4 && staticWidth == 0) {
-        // No visible key: nothing to add.
-        dmaskAcc = args[3];
-      } else if (dmask4) {
-        // dmask[b', h', i', j'] += dS[i, j], a broadcast (size-1) dim of
-        // the mask summing its indices: the slice at (b or 0, h or 0, the
-        // block's rows or 0, its visible columns or 0) without its size-1
-        // dims.
-        Value acc = args[3];
-        auto maskAt = [&](int64_t dim, OpFoldResult index) -> OpFoldResult {
-          if (mask4Shape[dim] == 1)
-            return builder.getIndexAttr(0);
-          return index;
-        };
-        SmallVector<OpFoldResult> offsets = {maskAt(0, b), maskAt(1, h),
-                                             maskAt(2, firstRow),
-                                             maskAt(3, tiles.firstKey)};
-        SmallVector<OpFoldResult> sizes = {
-            builder.getIndexAttr(1), builder.getIndexAttr(1),
-            builder.getIndexAttr(mask4Shape[2] == 1 ? 1 : rows),
-            mask4Shape[3] == 1 ? OpFoldResult(builder.getIndexAttr(1)) : width};
-        SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-        SmallVector<int64_t> kept;
-        SmallVector<unsigned> keptDims;
-        for (unsigned d = 0; d < 2; ++d)
-          if (mask4Shape[2 + d] != 1) {
-            kept.push_back(d == 0 ? rows
-                                  : staticWidth.value_or(ShapedType::kDynamic));
-            keptDims.push_back(d);
-          }
-        auto sliceType = RankedTensorType::get(kept, computeType);
-        Value part = tensor::ExtractSliceOp::create(
-            builder, loc, sliceType, acc, offsets, sizes, strides);
-        SmallVector<utils::IteratorType> iterators(
-            2, utils::IteratorType::reduction);
-        for (unsigned d : keptDims)
-          iterators[d] = utils::IteratorType::parallel;
-        SmallVector<AffineMap> maps = {id2, bb.map(2, keptDims)};
-        part =
-            linalg::GenericOp::create(
-                builder, loc, TypeRange{sliceType}, ValueRange{dscores},
-                ValueRange{part}, maps, iterators,
-                [&](OpBuilder &pb, Location pl, ValueRange a) {
-                  linalg::YieldOp::create(
-                      pb, pl, Value(arith::AddFOp::create(pb, pl, a[1], a[0])));
-                })
-                .getResult(0);
-        dmaskAcc = tensor::InsertSliceOp::create(builder, loc, part, acc,
-                                                 offsets, sizes, strides);
-      }
-
-      // dS' = scale * dS * (1 - tanh^2(scale s / c)).
-      Value dlogits = bb.elementwise(
-          logits, ValueRange{dscores, scores}, {id2, id2},
-          [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
-            Value x = a[0];
-            if (softcap) {
-              Value t = math::TanhOp::create(
-                  pb, pl,
-                  arith::MulFOp::create(pb, pl, a[1],
-                                        bb.constant(pb, pl, scale / *softcap)));
-              Value factor =
-                  arith::SubFOp::create(pb, pl, bb.constant(pb, pl, 1.0),
-                                        arith::MulFOp::create(pb, pl, t, t));
-              x = arith::MulFOp::create(pb, pl, x, factor);
-            }
-            return arith::MulFOp::create(pb, pl, x, bb.constant(pb, pl, scale));
-          });
-      // dQ_h[i, d] = sum_j dS'[i, j] K[j, d] over the visible tiles.
-      Value dqBlock = bb.accumulateVisible(
-          dlogits, k, bb.filled({rows, keyDim}, computeType, 0.0), tiles,
-          numKeys);
-      // dK_g[j, d] += sum_i dS'[i, j] Q[i, d]
-      Value dkAcc = accumulateTransposed(dlogits, q, args[1]);
-      yields.push_back(insertHeadBlock(builder, loc,
-                                       bb.round(dqBlock, elementType), args[0],
-                                       b, h, firstRow));
-      yields.push_back(dkAcc);
-      yields.push_back(dvAcc);
-      if (dmaskAcc)
-        yields.push_back(dmaskAcc);
-      return yields;
-    };
 
     SmallVector<Value> outerInits = {dq, dk, dv};
     if (dmask4)
       outerInits.push_back(dmask4);
     SmallVector<Value> results = buildKVHeadLoop(
-        rewriter, loc, batch, numKVHeads, outerInits,
+        rewriter, loc, sizes.batch, sizes.numKVHeads, outerInits,
         [&](OpBuilder &builder, Location loc, Value b, Value g,
-            ValueRange outerArgs) -> SmallVector<Value> {
-          GradBlockBuilder gb{{builder, loc}, computeType};
-          Value k = extractHeadBlock(builder, loc, adaptor.getKey(), b, g,
-                                     numKeys, keyDim);
-          Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
-                                     numKeys, valueDim);
-          // Kᵀ and Vᵀ once per (b, g): the score and dO·Vᵀ tiles read their
-          // [D, Tk] blocks with contiguous rows (a transposed operand would
-          // be repacked by every query block).
-          Value kt = gb.transpose(k);
-          Value vt = gb.transpose(v);
-
-          // The R query heads h = g * R + r of the group, and the query
-          // blocks of each; dK and dV of the group accumulate in the
-          // iter_args, each key tile getting only the contributions of the
-          // query blocks that see it (the others would add P = 0 and
-          // dS = 0).
-          SmallVector<Value> innerInits = {
-              outerArgs[0], gb.filled({numKeys, keyDim}, computeType, 0.0),
-              gb.filled({numKeys, valueDim}, computeType, 0.0)};
-          if (dmask4)
-            innerInits.push_back(outerArgs[3]);
-          SmallVector<Value> inner = buildGroupHeadLoop(
-              builder, loc, g, groupSize, innerInits,
-              [&](OpBuilder &builder, Location loc, Value h, ValueRange args) {
-                return buildQueryBlockLoop(
-                    builder, loc, numQueries, args,
-                    [&](OpBuilder &builder, Location loc, OpFoldResult firstRow,
-                        int64_t rows, ValueRange blockArgs) {
-                      return queryBlock(builder, loc, b, h, k, kt, vt, firstRow,
-                                        rows, blockArgs);
-                    });
-              });
-
-          SmallVector<Value> yields = {
-              inner[0],
-              insertHeadBlock(builder, loc, gb.round(inner[1], elementType),
-                              outerArgs[1], b, g),
-              insertHeadBlock(builder, loc, gb.round(inner[2], elementType),
-                              outerArgs[2], b, g)};
-          if (dmask4)
-            yields.push_back(inner[3]);
-          return yields;
+            ValueRange outerArgs) {
+          return buildKVHeadAdjoints(builder, loc, ctx, b, g, outerArgs);
         });
-    dq = results[0];
-    dk = results[1];
-    dv = results[2];
-    finish(dmask4 ? results[3] : Value());
+    replaceWithAdjoints(rewriter, loc, op, ctx,
+                        ArrayRef<Value>(results).take_front(3),
+                        dmask4 ? results[3] : Value());
     return success();
   }
 };

@@ -801,29 +801,9 @@ struct IndexAddOpLowering : OpConversionPattern<IndexAddOp> {
       return success();
     }
 
-    // The accumulator: f16 and bf16 are widened to f32 once. A splat dest
-    // (the zeros of an adjoint) is filled, not copied from a constant of
-    // dest's size.
     auto floatType = dyn_cast<FloatType>(elementType);
     bool widen = floatType && floatType.getWidth() < 32;
-    Type accType = widen ? rewriter.getF32Type() : elementType;
-    auto accTensorType = destType.clone(accType);
-    Value init;
-    SplatElementsAttr splat;
-    if (matchPattern(dest, m_Constant(&splat))) {
-      TypedAttr value = splat.getSplatValue<TypedAttr>();
-      if (widen)
-        value = rewriter.getF32FloatAttr(
-            splat.getSplatValue<APFloat>().convertToDouble());
-      Value scalar = arith::ConstantOp::create(rewriter, loc, value);
-      init = linalg::FillOp::create(rewriter, loc, scalar,
-                                    createEmpty(rewriter, loc, accTensorType))
-                 .getResult(0);
-    } else if (widen) {
-      init = convertFloats(rewriter, loc, dest, rewriter.getF32Type());
-    } else {
-      init = dest;
-    }
+    Value init = buildAccumulator(rewriter, loc, dest, widen);
 
     int64_t inner = ShapedType::getNumElements(
         destType.getShape().drop_front(axis + 1));
@@ -838,6 +818,32 @@ struct IndexAddOpLowering : OpConversionPattern<IndexAddOp> {
   }
 
 private:
+  /// The accumulator that the threads add into: `dest`, widened to f32 when
+  /// `widen` (f16 and bf16 are widened once).
+  static Value buildAccumulator(OpBuilder &builder, Location loc, Value dest,
+                                bool widen) {
+    // The accumulator: f16 and bf16 are widened to f32 once. A splat dest
+    // (the zeros of an adjoint) is filled, not copied from a constant of
+    // dest's size.
+    auto destType = cast<RankedTensorType>(dest.getType());
+    Type accType = widen ? builder.getF32Type() : destType.getElementType();
+    auto accTensorType = destType.clone(accType);
+    SplatElementsAttr splat;
+    if (matchPattern(dest, m_Constant(&splat))) {
+      TypedAttr value = splat.getSplatValue<TypedAttr>();
+      if (widen)
+        value = builder.getF32FloatAttr(
+            splat.getSplatValue<APFloat>().convertToDouble());
+      Value scalar = arith::ConstantOp::create(builder, loc, value);
+      return linalg::FillOp::create(builder, loc, scalar,
+                                    createEmpty(builder, loc, accTensorType))
+          .getResult(0);
+    }
+    if (widen)
+      return convertFloats(builder, loc, dest, builder.getF32Type());
+    return dest;
+  }
+
   /// The column form: one thread per position of the non-axis dims (one
   /// thread for a rank-1 dest, whose only dim is the axis).
   static Value buildColumns(OpBuilder &builder, Location loc, Value init,
@@ -874,6 +880,30 @@ private:
     return buildColumnForall(builder, loc, init, axis, addColumn);
   }
 
+  /// What the row-chunk form's threads share: the indices, the source
+  /// collapsed to [d0, ..., axis, inner], and the sizes of the adds.
+  struct RowChunkOperands {
+    Value indices;
+    Value collapsedSource;
+    Type sourceElement;
+    Type accType;
+    int64_t axisSize;
+    int64_t numIndices;
+    /// The elements of one vector add; 0: every add is scalar.
+    int64_t lanes;
+  };
+
+  /// How one thread's chunk splits into vector adds, over [0, vectorEnd),
+  /// and scalar adds, over [vectorEnd, width), and which of the two loops
+  /// it needs.
+  struct ChunkSplit {
+    Value vectorEnd;
+    bool vectorLoop;
+    bool scalarLoop;
+    /// The padding values of the vector reads (null without vector loop).
+    Value sourcePadding, accPadding;
+  };
+
   /// The row-chunk form: one thread per position of the dims before the
   /// axis and chunk of the positions after it, which `init` and `source`
   /// collapse into one contiguous dim.
@@ -884,8 +914,6 @@ private:
     Type accType = accTensorType.getElementType();
     ArrayRef<int64_t> shape = accTensorType.getShape();
     int64_t rank = accTensorType.getRank();
-    int64_t axisSize = shape[axis];
-    int64_t numIndices = sourceType.getDimSize(axis);
     int64_t inner = ShapedType::getNumElements(shape.drop_front(axis + 1));
 
     // [d0, ..., axis, inner]: a reshape only with several dims after the
@@ -909,103 +937,148 @@ private:
     int64_t lanes = accType.isInteger(1)
                         ? 0
                         : kIndexAddVectorBits / accType.getIntOrFloatBitWidth();
+    RowChunkOperands operands;
+    operands.indices = indices;
+    operands.collapsedSource = collapsedSource;
+    operands.sourceElement = sourceType.getElementType();
+    operands.accType = accType;
+    operands.axisSize = shape[axis];
+    operands.numIndices = sourceType.getDimSize(axis);
+    operands.lanes = lanes;
     auto addPart = [&](OpBuilder &builder, Location loc, ValueRange outerIvs,
                        const RowChunk &rowChunk, Value part) -> Value {
-      Value zero = rowChunk.zero, one = rowChunk.one;
-      Value chunkSize = rowChunk.sizeValue, width = rowChunk.width;
-      OpFoldResult start = rowChunk.start;
-      int64_t chunk = rowChunk.size;
-      bool evenChunks = rowChunk.even;
-      Value vectorEnd = zero;
-      if (lanes > 0 && evenChunks) {
-        vectorEnd = chunk % lanes == 0
-                        ? chunkSize
-                        : arith::ConstantIndexOp::create(builder, loc,
-                                                         chunk - chunk % lanes);
-      } else if (lanes > 0) {
-        Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
-        Value tail = arith::RemUIOp::create(builder, loc, width, laneCount);
-        vectorEnd = arith::SubIOp::create(builder, loc, width, tail);
-      }
-      bool vectorLoop = lanes > 0 && !(evenChunks && chunk < lanes);
-      bool scalarLoop = lanes == 0 || !evenChunks || chunk % lanes != 0;
-      Type sourceElement = sourceType.getElementType();
-      // transfer_read wants a padding value, which in-bounds reads never use.
-      Value sourcePadding, accPadding;
-      if (vectorLoop) {
-        sourcePadding = arith::ConstantOp::create(
-            builder, loc, getScalarAttr(sourceElement, 0.0));
-        accPadding = sourceElement == accType
-                         ? sourcePadding
-                         : arith::ConstantOp::create(
-                               builder, loc, getScalarAttr(accType, 0.0))
-                               .getResult();
-      }
-
-      Value last = arith::ConstantIndexOp::create(builder, loc, axisSize - 1);
-      Value count = arith::ConstantIndexOp::create(builder, loc, numIndices);
-      auto loop = scf::ForOp::create(
-          builder, loc, zero, count, one, ValueRange{part},
-          [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
-            Value index =
-                loadClampedIndex(b, bodyLoc, indices, i, zero, last);
-            // part[index, j] += source[..., i, start + j] for j in
-            // [from, to), `step` elements at a time.
-            auto addRow = [&](Value acc, Value from, Value to,
-                              int64_t step) -> Value {
-              Value stepSize = arith::ConstantIndexOp::create(b, bodyLoc, step);
-              auto rowLoop = scf::ForOp::create(
-                  b, bodyLoc, from, to, stepSize, ValueRange{acc},
-                  [&](OpBuilder &rb, Location rowLoc, Value j,
-                      ValueRange rowArgs) {
-                    SmallVector<Value> position(outerIvs);
-                    position.push_back(i);
-                    if (auto offset = dyn_cast<Value>(start))
-                      position.push_back(
-                          arith::AddIOp::create(rb, rowLoc, offset, j));
-                    else
-                      position.push_back(j);
-                    Value row = rowArgs[0];
-                    SmallVector<Value> target = {index, j};
-                    Value next;
-                    if (step == 1) {
-                      Value update = tensor::ExtractOp::create(
-                          rb, rowLoc, collapsedSource, position);
-                      Value current =
-                          tensor::ExtractOp::create(rb, rowLoc, row, target);
-                      Value sum = addUpdate(rb, rowLoc, current, update);
-                      next = tensor::InsertOp::create(rb, rowLoc, sum, row,
-                                                      target);
-                    } else {
-                      SmallVector<bool> inBounds = {true};
-                      Value update = vector::TransferReadOp::create(
-                          rb, rowLoc, VectorType::get({step}, sourceElement),
-                          collapsedSource, position, sourcePadding, inBounds);
-                      Value current = vector::TransferReadOp::create(
-                          rb, rowLoc, VectorType::get({step}, accType), row,
-                          target, accPadding, inBounds);
-                      Value sum = addUpdate(rb, rowLoc, current, update);
-                      next = vector::TransferWriteOp::create(rb, rowLoc, sum,
-                                                             row, target,
-                                                             inBounds)
-                                 .getResult();
-                    }
-                    scf::YieldOp::create(rb, rowLoc, next);
-                  });
-              return rowLoop.getResult(0);
-            };
-            Value row = iterArgs[0];
-            if (vectorLoop)
-              row = addRow(row, zero, vectorEnd, lanes);
-            if (scalarLoop)
-              row = addRow(row, vectorEnd, width, 1);
-            scf::YieldOp::create(b, bodyLoc, row);
-          });
-      return loop.getResult(0);
+      return buildChunkAdds(builder, loc, operands, outerIvs, rowChunk, part);
     };
     Value result = buildRowChunkForall(builder, loc, collapsedInit,
                                        kIndexAddRowChunk, addPart);
     return reassociate(builder, loc, result, accTensorType, groups);
+  }
+
+  /// The split of the chunk `rowChunk` between vector and scalar adds, and
+  /// the constants that it needs (the end of the vector part where it is not
+  /// the chunk size, the vector reads' padding values).
+  static ChunkSplit splitChunk(OpBuilder &builder, Location loc,
+                               const RowChunkOperands &operands,
+                               const RowChunk &rowChunk) {
+    int64_t lanes = operands.lanes;
+    Type accType = operands.accType;
+    Value zero = rowChunk.zero;
+    Value chunkSize = rowChunk.sizeValue, width = rowChunk.width;
+    int64_t chunk = rowChunk.size;
+    bool evenChunks = rowChunk.even;
+    Value vectorEnd = zero;
+    if (lanes > 0 && evenChunks) {
+      vectorEnd = chunk % lanes == 0
+                      ? chunkSize
+                      : arith::ConstantIndexOp::create(builder, loc,
+                                                       chunk - chunk % lanes);
+    } else if (lanes > 0) {
+      Value laneCount = arith::ConstantIndexOp::create(builder, loc, lanes);
+      Value tail = arith::RemUIOp::create(builder, loc, width, laneCount);
+      vectorEnd = arith::SubIOp::create(builder, loc, width, tail);
+    }
+    bool vectorLoop = lanes > 0 && !(evenChunks && chunk < lanes);
+    bool scalarLoop = lanes == 0 || !evenChunks || chunk % lanes != 0;
+    Type sourceElement = operands.sourceElement;
+    // transfer_read wants a padding value, which in-bounds reads never use.
+    Value sourcePadding, accPadding;
+    if (vectorLoop) {
+      sourcePadding = arith::ConstantOp::create(
+          builder, loc, getScalarAttr(sourceElement, 0.0));
+      accPadding = sourceElement == accType
+                       ? sourcePadding
+                       : arith::ConstantOp::create(builder, loc,
+                                                   getScalarAttr(accType, 0.0))
+                             .getResult();
+    }
+    return {vectorEnd, vectorLoop, scalarLoop, sourcePadding, accPadding};
+  }
+
+  /// One row-chunk thread's adds into its `part` ([axis, width] of the
+  /// result): an scf.for over the indices that clamps each index and adds
+  /// the chunk of the source row into the part's row at the index, whole
+  /// vectors first, then element by element.
+  static Value buildChunkAdds(OpBuilder &builder, Location loc,
+                              const RowChunkOperands &operands,
+                              ValueRange outerIvs, const RowChunk &rowChunk,
+                              Value part) {
+    Value zero = rowChunk.zero, one = rowChunk.one;
+    Value width = rowChunk.width;
+    int64_t lanes = operands.lanes;
+    ChunkSplit split = splitChunk(builder, loc, operands, rowChunk);
+    Value vectorEnd = split.vectorEnd;
+
+    Value last =
+        arith::ConstantIndexOp::create(builder, loc, operands.axisSize - 1);
+    Value count =
+        arith::ConstantIndexOp::create(builder, loc, operands.numIndices);
+    auto loop = scf::ForOp::create(
+        builder, loc, zero, count, one, ValueRange{part},
+        [&](OpBuilder &b, Location bodyLoc, Value i, ValueRange iterArgs) {
+          Value index =
+              loadClampedIndex(b, bodyLoc, operands.indices, i, zero, last);
+          SmallVector<Value> sourceRow(outerIvs);
+          sourceRow.push_back(i);
+          auto addRow = [&](Value acc, Value from, Value to,
+                            int64_t step) -> Value {
+            return buildRowAdds(b, bodyLoc, operands, split, sourceRow,
+                                rowChunk.start, index, acc, from, to, step);
+          };
+          Value row = iterArgs[0];
+          if (split.vectorLoop)
+            row = addRow(row, zero, vectorEnd, lanes);
+          if (split.scalarLoop)
+            row = addRow(row, vectorEnd, width, 1);
+          scf::YieldOp::create(b, bodyLoc, row);
+        });
+    return loop.getResult(0);
+  }
+
+  /// part[index, j] += source[..., i, start + j] for j in [from, to),
+  /// `step` elements at a time (vector reads and writes for step > 1):
+  /// `acc` is the part, `sourceRow` the source's indices before the
+  /// collapsed inner dim (the outer positions and i).
+  static Value buildRowAdds(OpBuilder &b, Location bodyLoc,
+                            const RowChunkOperands &operands,
+                            const ChunkSplit &split, ValueRange sourceRow,
+                            OpFoldResult start, Value index, Value acc,
+                            Value from, Value to, int64_t step) {
+    Value collapsedSource = operands.collapsedSource;
+    Type sourceElement = operands.sourceElement, accType = operands.accType;
+    Value stepSize = arith::ConstantIndexOp::create(b, bodyLoc, step);
+    auto rowLoop = scf::ForOp::create(
+        b, bodyLoc, from, to, stepSize, ValueRange{acc},
+        [&](OpBuilder &rb, Location rowLoc, Value j, ValueRange rowArgs) {
+          SmallVector<Value> position(sourceRow);
+          if (auto offset = dyn_cast<Value>(start))
+            position.push_back(arith::AddIOp::create(rb, rowLoc, offset, j));
+          else
+            position.push_back(j);
+          Value row = rowArgs[0];
+          SmallVector<Value> target = {index, j};
+          Value next;
+          if (step == 1) {
+            Value update = tensor::ExtractOp::create(rb, rowLoc,
+                                                     collapsedSource, position);
+            Value current = tensor::ExtractOp::create(rb, rowLoc, row, target);
+            Value sum = addUpdate(rb, rowLoc, current, update);
+            next = tensor::InsertOp::create(rb, rowLoc, sum, row, target);
+          } else {
+            SmallVector<bool> inBounds = {true};
+            Value update = vector::TransferReadOp::create(
+                rb, rowLoc, VectorType::get({step}, sourceElement),
+                collapsedSource, position, split.sourcePadding, inBounds);
+            Value current = vector::TransferReadOp::create(
+                rb, rowLoc, VectorType::get({step}, accType), row, target,
+                split.accPadding, inBounds);
+            Value sum = addUpdate(rb, rowLoc, current, update);
+            next = vector::TransferWriteOp::create(rb, rowLoc, sum, row, target,
+                                                   inBounds)
+                       .getResult();
+          }
+          scf::YieldOp::create(rb, rowLoc, next);
+        });
+    return rowLoop.getResult(0);
   }
 
   bool threadPerColumn;
