@@ -259,7 +259,7 @@ MUTANTS = [
            "{maskAt(0, b), maskAt(1, h),", "{maskAt(0, b), maskAt(1, b),",
            "per-head d_mask accumulated at the batch index", [FIX_ATT_GRAD]),
     Mutant("cpu-index-add-row-tail", "CPU lowering",
-           "lib/Conversion/KilnToLinalg/Tensor.cpp",
+           "lib/Conversion/KilnToLinalg/Indexing.cpp",
            "row = addRow(row, vectorEnd, width, 1);",
            "row = addRow(row, zero, width, 1);",
            "index_add's row chunks add the vectorized part again, element "
@@ -468,7 +468,7 @@ MUTANTS = [
            "    inverse[p] = i;", "    inverse[i] = p;",
            "permute's adjoint permutes by the permutation, not its inverse",
            [AD_CASE("permute")]),
-    Mutant("ad-gather-clamp", "autodiff", "lib/Conversion/KilnToLinalg/Tensor.cpp",
+    Mutant("ad-gather-clamp", "autodiff", "lib/Conversion/KilnToLinalg/Indexing.cpp",
            "  index = arith::MaxSIOp::create(b, loc, index, zero);\n",
            "",
            "index_add (gather's adjoint) does not clamp negative indices",

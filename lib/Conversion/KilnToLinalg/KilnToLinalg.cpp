@@ -27,7 +27,8 @@ using namespace mlir::kiln;
 void mlir::kiln::populateKilnToLinalgConversionPatterns(
     RewritePatternSet &patterns, bool indexAddThreadPerColumn) {
   populateElementwisePatterns(patterns);
-  populateTensorPatterns(patterns, indexAddThreadPerColumn);
+  populateTensorPatterns(patterns);
+  populateIndexingPatterns(patterns, indexAddThreadPerColumn);
   populateReductionPatterns(patterns, indexAddThreadPerColumn);
   populateConvPatterns(patterns);
   populateNNPatterns(patterns);

@@ -199,3 +199,47 @@ Value mlir::kiln::buildRowChunkForall(OpBuilder &builder, Location loc,
                                         sizes, strides);
   return forall.getResult(0);
 }
+
+/// Returns a `tensor.empty` of `type`.
+Value mlir::kiln::createEmpty(OpBuilder &builder, Location loc,
+                         RankedTensorType type) {
+  return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+/// Reinterprets `input` (row-major) as `resultType` with a collapse or an
+/// expand of the same elements. `groups` say which dims of the higher-rank
+/// side make up each dim of the lower-rank side.
+Value mlir::kiln::reassociate(OpBuilder &builder, Location loc, Value input,
+                         RankedTensorType resultType,
+                         ArrayRef<ReassociationIndices> groups) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (inputType == resultType)
+    return input;
+  if (resultType.getRank() <= inputType.getRank())
+    return tensor::CollapseShapeOp::create(builder, loc, resultType, input,
+                                           groups);
+  return tensor::ExpandShapeOp::create(builder, loc, resultType, input,
+                                       groups);
+}
+
+/// Creates a parallel `linalg.generic` over `resultType` with the given
+/// inputs and their indexing maps; the output is an unused `tensor.empty`.
+/// `body` gets the scalar inputs and returns the element.
+Value mlir::kiln::buildIndexGeneric(
+    OpBuilder &builder, Location loc, RankedTensorType resultType,
+    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(builder.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Value init = createEmpty(builder, loc, resultType);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+        linalg::YieldOp::create(b, bodyLoc, body(b, bodyLoc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}

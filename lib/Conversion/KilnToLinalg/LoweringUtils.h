@@ -105,6 +105,24 @@ using RowChunkBodyBuilder = function_ref<Value(
 Value buildRowChunkForall(OpBuilder &builder, Location loc, Value init,
                           int64_t maxChunk, RowChunkBodyBuilder body);
 
+/// Returns a `tensor.empty` of `type`.
+Value createEmpty(OpBuilder &builder, Location loc, RankedTensorType type);
+
+/// Reinterprets `input` (row-major) as `resultType` with a collapse or an
+/// expand of the same elements. `groups` say which dims of the higher-rank
+/// side make up each dim of the lower-rank side.
+Value reassociate(OpBuilder &builder, Location loc, Value input,
+                  RankedTensorType resultType,
+                  ArrayRef<ReassociationIndices> groups);
+
+/// Creates a parallel `linalg.generic` over `resultType` with the given
+/// inputs and their indexing maps; the output is an unused `tensor.empty`.
+/// `body` gets the scalar inputs and returns the element.
+Value buildIndexGeneric(
+    OpBuilder &builder, Location loc, RankedTensorType resultType,
+    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
 } // namespace mlir::kiln
 
 #endif // KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H

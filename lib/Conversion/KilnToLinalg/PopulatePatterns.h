@@ -21,10 +21,12 @@ namespace mlir::kiln {
 
 /// Elementwise.cpp: unary, binary, comparison and select ops.
 void populateElementwisePatterns(RewritePatternSet &patterns);
-/// Tensor.cpp: creation, layout and shape ops; `indexAddThreadPerColumn`
-/// as in populateKilnToLinalgConversionPatterns.
-void populateTensorPatterns(RewritePatternSet &patterns,
-                            bool indexAddThreadPerColumn);
+/// Tensor.cpp: creation, layout and shape ops.
+void populateTensorPatterns(RewritePatternSet &patterns);
+/// Indexing.cpp: the gathers and index_add; `indexAddThreadPerColumn` as in
+/// populateKilnToLinalgConversionPatterns.
+void populateIndexingPatterns(RewritePatternSet &patterns,
+                              bool indexAddThreadPerColumn);
 /// Reduction.cpp: reductions, scans and contractions; `scanThreadPerColumn`
 /// picks kiln.cumsum's column form (populateKilnToLinalgConversionPatterns
 /// passes its `indexAddThreadPerColumn`).
