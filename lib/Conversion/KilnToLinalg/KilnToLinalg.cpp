@@ -30,6 +30,7 @@ void mlir::kiln::populateKilnToLinalgConversionPatterns(
   populateTensorPatterns(patterns);
   populateIndexingPatterns(patterns, indexAddThreadPerColumn);
   populateReductionPatterns(patterns, indexAddThreadPerColumn);
+  populateContractionPatterns(patterns);
   populateConvPatterns(patterns);
   populateNNPatterns(patterns);
   populateDropoutPatterns(patterns);

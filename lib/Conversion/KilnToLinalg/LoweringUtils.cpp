@@ -243,3 +243,22 @@ Value mlir::kiln::buildIndexGeneric(
       });
   return generic.getResult(0);
 }
+
+/// An integer constant of `type` with value `value`.
+Value mlir::kiln::intConstant(OpBuilder &b, Location loc, Type type,
+                         const APInt &value) {
+  return arith::ConstantOp::create(b, loc, IntegerAttr::get(type, value));
+}
+
+/// `tensor` with its float elements converted to `elementType`.
+Value mlir::kiln::convertElements(OpBuilder &b, Location loc, Value tensor,
+                             Type elementType) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType() == elementType)
+    return tensor;
+  return buildMap(b, loc, type.clone(elementType), tensor,
+                  b.getMultiDimIdentityMap(type.getRank()),
+                  [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                    return convertFloat(nb, nloc, args[0], elementType);
+                  });
+}

@@ -123,6 +123,13 @@ Value buildIndexGeneric(
     ValueRange inputs, ArrayRef<AffineMap> inputMaps,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
+/// An integer constant of `type` with value `value`.
+Value intConstant(OpBuilder &b, Location loc, Type type, const APInt &value);
+
+/// `tensor` with its float elements converted to `elementType`.
+Value convertElements(OpBuilder &b, Location loc, Value tensor,
+                      Type elementType);
+
 } // namespace mlir::kiln
 
 #endif // KILN_LIB_CONVERSION_KILNTOLINALG_LOWERINGUTILS_H

@@ -27,7 +27,9 @@ void populateTensorPatterns(RewritePatternSet &patterns);
 /// populateKilnToLinalgConversionPatterns.
 void populateIndexingPatterns(RewritePatternSet &patterns,
                               bool indexAddThreadPerColumn);
-/// Reduction.cpp: reductions, scans and contractions; `scanThreadPerColumn`
+/// Contraction.cpp: kiln.matmul.
+void populateContractionPatterns(RewritePatternSet &patterns);
+/// Reduction.cpp: reductions and scans; `scanThreadPerColumn`
 /// picks kiln.cumsum's column form (populateKilnToLinalgConversionPatterns
 /// passes its `indexAddThreadPerColumn`).
 void populateReductionPatterns(RewritePatternSet &patterns,
