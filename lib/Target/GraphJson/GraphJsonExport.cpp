@@ -295,9 +295,9 @@ mlir::kiln::getLiftedParameterFileNames(func::FuncOp func) {
   return files;
 }
 
-LogicalResult
-mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
-                            const GraphJsonExportOptions &options) {
+/// The function `op` names for the export: itself, or the one func.func of
+/// a module.
+static FailureOr<func::FuncOp> getExportedFunction(Operation *op) {
   func::FuncOp func = dyn_cast<func::FuncOp>(op);
   if (!func) {
     auto module = dyn_cast<ModuleOp>(op);
@@ -320,31 +320,84 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return func.emitError("graph JSON export: expected a function with one "
                           "block");
-  Block &body = func.getBody().front();
-  MLIRContext *context = func.getContext();
+  return func;
+}
 
-  ojson graph = ojson::object();
-  graph["format"] = "kiln-graph";
-  graph["version"] = 1;
-  graph["name"] = func.getSymName().str();
+/// Writes `graph` with one line per input, parameter, node and output
+/// (readable and diffable), or on one line when `indent` is negative.
+static void printGraph(const ojson &graph, int indent, raw_ostream &os) {
+  if (indent < 0) {
+    os << graph.dump() << "\n";
+    return;
+  }
+  std::string pad(indent, ' ');
+  os << "{\n";
+  size_t k = 0;
+  for (auto it = graph.begin(); it != graph.end(); ++it, ++k) {
+    os << pad << ojson(it.key()).dump() << ": ";
+    if (it->is_array() && !it->empty()) {
+      os << "[\n";
+      for (size_t e = 0; e < it->size(); ++e)
+        os << pad << pad << (*it)[e].dump()
+           << (e + 1 < it->size() ? ",\n" : "\n");
+      os << pad << "]";
+    } else {
+      os << it->dump();
+    }
+    os << (k + 1 < graph.size() ? ",\n" : "\n");
+  }
+  os << "}\n";
+}
 
+namespace {
+/// One export: the function, the names given so far and the JSON reference
+/// of each value (`name` for an input or parameter, `id:k` for result k of
+/// a node). Each phase fills one array of the graph.
+class Exporter {
+public:
+  Exporter(func::FuncOp func, const GraphJsonExportOptions &options)
+      : func(func), body(func.getBody().front()), options(options) {}
+
+  FailureOr<ojson> run();
+
+private:
+  LogicalResult exportArguments();
+  LogicalResult exportConstantsAndCollectNodes();
+  void chooseNodeIds();
+  LogicalResult exportNode(size_t index, Operation *node);
+  FailureOr<ojson> exportInputs(Operation *node, const OpSpec &spec);
+  FailureOr<ojson> exportAttrs(Operation *node, const OpSpec &spec);
+  LogicalResult exportResultTypes(Operation *node, const OpSpec &spec,
+                                  ojson &entry);
+  LogicalResult exportOutputs();
+
+  std::string unique(std::string name, const std::string &fallback) {
+    return names.unique(std::move(name), fallback);
+  }
+
+  func::FuncOp func;
+  Block &body;
+  const GraphJsonExportOptions &options;
   llvm::DenseMap<Value, std::string> refs;
   ExportNames names;
-  auto unique = [&](std::string name, const std::string &fallback) {
-    return names.unique(std::move(name), fallback);
-  };
+  ojson inputs = ojson::array(), parameters = ojson::array(),
+        nodes = ojson::array(), outputs = ojson::array();
+  /// The ops that become nodes, and whether their NameLocs are their ids.
+  SmallVector<Operation *> nodeOps;
+  bool useLocs = true;
+};
+} // namespace
 
-  // Arguments tagged `kiln.parameter` are lifted parameters: their data is
-  // not in the IR, so they are referenced as `<name>.npy` files; the other
-  // arguments are the inputs, named in order by `kiln.input_names`.
+/// Arguments tagged `kiln.parameter` are lifted parameters: their data is
+/// not in the IR, so they are referenced as `<name>.npy` files; the other
+/// arguments are the inputs, named in order by `kiln.input_names`.
+LogicalResult Exporter::exportArguments() {
   for (BlockArgument arg : body.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape() || !getDTypeFor(type.getElementType()))
       return func.emitError("graph JSON export: argument ")
              << arg.getArgNumber() << " is not a static kiln tensor";
   }
-  ojson inputs = ojson::array();
-  ojson parameters = ojson::array();
   SmallVector<ArgumentName> argNames = nameArguments(func, names);
   for (auto [arg, argName] : llvm::zip_equal(body.getArguments(), argNames)) {
     refs[arg] = argName.name;
@@ -358,9 +411,12 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
       inputs.push_back(entry);
     }
   }
+  return success();
+}
 
-  // Node ids: the NameLocs of the ops when they are all usable, else n<k>.
-  SmallVector<Operation *> nodeOps;
+/// Named `kiln.constant`s (`kiln.parameter`) become parameters, with their
+/// data inline or in a `.npy` file; every other op becomes a node.
+LogicalResult Exporter::exportConstantsAndCollectNodes() {
   for (Operation &child : body.without_terminator()) {
     if (child.getDialect() == nullptr ||
         child.getDialect()->getNamespace() != "kiln")
@@ -393,143 +449,168 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     }
     nodeOps.push_back(&child);
   }
-  bool useLocs = true;
-  {
-    llvm::StringSet<> ids;
-    for (Operation *node : nodeOps) {
-      auto nameLoc = dyn_cast<NameLoc>(node->getLoc());
-      StringRef id = nameLoc ? nameLoc.getName().strref() : StringRef();
-      if (id.empty() || id.contains(':') || names.used.count(id) ||
-          !ids.insert(id).second) {
-        useLocs = false;
-        break;
-      }
+  return success();
+}
+
+/// Node ids: the NameLocs of the ops when they are all usable, else n<k>.
+void Exporter::chooseNodeIds() {
+  llvm::StringSet<> ids;
+  for (Operation *node : nodeOps) {
+    auto nameLoc = dyn_cast<NameLoc>(node->getLoc());
+    StringRef id = nameLoc ? nameLoc.getName().strref() : StringRef();
+    if (id.empty() || id.contains(':') || names.used.count(id) ||
+        !ids.insert(id).second) {
+      useLocs = false;
+      return;
     }
   }
+}
 
-  ojson nodes = ojson::array();
-  for (auto [index, node] : llvm::enumerate(nodeOps)) {
-    std::string id = useLocs ? cast<NameLoc>(node->getLoc()).getName().str()
-                             : unique("", "n" + std::to_string(index));
-    if (useLocs)
-      names.used.insert(id);
-    StringRef opName = node->getName().stripDialect();
-    auto specIt = getOpSpecs().find(opName.str());
-    if (specIt == getOpSpecs().end())
-      return node->emitError("graph JSON export: no JSON form for this op");
-    const OpSpec &spec = specIt->second;
-
-    ojson entry = ojson::object();
-    entry["id"] = id;
-    entry["op"] = opName.str();
-
-    // Inputs, positional per ODS operand, null for an absent optional.
-    ojson inputList = ojson::array();
-    auto refOf = [&](Value v) -> FailureOr<ojson> {
-      auto it = refs.find(v);
-      if (it == refs.end())
-        return node->emitError("graph JSON export: an operand is not defined "
-                               "in the function body"),
-               failure();
-      return ojson(it->second);
-    };
-    SmallVector<int64_t> sizes;
-    if (!spec.hasGroups()) {
-      sizes.assign(spec.operands.size(), 1);
-    } else if (auto segs = node->getInherentAttr("operandSegmentSizes");
-               segs && *segs && isa<DenseI32ArrayAttr>(*segs)) {
-      for (int32_t s : cast<DenseI32ArrayAttr>(*segs).asArrayRef())
-        sizes.push_back(s);
-    } else {
-      int64_t numSingles = 0;
-      for (const OperandSpec &o : spec.operands)
-        numSingles += o.kind == OperandKind::Single;
-      for (const OperandSpec &o : spec.operands)
-        sizes.push_back(o.kind == OperandKind::Single
-                            ? 1
-                            : int64_t(node->getNumOperands()) - numSingles);
+/// A node's inputs, positional per ODS operand, null for an absent optional
+/// (trailing nulls dropped).
+FailureOr<ojson> Exporter::exportInputs(Operation *node, const OpSpec &spec) {
+  ojson inputList = ojson::array();
+  auto refOf = [&](Value v) -> FailureOr<ojson> {
+    auto it = refs.find(v);
+    if (it == refs.end())
+      return node->emitError("graph JSON export: an operand is not defined "
+                             "in the function body"),
+             failure();
+    return ojson(it->second);
+  };
+  SmallVector<int64_t> sizes;
+  if (!spec.hasGroups()) {
+    sizes.assign(spec.operands.size(), 1);
+  } else if (auto segs = node->getInherentAttr("operandSegmentSizes");
+             segs && *segs && isa<DenseI32ArrayAttr>(*segs)) {
+    for (int32_t s : cast<DenseI32ArrayAttr>(*segs).asArrayRef())
+      sizes.push_back(s);
+  } else {
+    int64_t numSingles = 0;
+    for (const OperandSpec &o : spec.operands)
+      numSingles += o.kind == OperandKind::Single;
+    for (const OperandSpec &o : spec.operands)
+      sizes.push_back(o.kind == OperandKind::Single
+                          ? 1
+                          : int64_t(node->getNumOperands()) - numSingles);
+  }
+  if (sizes.size() != spec.operands.size())
+    return node->emitError("graph JSON export: unexpected operand groups");
+  unsigned next = 0;
+  for (auto [operand, size] : llvm::zip(spec.operands, sizes)) {
+    if (operand.kind == OperandKind::Optional && size == 0) {
+      inputList.push_back(nullptr);
+      continue;
     }
-    if (sizes.size() != spec.operands.size())
-      return node->emitError("graph JSON export: unexpected operand groups");
-    unsigned next = 0;
-    for (auto [operand, size] : llvm::zip(spec.operands, sizes)) {
-      if (operand.kind == OperandKind::Optional && size == 0) {
-        inputList.push_back(nullptr);
-        continue;
-      }
-      for (int64_t k = 0; k < size; ++k) {
-        if (next >= node->getNumOperands())
-          return node->emitError("graph JSON export: unexpected operands");
-        FailureOr<ojson> ref = refOf(node->getOperand(next++));
-        if (failed(ref))
-          return failure();
-        inputList.push_back(*ref);
-      }
-    }
-    while (!inputList.empty() && inputList.back().is_null())
-      inputList.erase(inputList.size() - 1);
-    if (!inputList.empty())
-      entry["inputs"] = inputList;
-
-    // Attributes that differ from the op's default: MLIR fills defaulted
-    // attributes in, a bare op of the same name shows which those are.
-    Operation *bare = Operation::create(
-        UnknownLoc::get(context), node->getName(), TypeRange(), ValueRange(),
-        NamedAttrList(), nullptr, BlockRange(), 0);
-    llvm::scope_exit bareGuard([&] { bare->destroy(); });
-    ojson attrs = ojson::object();
-    for (const AttrSpec &attrSpec : spec.attrs) {
-      std::optional<Attribute> attr = node->getInherentAttr(attrSpec.name);
-      if (!attr || !*attr)
-        continue;
-      if (attrSpec.presence == Presence::Defaulted) {
-        std::optional<Attribute> def = bare->getInherentAttr(attrSpec.name);
-        if (def && *def == *attr)
-          continue;
-      }
-      FailureOr<ojson> value = encodeAttr(node, attrSpec, *attr);
-      if (failed(value))
+    for (int64_t k = 0; k < size; ++k) {
+      if (next >= node->getNumOperands())
+        return node->emitError("graph JSON export: unexpected operands");
+      FailureOr<ojson> ref = refOf(node->getOperand(next++));
+      if (failed(ref))
         return failure();
-      attrs[attrSpec.name] = *value;
+      inputList.push_back(*ref);
     }
-    for (NamedAttribute discardable : node->getDiscardableAttrs())
-      return node->emitError("graph JSON export: the attribute '")
-             << discardable.getName().strref() << "' has no JSON form";
-    if (!attrs.empty())
-      entry["attrs"] = attrs;
-
-    // Types only where the op does not infer them, or where it has results
-    // that inference leaves out (kiln.attention's optional lse).
-    bool inferred = false;
-    if (auto infer = dyn_cast<InferTypeOpInterface>(node)) {
-      SmallVector<Type> types;
-      inferred =
-          succeeded(infer.inferReturnTypes(
-              node->getContext(), node->getLoc(), node->getOperands(),
-              node->getRawDictionaryAttrs(), node->getPropertiesStorage(),
-              node->getRegions(), types)) &&
-          TypeRange(types) == node->getResultTypes();
-    }
-    if (!inferred) {
-      ojson types = ojson::array();
-      for (Type t : node->getResultTypes()) {
-        auto tensor = dyn_cast<RankedTensorType>(t);
-        if (!tensor)
-          return node->emitError("graph JSON export: a result is not a "
-                                 "ranked tensor");
-        types.push_back(encodeType(tensor));
-      }
-      if (node->getNumResults() == 1 && !spec.variadicResults)
-        entry["type"] = types[0];
-      else
-        entry["types"] = types;
-    }
-    for (OpResult result : node->getResults())
-      refs[result] = id + ":" + std::to_string(result.getResultNumber());
-    nodes.push_back(entry);
   }
+  while (!inputList.empty() && inputList.back().is_null())
+    inputList.erase(inputList.size() - 1);
+  return inputList;
+}
 
-  ojson outputs = ojson::array();
+/// A node's attributes that differ from the op's default: MLIR fills
+/// defaulted attributes in, a bare op of the same name shows which those
+/// are. A discardable attribute has no JSON form.
+FailureOr<ojson> Exporter::exportAttrs(Operation *node, const OpSpec &spec) {
+  Operation *bare = Operation::create(
+      UnknownLoc::get(func.getContext()), node->getName(), TypeRange(),
+      ValueRange(), NamedAttrList(), nullptr, BlockRange(), 0);
+  llvm::scope_exit bareGuard([&] { bare->destroy(); });
+  ojson attrs = ojson::object();
+  for (const AttrSpec &attrSpec : spec.attrs) {
+    std::optional<Attribute> attr = node->getInherentAttr(attrSpec.name);
+    if (!attr || !*attr)
+      continue;
+    if (attrSpec.presence == Presence::Defaulted) {
+      std::optional<Attribute> def = bare->getInherentAttr(attrSpec.name);
+      if (def && *def == *attr)
+        continue;
+    }
+    FailureOr<ojson> value = encodeAttr(node, attrSpec, *attr);
+    if (failed(value))
+      return failure();
+    attrs[attrSpec.name] = *value;
+  }
+  for (NamedAttribute discardable : node->getDiscardableAttrs())
+    return node->emitError("graph JSON export: the attribute '")
+           << discardable.getName().strref() << "' has no JSON form";
+  return attrs;
+}
+
+/// A node's result types, only where the op does not infer them, or where
+/// it has results that inference leaves out (kiln.attention's optional lse).
+LogicalResult Exporter::exportResultTypes(Operation *node, const OpSpec &spec,
+                                          ojson &entry) {
+  bool inferred = false;
+  if (auto infer = dyn_cast<InferTypeOpInterface>(node)) {
+    SmallVector<Type> types;
+    inferred = succeeded(infer.inferReturnTypes(
+                   node->getContext(), node->getLoc(), node->getOperands(),
+                   node->getRawDictionaryAttrs(), node->getPropertiesStorage(),
+                   node->getRegions(), types)) &&
+               TypeRange(types) == node->getResultTypes();
+  }
+  if (inferred)
+    return success();
+  ojson types = ojson::array();
+  for (Type t : node->getResultTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor)
+      return node->emitError("graph JSON export: a result is not a "
+                             "ranked tensor");
+    types.push_back(encodeType(tensor));
+  }
+  if (node->getNumResults() == 1 && !spec.variadicResults)
+    entry["type"] = types[0];
+  else
+    entry["types"] = types;
+  return success();
+}
+
+/// One node: its id, op, inputs, attributes and (where needed) types.
+LogicalResult Exporter::exportNode(size_t index, Operation *node) {
+  std::string id = useLocs ? cast<NameLoc>(node->getLoc()).getName().str()
+                           : unique("", "n" + std::to_string(index));
+  if (useLocs)
+    names.used.insert(id);
+  StringRef opName = node->getName().stripDialect();
+  auto specIt = getOpSpecs().find(opName.str());
+  if (specIt == getOpSpecs().end())
+    return node->emitError("graph JSON export: no JSON form for this op");
+  const OpSpec &spec = specIt->second;
+
+  ojson entry = ojson::object();
+  entry["id"] = id;
+  entry["op"] = opName.str();
+  FailureOr<ojson> inputList = exportInputs(node, spec);
+  if (failed(inputList))
+    return failure();
+  if (!inputList->empty())
+    entry["inputs"] = *inputList;
+  FailureOr<ojson> attrs = exportAttrs(node, spec);
+  if (failed(attrs))
+    return failure();
+  if (!attrs->empty())
+    entry["attrs"] = *attrs;
+  if (failed(exportResultTypes(node, spec, entry)))
+    return failure();
+  for (OpResult result : node->getResults())
+    refs[result] = id + ":" + std::to_string(result.getResultNumber());
+  nodes.push_back(entry);
+  return success();
+}
+
+/// The outputs, named by `kiln.output_names` where it names them uniquely,
+/// else out<i>.
+LogicalResult Exporter::exportOutputs() {
   auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
   if (!ret)
     return body.getTerminator()->emitError(
@@ -549,33 +630,39 @@ mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
     outputNames.insert(name);
     outputs.push_back(ojson{{"name", name}, {"value", it->second}});
   }
+  return success();
+}
 
+FailureOr<ojson> Exporter::run() {
+  ojson graph = ojson::object();
+  graph["format"] = "kiln-graph";
+  graph["version"] = 1;
+  graph["name"] = func.getSymName().str();
+  if (failed(exportArguments()) || failed(exportConstantsAndCollectNodes()))
+    return failure();
+  chooseNodeIds();
+  for (auto [index, node] : llvm::enumerate(nodeOps))
+    if (failed(exportNode(index, node)))
+      return failure();
+  if (failed(exportOutputs()))
+    return failure();
   graph["inputs"] = inputs;
   if (!parameters.empty())
     graph["parameters"] = parameters;
   graph["nodes"] = nodes;
   graph["outputs"] = outputs;
-  if (options.indent < 0) {
-    os << graph.dump() << "\n";
-    return success();
-  }
-  // One line per input, parameter, node and output: readable and diffable.
-  std::string pad(options.indent, ' ');
-  os << "{\n";
-  size_t k = 0;
-  for (auto it = graph.begin(); it != graph.end(); ++it, ++k) {
-    os << pad << ojson(it.key()).dump() << ": ";
-    if (it->is_array() && !it->empty()) {
-      os << "[\n";
-      for (size_t e = 0; e < it->size(); ++e)
-        os << pad << pad << (*it)[e].dump()
-           << (e + 1 < it->size() ? ",\n" : "\n");
-      os << pad << "]";
-    } else {
-      os << it->dump();
-    }
-    os << (k + 1 < graph.size() ? ",\n" : "\n");
-  }
-  os << "}\n";
+  return graph;
+}
+
+LogicalResult
+mlir::kiln::exportGraphJson(Operation *op, raw_ostream &os,
+                            const GraphJsonExportOptions &options) {
+  FailureOr<func::FuncOp> func = getExportedFunction(op);
+  if (failed(func))
+    return failure();
+  FailureOr<ojson> graph = Exporter(*func, options).run();
+  if (failed(graph))
+    return failure();
+  printGraph(*graph, options.indent, os);
   return success();
 }
