@@ -127,28 +127,10 @@ static void keepOnlyEntryPoints(llvm::Module &module,
     function->eraseFromParent();
 }
 
-FailureOr<std::unique_ptr<JitModule>>
-JitSession::compile(ModuleOp module, const JitOptions &options) {
-  if (module->getContext() != &context)
-    return emitError(module.getLoc())
-           << "the module lives in another MLIRContext than the JitSession's "
-              "(parse it in JitSession::getContext())";
-  auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<JitModule> jit(new JitModule(&context));
-
-  // The graph passes run first, on a clone, so that the functions they
-  // generate (e.g. kiln-autodiff's) can be invoked too.
-  OwningOpRef<ModuleOp> lowered = module.clone();
-  if (options.addGraphPasses) {
-    PassManager graphPM(&context);
-    applyCLOptions(graphPM);
-    options.addGraphPasses(graphPM);
-    if (failed(graphPM.run(*lowered)))
-      return failure();
-  }
-
-  // Record the tensor signatures before lowering changes them.
-  for (auto func : lowered->getOps<func::FuncOp>()) {
+/// Records the tensor signature of every public function of `lowered`
+/// (before lowering changes them) as an entry point of `jit`.
+void JitSession::recordSignatures(ModuleOp lowered, JitModule &jit) {
+  for (auto func : lowered.getOps<func::FuncOp>()) {
     if (!func.isPublic() || func.isExternal())
       continue;
     JitModule::Entry entry;
@@ -173,28 +155,37 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
     };
     record(func.getArgumentTypes(), "argument", entry.signature.inputs);
     record(func.getResultTypes(), "result", entry.signature.results);
-    jit->functions.insert({func.getSymName(), std::move(entry)});
+    jit.functions.insert({func.getSymName(), std::move(entry)});
   }
+}
 
-  // The OpenMP runtime the compiled code calls (__kmpc_fork_call, ...).
-  StringRef openMPRuntime;
+/// The shared libraries the compiled code calls: MLIR's C runner utilities
+/// (memrefCopy), the OpenMP runtime (__kmpc_fork_call, ...) with
+/// `enableOpenMP`, the GPU emulator's runtime (__kiln_emu_*, mgpu*, __nv_*)
+/// for JitTarget::GPUEmulator. Fails with an error at `loc` when one is
+/// missing.
+static FailureOr<SmallVector<std::string>>
+findRuntimeLibraries(const JitOptions &options, Location loc) {
+  SmallVector<std::string> libraries;
+#ifdef KILN_MLIR_C_RUNNER_UTILS
+  libraries.push_back(KILN_MLIR_C_RUNNER_UTILS);
+#endif
+  bool emulated = options.target == JitTarget::GPUEmulator;
   if (options.enableOpenMP) {
+    StringRef openMPRuntime;
 #ifdef KILN_LIBOMP
     openMPRuntime = KILN_LIBOMP;
 #endif
     if (openMPRuntime.empty() || !llvm::sys::fs::exists(openMPRuntime))
-      return emitError(module.getLoc())
+      return emitError(loc)
              << "OpenMP needs the OpenMP runtime "
              << (openMPRuntime.empty() ? StringRef("libomp.so")
                                        : openMPRuntime)
              << ", which was not found when Kiln was built or is gone now "
                 "(Debian: apt-get install libomp-22-dev)";
+    if (!emulated)
+      libraries.push_back(openMPRuntime.str());
   }
-
-  // The emulator runtime that the emulated GPU code calls (__kiln_emu_*,
-  // mgpu*, __nv_*).
-  std::string emulatorRuntime;
-  bool emulated = options.target == JitTarget::GPUEmulator;
   if (emulated) {
     SmallVector<std::string, 3> tried;
     std::optional<std::string> found;
@@ -202,17 +193,21 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
     found = findRuntimeLibrary(KILN_GPU_EMULATOR_LIBRARY, &tried);
 #endif
     if (!found)
-      return emitError(module.getLoc())
+      return emitError(loc)
              << "the GPU emulator needs its runtime libkiln_gpu_emulator.so, "
                 "which is not in "
              << (tried.empty() ? "this build of Kiln"
                                : llvm::join(tried, ", "));
-    emulatorRuntime = *found;
+    libraries.push_back(*found);
   }
+  return libraries;
+}
 
-  PassManager pm(&context);
+/// Fills `pm` with the pipeline `options` select: kiln-lower-to-cpu, or
+/// kiln-lower-to-nvvm{emulate} for the GPU emulator.
+static void buildJitPipeline(PassManager &pm, const JitOptions &options) {
   applyCLOptions(pm);
-  if (emulated) {
+  if (options.target == JitTarget::GPUEmulator) {
     KilnToNVVMPipelineOptions pipelineOptions;
     pipelineOptions.emulate = true;
     pipelineOptions.tensorCores = options.tensorCores;
@@ -225,9 +220,14 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
     pipelineOptions.outlineKernels = options.outlineKernels;
     buildKilnToCPUPipeline(pm, pipelineOptions);
   }
-  if (failed(pm.run(*lowered)))
-    return failure();
+}
 
+/// Translates the lowered module to LLVM IR, optimizes it for the host and
+/// creates `jit`'s ExecutionEngine, with `libraries` loaded.
+LogicalResult JitSession::createEngine(ModuleOp lowered,
+                                       const JitOptions &options,
+                                       ArrayRef<std::string> libraries,
+                                       JitModule &jit, Location loc) {
   ExecutionEngineOptions engineOptions;
   unsigned optLevel = std::min(options.optLevel, 3u);
   engineOptions.jitCodeGenOptLevel =
@@ -238,19 +238,17 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> machineBuilder =
       llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder)
-    return emitError(module.getLoc())
-           << "cannot describe the host to LLVM: "
-           << llvm::toString(machineBuilder.takeError());
+    return emitError(loc) << "cannot describe the host to LLVM: "
+                          << llvm::toString(machineBuilder.takeError());
   machineBuilder->setCodeGenOptLevel(
       static_cast<llvm::CodeGenOptLevel>(optLevel));
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine =
       machineBuilder->createTargetMachine();
   if (!targetMachine)
-    return emitError(module.getLoc())
-           << "cannot create the host's LLVM target machine: "
-           << llvm::toString(targetMachine.takeError());
+    return emitError(loc) << "cannot create the host's LLVM target machine: "
+                          << llvm::toString(targetMachine.takeError());
   SmallVector<std::string> entryPoints;
-  for (auto &item : jit->functions)
+  for (auto &item : jit.functions)
     entryPoints.push_back(("_mlir_ciface_" + item.getKey()).str());
   // ExecutionEngineOptions::transformer is a function_ref: the callable
   // must outlive ExecutionEngine::create.
@@ -261,59 +259,86 @@ JitSession::compile(ModuleOp module, const JitOptions &options) {
   engineOptions.transformer = transformer;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
-  SmallVector<StringRef, 2> libraries;
-#ifdef KILN_MLIR_C_RUNNER_UTILS
-  // memrefCopy and friends, for copies between strided buffers.
-  libraries.push_back(KILN_MLIR_C_RUNNER_UTILS);
-#endif
-  if (!openMPRuntime.empty() && !emulated)
-    libraries.push_back(openMPRuntime);
-  if (!emulatorRuntime.empty())
-    libraries.push_back(emulatorRuntime);
-  engineOptions.sharedLibPaths = libraries;
+  SmallVector<StringRef> libraryRefs(libraries.begin(), libraries.end());
+  engineOptions.sharedLibPaths = libraryRefs;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
-      ExecutionEngine::create(*lowered, engineOptions);
-  if (!engine) {
-    emitError(module.getLoc()) << "cannot JIT-compile the module: "
-                               << llvm::toString(engine.takeError());
-    return failure();
-  }
-  jit->engine = std::move(*engine);
-  registerHostAllocator(*jit->engine);
+      ExecutionEngine::create(lowered, engineOptions);
+  if (!engine)
+    return emitError(loc) << "cannot JIT-compile the module: "
+                          << llvm::toString(engine.takeError());
+  jit.engine = std::move(*engine);
+  registerHostAllocator(*jit.engine);
+  return success();
+}
 
-  // Look every entry point up now: the JIT materializes code on lookup, and
-  // that belongs to the compile time, not to the first run.
-  for (auto &item : jit->functions) {
+/// Looks every entry point up now: the JIT materializes code on lookup, and
+/// that belongs to the compile time, not to the first run. On the GPU
+/// emulator, also finds its error slot (its kilnCuda* functions).
+LogicalResult JitSession::lookUpEntryPoints(JitModule &jit, bool emulated,
+                                            Location loc) {
+  for (auto &item : jit.functions) {
     StringRef name = item.getKey();
     JitModule::Entry &entry = item.getValue();
     llvm::Expected<void (*)(void **)> function =
-        jit->engine->lookupPacked(("_mlir_ciface_" + name).str());
-    if (!function) {
-      emitError(Location(entry.loc))
-          << "cannot find the compiled code of @" << name << ": "
-          << llvm::toString(function.takeError());
-      return failure();
-    }
+        jit.engine->lookupPacked(("_mlir_ciface_" + name).str());
+    if (!function)
+      return emitError(Location(entry.loc))
+             << "cannot find the compiled code of @" << name << ": "
+             << llvm::toString(function.takeError());
     entry.function = *function;
   }
-  if (emulated) {
-    // The emulator's error slot (its kilnCuda* functions).
-    for (auto [name, slot] :
-         {std::pair<StringRef, void **>{
-              "kilnCudaGetLastError",
-              reinterpret_cast<void **>(&jit->getLastError)},
-          {"kilnCudaClearLastError",
-           reinterpret_cast<void **>(&jit->clearLastError)}}) {
-      llvm::Expected<void *> address = jit->engine->lookup(name);
-      if (!address) {
-        emitError(module.getLoc())
-            << "cannot find " << name << " in the GPU emulator runtime: "
-            << llvm::toString(address.takeError());
-        return failure();
-      }
-      *slot = *address;
-    }
+  if (!emulated)
+    return success();
+  for (auto [name, slot] :
+       {std::pair<StringRef, void **>{
+            "kilnCudaGetLastError",
+            reinterpret_cast<void **>(&jit.getLastError)},
+        {"kilnCudaClearLastError",
+         reinterpret_cast<void **>(&jit.clearLastError)}}) {
+    llvm::Expected<void *> address = jit.engine->lookup(name);
+    if (!address)
+      return emitError(loc) << "cannot find " << name
+                            << " in the GPU emulator runtime: "
+                            << llvm::toString(address.takeError());
+    *slot = *address;
   }
+  return success();
+}
+
+FailureOr<std::unique_ptr<JitModule>>
+JitSession::compile(ModuleOp module, const JitOptions &options) {
+  if (module->getContext() != &context)
+    return emitError(module.getLoc())
+           << "the module lives in another MLIRContext than the JitSession's "
+              "(parse it in JitSession::getContext())";
+  auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<JitModule> jit(new JitModule(&context));
+
+  // The graph passes run first, on a clone, so that the functions they
+  // generate (e.g. kiln-autodiff's) can be invoked too.
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  if (options.addGraphPasses) {
+    PassManager graphPM(&context);
+    applyCLOptions(graphPM);
+    options.addGraphPasses(graphPM);
+    if (failed(graphPM.run(*lowered)))
+      return failure();
+  }
+  recordSignatures(*lowered, *jit);
+  FailureOr<SmallVector<std::string>> libraries =
+      findRuntimeLibraries(options, module.getLoc());
+  if (failed(libraries))
+    return failure();
+
+  PassManager pm(&context);
+  buildJitPipeline(pm, options);
+  if (failed(pm.run(*lowered)))
+    return failure();
+  if (failed(createEngine(*lowered, options, *libraries, *jit,
+                          module.getLoc())) ||
+      failed(lookUpEntryPoints(*jit, options.target == JitTarget::GPUEmulator,
+                               module.getLoc())))
+    return failure();
   jit->timings.compileSeconds = secondsSince(start);
   return jit;
 }

@@ -161,6 +161,14 @@ public:
                 const JitOptions &options = {});
 
 private:
+  // The phases of compile() that fill a JitModule.
+  void recordSignatures(ModuleOp lowered, JitModule &jit);
+  LogicalResult createEngine(ModuleOp lowered, const JitOptions &options,
+                             ArrayRef<std::string> libraries, JitModule &jit,
+                             Location loc);
+  LogicalResult lookUpEntryPoints(JitModule &jit, bool emulated,
+                                  Location loc);
+
   MLIRContext context;
 };
 
