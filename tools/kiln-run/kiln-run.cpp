@@ -284,6 +284,256 @@ static void printResult(raw_ostream &os, unsigned index, StringRef name,
   os << "]\n";
 }
 
+/// Rejects flag combinations that would be ignored or contradict each
+/// other, before any work.
+static Error checkFlags() {
+  if (randomInputs && !inputs.empty())
+    return createStringError("--input and --random-inputs are exclusive");
+  if (!randomRanges.empty() && !randomInputs)
+    return createStringError("--random-range needs --random-inputs");
+  if (optLevel > 3)
+    return createStringError("--opt-level must be 0, 1, 2 or 3, not " +
+                             Twine(optLevel));
+  if (tensorCores.getNumOccurrences() && target != JitTarget::GPUEmulator)
+    return createStringError(
+        "--tensor-cores is for --target=gpu-emulator only");
+  if (seed.getNumOccurrences() && !randomInputs)
+    return createStringError("--seed needs --random-inputs");
+  if (printLimit.getNumOccurrences() && !outputDir.empty() && !print)
+    return createStringError("--print-limit does nothing with --output-dir "
+                             "unless --print is given");
+  if (outputDir.getNumOccurrences() && outputDir.empty())
+    return createStringError("--output-dir needs a directory name");
+  if (namedOutputs && outputDir.empty())
+    return createStringError("--named-outputs needs --output-dir");
+  if (weightsDir.getNumOccurrences() && weightsDir.empty())
+    return createStringError("--weights-dir needs a directory name");
+  if (!weightsDir.empty() && !sys::fs::is_directory(weightsDir))
+    return createStringError("--weights-dir: '" + weightsDir +
+                             "' is not a directory");
+  if (openMP && target == JitTarget::GPUEmulator)
+    return createStringError("--openmp is for --target=cpu only");
+  if (repeat < 1)
+    return createStringError("--repeat must be at least 1");
+  return Error::success();
+}
+
+/// The --random-range flags, by argument index (nothing where none).
+static Expected<SmallVector<std::optional<RandomRange>>> parseRandomRanges() {
+  SmallVector<std::optional<RandomRange>> ranges;
+  for (const std::string &text : randomRanges) {
+    Expected<RandomRange> range = parseRandomRange(text);
+    if (!range)
+      return range.takeError();
+    if (ranges.size() <= range->index)
+      ranges.resize(range->index + 1);
+    if (ranges[range->index])
+      return createStringError("--random-range '" + text +
+                               "' names argument #" + Twine(range->index) +
+                               " again");
+    ranges[range->index] = *range;
+  }
+  return ranges;
+}
+
+namespace {
+/// Where each argument of the entry point comes from: the lifted
+/// parameters from --weights-dir (their files and names; empty for the
+/// other arguments), the others from --input or --random-inputs.
+struct ArgumentSources {
+  SmallVector<std::string> parameterFiles, parameterNames;
+  SmallVector<unsigned> otherArguments;
+  size_t getNumParameters() const {
+    return parameterFiles.size() - otherArguments.size();
+  }
+};
+} // namespace
+
+/// Finds the lifted parameters of `func` (null: a function the pipeline
+/// generated) for --weights-dir, and checks that the --input flags give the
+/// other arguments.
+static Expected<ArgumentSources> findArgumentSources(mlir::func::FuncOp func,
+                                                     size_t numArguments) {
+  ArgumentSources sources;
+  sources.parameterFiles.resize(numArguments);
+  sources.parameterNames.resize(numArguments);
+  if (!weightsDir.empty() && func && func.getNumArguments() == numArguments) {
+    sources.parameterFiles = getLiftedParameterFileNames(func);
+    for (unsigned i = 0; i < numArguments; ++i)
+      if (auto name =
+              func.getArgAttrOfType<mlir::StringAttr>(
+                  i, KilnDialect::ParameterAttrHelper::getNameStr()))
+        sources.parameterNames[i] = name.str();
+  }
+  for (unsigned i = 0; i < numArguments; ++i)
+    if (sources.parameterFiles[i].empty())
+      sources.otherArguments.push_back(i);
+  size_t numParameters = sources.getNumParameters();
+  if (!weightsDir.empty() && numParameters == 0)
+    return createStringError(
+        "--weights-dir: no argument of @" + entry +
+        " is a lifted parameter (an argument with a kiln.parameter "
+        "attribute, as kiln-translate --import-graph-json "
+        "--lift-parameters makes them)");
+  if (!weightsDir.empty() && !randomInputs &&
+      inputs.size() != sources.otherArguments.size()) {
+    // The other arguments, by kiln.input_names when it names them.
+    auto inputNames = func->getAttrOfType<mlir::ArrayAttr>(
+        KilnDialect::InputNamesAttrHelper::getNameStr());
+    std::string others;
+    for (auto [k, i] : llvm::enumerate(sources.otherArguments)) {
+      others += others.empty() ? "" : ", ";
+      auto name = inputNames && k < inputNames.size()
+                      ? dyn_cast<mlir::StringAttr>(inputNames[k])
+                      : nullptr;
+      others += name ? name.str() : "#" + std::to_string(i);
+    }
+    return createStringError(
+        "@" + entry + " takes " + Twine(sources.otherArguments.size()) +
+        " arguments besides its " + Twine(numParameters) +
+        " parameters from --weights-dir" +
+        (others.empty() ? "" : " (" + others + ")") + ", got " +
+        Twine(inputs.size()) + " --input");
+  }
+  return sources;
+}
+
+/// Reads lifted parameter #i from --weights-dir, checking its type.
+static Expected<HostTensor> readParameter(const ArgumentSources &sources,
+                                          const FunctionSignature &signature,
+                                          unsigned i) {
+  std::string what = ("--weights-dir: parameter '" +
+                      sources.parameterNames[i] + "' (argument #" + Twine(i) +
+                      " of @" + entry + "): ")
+                         .str();
+  SmallString<128> path(weightsDir);
+  sys::path::append(path, sources.parameterFiles[i]);
+  Expected<HostTensor> tensor = readNpy(path);
+  if (!tensor)
+    return createStringError(what + toString(tensor.takeError()));
+  const TensorSpec &spec = signature.inputs[i];
+  if (tensor->getDType() != spec.dtype ||
+      tensor->getShape() != ArrayRef(spec.shape))
+    return createStringError(what + "'" + path + "' holds " +
+                             tensor->getTypeString() + ", expected " +
+                             spec.getTypeString());
+  return tensor;
+}
+
+/// --random-inputs: argument #i drawn from seed + i (in its --random-range,
+/// which its dtype must hold), or read from --weights-dir for a parameter.
+static Expected<SmallVector<HostTensor>>
+makeRandomArguments(const FunctionSignature &signature,
+                    const ArgumentSources &sources,
+                    ArrayRef<std::optional<RandomRange>> ranges) {
+  if (ranges.size() > signature.inputs.size())
+    return createStringError("--random-range names argument #" +
+                             Twine(ranges.size() - 1) + ", but @" + entry +
+                             " takes " + Twine(signature.inputs.size()));
+  SmallVector<HostTensor> arguments;
+  for (auto [i, spec] : llvm::enumerate(signature.inputs)) {
+    std::optional<RandomRange> range =
+        i < ranges.size() ? ranges[i] : std::nullopt;
+    auto flag = [&, i = i]() -> std::string {
+      return ("--random-range " + Twine(i) + ":" + Twine(range->low) + ":" +
+              Twine(range->high) + ": argument #" + Twine(i) + " of @" + entry)
+          .str();
+    };
+    if (!sources.parameterFiles[i].empty()) {
+      if (range)
+        return createStringError(flag() + " is parameter '" +
+                                 sources.parameterNames[i] +
+                                 "', read from --weights-dir");
+      Expected<HostTensor> tensor = readParameter(sources, signature, i);
+      if (!tensor)
+        return tensor.takeError();
+      arguments.push_back(std::move(*tensor));
+      continue;
+    }
+    // Values a float dtype cannot hold would round to infinity. Only
+    // f16's largest finite value, 65504, is below the int64_t bounds.
+    constexpr int64_t maxF16 = 65504;
+    if (range && spec.dtype == DType::F16 &&
+        (range->low < -maxF16 || range->high > maxF16))
+      return createStringError(
+          flag() + " is f16, whose finite values lie in [-65504, 65504]");
+    // A float dtype must hold a value in the range (bf16 has none in
+    // [257, 258)).
+    if (range && isFloatDType(spec.dtype) &&
+        !getFloatRange(spec.dtype, range->low, range->high))
+      return createStringError(flag() + " is " + stringifyDType(spec.dtype) +
+                               ", which holds no value in that range");
+    // Values an integer dtype cannot hold would be clamped: not uniform.
+    if (range && !isFloatDType(spec.dtype)) {
+      auto [min, max] = getIntegerRange(spec.dtype);
+      if (range->low < min || range->high - 1 > max)
+        return createStringError(flag() + " is " +
+                                 stringifyDType(spec.dtype) + ", which holds " +
+                                 Twine(min) + " to " + Twine(max));
+    }
+    Expected<HostTensor> tensor =
+        range ? randomInRange(spec.dtype, spec.shape, seed + i, range->low,
+                              range->high)
+              : HostTensor::random(spec.dtype, spec.shape, seed + i);
+    if (!tensor)
+      return createStringError("argument #" + Twine(i) + ": " +
+                               toString(tensor.takeError()));
+    arguments.push_back(std::move(*tensor));
+  }
+  return arguments;
+}
+
+/// The arguments from --input files, with the parameters from --weights-dir
+/// in their places (their count was checked by findArgumentSources).
+static Expected<SmallVector<HostTensor>>
+readArguments(const FunctionSignature &signature,
+              const ArgumentSources &sources) {
+  SmallVector<HostTensor> arguments;
+  if (sources.getNumParameters()) {
+    auto nextInput = inputs.begin();
+    for (unsigned i = 0; i < sources.parameterFiles.size(); ++i) {
+      Expected<HostTensor> tensor = sources.parameterFiles[i].empty()
+                                        ? readNpy(*nextInput++)
+                                        : readParameter(sources, signature, i);
+      if (!tensor)
+        return tensor.takeError();
+      arguments.push_back(std::move(*tensor));
+    }
+    return arguments;
+  }
+  for (const std::string &path : inputs) {
+    Expected<HostTensor> tensor = readNpy(path);
+    if (!tensor)
+      return tensor.takeError();
+    arguments.push_back(std::move(*tensor));
+  }
+  return arguments;
+}
+
+/// --output-dir: each result as result<i>.npy, or with --named-outputs as
+/// `<name>.npy`, made a file name and unique as the graph JSON export makes
+/// parameter files (a result without a name keeps `result<i>`, in the same
+/// namespace).
+static Error writeResults(ArrayRef<HostTensor> results,
+                          ArrayRef<std::string> resultNames) {
+  if (std::error_code ec = sys::fs::create_directories(outputDir))
+    return createStringError("cannot create '" + outputDir +
+                             "': " + ec.message());
+  StringSet<> usedFiles;
+  for (auto [i, result] : llvm::enumerate(results)) {
+    SmallString<128> path(outputDir);
+    std::string stem = namedOutputs && !resultNames[i].empty()
+                           ? resultNames[i]
+                           : "result" + std::to_string(i);
+    sys::path::append(path, namedOutputs
+                                ? getGraphJsonFileName(stem, usedFiles)
+                                : stem + ".npy");
+    if (Error error = writeNpy(result, path))
+      return error;
+  }
+  return Error::success();
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(kilnRunCategory);
@@ -295,39 +545,12 @@ int main(int argc, char **argv) {
   tools::registerMLIRDebugCLOptions();
   tools::addKilnVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv, "Run a kiln function on the CPU\n");
-  if (randomInputs && !inputs.empty())
-    return fail("--input and --random-inputs are exclusive");
-  if (!randomRanges.empty() && !randomInputs)
-    return fail("--random-range needs --random-inputs");
-  if (optLevel > 3)
-    return fail("--opt-level must be 0, 1, 2 or 3, not " + Twine(optLevel));
-  if (tensorCores.getNumOccurrences() && target != JitTarget::GPUEmulator)
-    return fail("--tensor-cores is for --target=gpu-emulator only");
-  if (seed.getNumOccurrences() && !randomInputs)
-    return fail("--seed needs --random-inputs");
-  if (printLimit.getNumOccurrences() && !outputDir.empty() && !print)
-    return fail("--print-limit does nothing with --output-dir unless --print "
-                "is given");
-  if (outputDir.getNumOccurrences() && outputDir.empty())
-    return fail("--output-dir needs a directory name");
-  if (namedOutputs && outputDir.empty())
-    return fail("--named-outputs needs --output-dir");
-  if (weightsDir.getNumOccurrences() && weightsDir.empty())
-    return fail("--weights-dir needs a directory name");
-  if (!weightsDir.empty() && !sys::fs::is_directory(weightsDir))
-    return fail("--weights-dir: '" + weightsDir + "' is not a directory");
-  SmallVector<std::optional<RandomRange>> ranges;
-  for (const std::string &text : randomRanges) {
-    Expected<RandomRange> range = parseRandomRange(text);
-    if (!range)
-      return fail(toString(range.takeError()));
-    if (ranges.size() <= range->index)
-      ranges.resize(range->index + 1);
-    if (ranges[range->index])
-      return fail("--random-range '" + text + "' names argument #" +
-                  Twine(range->index) + " again");
-    ranges[range->index] = *range;
-  }
+  if (Error error = checkFlags())
+    return fail(toString(std::move(error)));
+  Expected<SmallVector<std::optional<RandomRange>>> ranges =
+      parseRandomRanges();
+  if (!ranges)
+    return fail(toString(ranges.takeError()));
 
   JitSession session;
   mlir::MLIRContext &context = session.getContext();
@@ -341,8 +564,6 @@ int main(int argc, char **argv) {
   options.target = target;
   options.tensorCores = tensorCores;
   options.outlineKernels = outlineKernels;
-  if (openMP && target == JitTarget::GPUEmulator)
-    return fail("--openmp is for --target=cpu only");
   mlir::FailureOr<std::unique_ptr<JitModule>> jit =
       session.compile(*module, options);
   if (mlir::failed(jit))
@@ -359,7 +580,6 @@ int main(int argc, char **argv) {
   // The parsed module is intact (the JIT compiled a clone); a function that
   // the pipeline generated is not in it, and has no attributes to read.
   auto func = module->lookupSymbol<mlir::func::FuncOp>(entry);
-  size_t numArguments = signature->inputs.size();
   SmallVector<std::string> resultNames =
       getResultNames(func, signature->results.size());
   if (namedOutputs && llvm::all_of(resultNames, [](const std::string &name) {
@@ -369,180 +589,31 @@ int main(int argc, char **argv) {
                 " names none of its results (no kiln.output_names with one "
                 "name per result, no kiln.output, kiln.residual or "
                 "kiln.gradient result attribute)");
+  Expected<ArgumentSources> sources =
+      findArgumentSources(func, signature->inputs.size());
+  if (!sources)
+    return fail(toString(sources.takeError()));
+  Expected<SmallVector<HostTensor>> arguments =
+      randomInputs ? makeRandomArguments(*signature, *sources, *ranges)
+                   : readArguments(*signature, *sources);
+  if (!arguments)
+    return fail(toString(arguments.takeError()));
 
-  // --weights-dir: the file of each lifted parameter, empty for the other
-  // arguments.
-  SmallVector<std::string> parameterFiles(numArguments);
-  SmallVector<std::string> parameterNames(numArguments);
-  SmallVector<unsigned> otherArguments;
-  if (!weightsDir.empty() && func && func.getNumArguments() == numArguments) {
-    parameterFiles = getLiftedParameterFileNames(func);
-    for (unsigned i = 0; i < numArguments; ++i)
-      if (auto name =
-              func.getArgAttrOfType<mlir::StringAttr>(
-                  i, KilnDialect::ParameterAttrHelper::getNameStr()))
-        parameterNames[i] = name.str();
-  }
-  for (unsigned i = 0; i < numArguments; ++i)
-    if (parameterFiles[i].empty())
-      otherArguments.push_back(i);
-  size_t numParameters = numArguments - otherArguments.size();
-  if (!weightsDir.empty() && numParameters == 0)
-    return fail("--weights-dir: no argument of @" + entry +
-                " is a lifted parameter (an argument with a kiln.parameter "
-                "attribute, as kiln-translate --import-graph-json "
-                "--lift-parameters makes them)");
-  if (!weightsDir.empty() && !randomInputs &&
-      inputs.size() != otherArguments.size()) {
-    // The other arguments, by kiln.input_names when it names them.
-    auto inputNames = func->getAttrOfType<mlir::ArrayAttr>(
-        KilnDialect::InputNamesAttrHelper::getNameStr());
-    std::string others;
-    for (auto [k, i] : llvm::enumerate(otherArguments)) {
-      others += others.empty() ? "" : ", ";
-      auto name = inputNames && k < inputNames.size()
-                      ? dyn_cast<mlir::StringAttr>(inputNames[k])
-                      : nullptr;
-      others += name ? name.str() : "#" + std::to_string(i);
-    }
-    return fail("@" + entry + " takes " + Twine(otherArguments.size()) +
-                " arguments besides its " + Twine(numParameters) +
-                " parameters from --weights-dir" +
-                (others.empty() ? "" : " (" + others + ")") + ", got " +
-                Twine(inputs.size()) + " --input");
-  }
-
-  // Reads lifted parameter #i from --weights-dir, checking its type.
-  auto readParameter = [&](unsigned i) -> Expected<HostTensor> {
-    std::string what = ("--weights-dir: parameter '" + parameterNames[i] +
-                        "' (argument #" + Twine(i) + " of @" + entry + "): ")
-                           .str();
-    SmallString<128> path(weightsDir);
-    sys::path::append(path, parameterFiles[i]);
-    Expected<HostTensor> tensor = readNpy(path);
-    if (!tensor)
-      return createStringError(what + toString(tensor.takeError()));
-    const TensorSpec &spec = signature->inputs[i];
-    if (tensor->getDType() != spec.dtype ||
-        tensor->getShape() != ArrayRef(spec.shape))
-      return createStringError(what + "'" + path + "' holds " +
-                               tensor->getTypeString() + ", expected " +
-                               spec.getTypeString());
-    return tensor;
-  };
-
-  SmallVector<HostTensor> arguments;
-  if (randomInputs) {
-    if (ranges.size() > signature->inputs.size())
-      return fail("--random-range names argument #" +
-                  Twine(ranges.size() - 1) + ", but @" + entry + " takes " +
-                  Twine(signature->inputs.size()));
-    for (auto [i, spec] : llvm::enumerate(signature->inputs)) {
-      if (!parameterFiles[i].empty()) {
-        if (i < ranges.size() && ranges[i])
-          return fail("--random-range " + Twine(i) + ":" +
-                      Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
-                      ": argument #" + Twine(i) + " of @" + entry +
-                      " is parameter '" + parameterNames[i] +
-                      "', read from --weights-dir");
-        Expected<HostTensor> tensor = readParameter(i);
-        if (!tensor)
-          return fail(toString(tensor.takeError()));
-        arguments.push_back(std::move(*tensor));
-        continue;
-      }
-      // Values a float dtype cannot hold would round to infinity. Only
-      // f16's largest finite value, 65504, is below the int64_t bounds.
-      constexpr int64_t maxF16 = 65504;
-      if (i < ranges.size() && ranges[i] && spec.dtype == DType::F16 &&
-          (ranges[i]->low < -maxF16 || ranges[i]->high > maxF16))
-        return fail("--random-range " + Twine(i) + ":" +
-                    Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
-                    ": argument #" + Twine(i) + " of @" + entry +
-                    " is f16, whose finite values lie in [-65504, 65504]");
-      // A float dtype must hold a value in the range (bf16 has none in
-      // [257, 258)).
-      if (i < ranges.size() && ranges[i] && isFloatDType(spec.dtype) &&
-          !getFloatRange(spec.dtype, ranges[i]->low, ranges[i]->high))
-        return fail("--random-range " + Twine(i) + ":" +
-                    Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
-                    ": argument #" + Twine(i) + " of @" + entry + " is " +
-                    stringifyDType(spec.dtype) +
-                    ", which holds no value in that range");
-      // Values an integer dtype cannot hold would be clamped: not uniform.
-      if (i < ranges.size() && ranges[i] && !isFloatDType(spec.dtype)) {
-        auto [min, max] = getIntegerRange(spec.dtype);
-        if (ranges[i]->low < min || ranges[i]->high - 1 > max)
-          return fail("--random-range " + Twine(i) + ":" +
-                      Twine(ranges[i]->low) + ":" + Twine(ranges[i]->high) +
-                      ": argument #" + Twine(i) + " of @" + entry + " is " +
-                      stringifyDType(spec.dtype) + ", which holds " +
-                      Twine(min) + " to " + Twine(max));
-      }
-      Expected<HostTensor> tensor =
-          i < ranges.size() && ranges[i]
-              ? randomInRange(spec.dtype, spec.shape, seed + i, ranges[i]->low,
-                              ranges[i]->high)
-              : HostTensor::random(spec.dtype, spec.shape, seed + i);
-      if (!tensor)
-        return fail("argument #" + Twine(i) + ": " +
-                    toString(tensor.takeError()));
-      arguments.push_back(std::move(*tensor));
-    }
-  } else if (numParameters) {
-    // The parameters from --weights-dir, the other arguments from --input,
-    // in order (their count was checked above).
-    auto nextInput = inputs.begin();
-    for (unsigned i = 0; i < numArguments; ++i) {
-      Expected<HostTensor> tensor = parameterFiles[i].empty()
-                                        ? readNpy(*nextInput++)
-                                        : readParameter(i);
-      if (!tensor)
-        return fail(toString(tensor.takeError()));
-      arguments.push_back(std::move(*tensor));
-    }
-  } else {
-    for (const std::string &path : inputs) {
-      Expected<HostTensor> tensor = readNpy(path);
-      if (!tensor)
-        return fail(toString(tensor.takeError()));
-      arguments.push_back(std::move(*tensor));
-    }
-  }
-
-  if (repeat < 1)
-    return fail("--repeat must be at least 1");
   mlir::FailureOr<SmallVector<HostTensor>> results =
-      (*jit)->invoke(entry, arguments);
+      (*jit)->invoke(entry, *arguments);
   if (mlir::failed(results))
     return 1;
   double bestRunSeconds = (*jit)->getTimings().runSeconds;
   for (unsigned i = 1; i < repeat; ++i) {
-    results = (*jit)->invoke(entry, arguments);
+    results = (*jit)->invoke(entry, *arguments);
     if (mlir::failed(results))
       return 1;
     bestRunSeconds = std::min(bestRunSeconds, (*jit)->getTimings().runSeconds);
   }
 
-  if (!outputDir.empty()) {
-    if (std::error_code ec = sys::fs::create_directories(outputDir))
-      return fail("cannot create '" + outputDir + "': " + ec.message());
-    // --named-outputs: `<name>.npy`, made a file name and unique as the
-    // graph JSON export makes parameter files (a result without a name
-    // keeps `result<i>`, in the same namespace).
-    StringSet<> usedFiles;
-    for (auto [i, result] : llvm::enumerate(*results)) {
-      SmallString<128> path(outputDir);
-      std::string stem = namedOutputs && !resultNames[i].empty()
-                             ? resultNames[i]
-                             : "result" + std::to_string(i);
-      sys::path::append(path, namedOutputs
-                                  ? getGraphJsonFileName(stem, usedFiles)
-                                  : stem + ".npy");
-      if (Error error = writeNpy(result, path))
-        return fail(toString(std::move(error)));
-    }
-  }
+  if (!outputDir.empty())
+    if (Error error = writeResults(*results, resultNames))
+      return fail(toString(std::move(error)));
   if (print || outputDir.empty())
     for (auto [i, result] : llvm::enumerate(*results))
       printResult(outs(), i, resultNames[i], result);
