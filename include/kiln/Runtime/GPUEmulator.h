@@ -20,6 +20,8 @@
 #ifndef KILN_RUNTIME_GPUEMULATOR_H
 #define KILN_RUNTIME_GPUEMULATOR_H
 
+#include "kiln/Runtime/GPUEmulatorABI.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -38,15 +40,16 @@ void __kiln_emu_launch(void (*entry)(void **params), int64_t gridX,
                        int64_t blockY, int64_t blockZ,
                        int32_t dynamicSharedBytes, void *stream, void **params);
 
-/// The special registers: which = 0,1,2 tid.x/y/z; 3,4,5 ntid.x/y/z; 6,7,8
-/// ctaid.x/y/z; 9,10,11 nctaid.x/y/z; 12 laneid; 13 warpsize (32).
+/// The special register `which`, a KilnEmuSpecialRegister (tid, ntid, ctaid,
+/// nctaid in x/y/z, laneid, warpsize).
 int32_t __kiln_emu_sreg(int32_t which);
 
 /// bar.sync 0 / barrier0: waits until every thread of the block that has not
 /// returned reaches a barrier.
 void __kiln_emu_barrier(void);
 
-/// shfl.sync with PTX semantics. mode: 0 = idx, 1 = up, 2 = down, 3 = bfly.
+/// shfl.sync with PTX semantics; `mode` is a KilnEmuShflMode (idx, up,
+/// down, bfly).
 /// `clampAndMask` is PTX's `c` operand (bits 0-4 the clamp, bits 8-12 the
 /// segment mask). Writes the PTX predicate (source lane in range) to *valid
 /// when valid is non-null. The value is passed as its 32 bits (f32 values are
@@ -56,7 +59,7 @@ int32_t __kiln_emu_shfl_sync(int32_t mode, int32_t memberMask, int32_t value,
                              int8_t *valid);
 
 /// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 for the
-/// calling lane: kind 0 = f16, 1 = bf16. a0..a3 and b0, b1 are the lane's A
+/// calling lane; `kind` is a KilnEmuMmaKind (f16, bf16). a0..a3 and b0, b1 are the lane's A
 /// and B fragment registers, each two 16-bit values (element 0 in the low
 /// half); c0..c3 its accumulator fragment; the lane's D fragment is written to
 /// d[0..3]. Warp-collective: every lane of the warp calls it; the result of
@@ -79,7 +82,8 @@ void __kiln_emu_mma_m16n8k16_f32(int32_t kind, int32_t a0, int32_t a1,
 void __kiln_emu_ldmatrix_m8n8_b16(int32_t numMatrices, int32_t transpose,
                                   const void *rowAddress, int32_t *out);
 
-/// Reports a load (kind 0), store (1) or atomic (2) of the calling thread at
+/// Reports a load, store or atomic (`kind`, a KilnEmuAccessKind) of the
+/// calling thread at
 /// `address`, which is not `alignment`-byte aligned as the instruction needs
 /// (on the GPU: a misaligned address error, fatal to the CUDA context), and
 /// stops the launch. Does not return: the thread is abandoned like the rest
@@ -121,9 +125,10 @@ int32_t __kiln_emu_racecheck_enabled(void);
 void __kiln_emu_shared_access(const void *address, int64_t bytes,
                               int32_t isWrite);
 
-/// Turns the race check on (1) or off (0) for the launches that follow,
-/// whatever KILN_EMU_RACECHECK says; -1 goes back to reading
-/// KILN_EMU_RACECHECK (non-empty and not "0": on) at each launch.
+/// Turns the race check on (KILN_EMU_RACECHECK_ON) or off
+/// (KILN_EMU_RACECHECK_OFF) for the launches that follow, whatever the
+/// KILN_EMU_RACECHECK environment variable says; KILN_EMU_RACECHECK_FROM_ENV
+/// goes back to reading it (non-empty and not "0": on) at each launch.
 void __kiln_emu_set_racecheck(int32_t mode);
 
 /// The launch's dynamic shared memory (dynamicSharedBytes bytes, 16-byte
