@@ -106,6 +106,7 @@ public:
            const GraphJsonImportOptions &options)
       : context(context), loc(loc), options(options), builder(context) {}
 
+  /// Imports the graph in `text`; null after a diagnostic.
   OwningOpRef<ModuleOp> run(StringRef text);
 
 private:
@@ -130,6 +131,8 @@ private:
                                                const std::string &path);
   FailureOr<Attribute> parseAttr(const json &value, const AttrSpec &spec,
                                  const std::string &path);
+  /// Builds the op of node `index`, whose producers are built: its
+  /// operands, its attributes, its result types, then the op itself.
   LogicalResult buildNode(size_t index);
 
   /// Where a reference points: a named input/parameter or a node's result.
@@ -140,6 +143,9 @@ private:
     int64_t result = 0;
   };
   FailureOr<Ref> parseRef(const json &value, const std::string &path);
+  /// The value a non-null reference names; a result index past the
+  /// producer's results is an error at `path`.
+  FailureOr<Value> getValue(const Ref &ref, const std::string &path);
 
   struct Node {
     const json *object;
@@ -150,6 +156,62 @@ private:
     Operation *op = nullptr;
   };
 
+  /// The function name and the arrays of the top-level object.
+  struct Sections {
+    const std::string *name;
+    const json *inputs, *parameters, *nodeList, *outputs;
+  };
+
+  // The phases of `run`, in order; each emits its diagnostic and fails.
+
+  /// Parses `text` into `root`; a syntax error is placed where the SAX
+  /// parse stopped.
+  LogicalResult parseDocument(json &root);
+  /// Checks the top-level object (its keys, "format", "version", "name")
+  /// and finds its arrays, each only after the previous one was found.
+  FailureOr<Sections> parseTopLevel(const json &root);
+  /// Checks the "name" of an input or parameter entry `entry` at `path`
+  /// and returns it in `name`.
+  LogicalResult checkName(const json &entry, const std::string &path,
+                          std::string &name);
+  /// Inputs: the function's arguments.
+  LogicalResult importInputs(const json &inputs);
+  /// Parameters: tagged constants, or leading arguments when lifted.
+  LogicalResult importParameters(const json &parameters);
+  /// Nodes: ids first, so that references may point forward; then each
+  /// node's "inputs" as references.
+  LogicalResult declareNodes(const json &nodeList);
+  /// Builds the nodes in dependency order, rejecting cycles.
+  LogicalResult buildNodes();
+  /// Outputs: the function's results, and their names in `outputNames`.
+  LogicalResult importOutputs(const json &outputs,
+                              SmallVectorImpl<Value> &results,
+                              SmallVectorImpl<Attribute> &outputNames);
+  /// Ends `func` with a return of `results` and sets its type and its
+  /// input, output and parameter names.
+  void finishFunction(func::FuncOp func, ValueRange results,
+                      ArrayRef<Attribute> outputNames);
+
+  // The phases of `buildNode`, in order.
+
+  /// The node's operands, and the size of each ODS operand group in
+  /// `segments`.
+  LogicalResult buildOperands(const Node &node,
+                              SmallVectorImpl<Value> &operands,
+                              SmallVectorImpl<int32_t> &segments);
+  /// The node's "attrs", each typed by its ODS kind, and the check that
+  /// every required attribute is there.
+  LogicalResult parseNodeAttrs(const Node &node, NamedAttrList &attrs);
+  /// The result types the node declares in "type" or "types", if any.
+  LogicalResult parseDeclaredTypes(const Node &node,
+                                   SmallVectorImpl<Type> &declared);
+  /// Infers (or takes the declared) result types, creates the node's op
+  /// and verifies it; the diagnostics of inference and verification are
+  /// reported at the node.
+  LogicalResult createOp(Node &node, OperationName opName, Location opLoc,
+                         ValueRange operands, const NamedAttrList &attrs,
+                         ArrayRef<Type> declared);
+
   MLIRContext *context;
   Location loc;
   const GraphJsonImportOptions &options;
@@ -158,6 +220,13 @@ private:
   llvm::StringMap<Value> named;
   llvm::StringMap<size_t> nodeIndex;
   std::vector<Node> nodes;
+  /// The entry block of the function being built, its argument types (the
+  /// lifted parameters first), and the names of its inputs and of its
+  /// lifted parameters.
+  Block *body = nullptr;
+  SmallVector<Type> argTypes;
+  SmallVector<Attribute> inputNames;
+  SmallVector<Attribute> parameterNames;
 };
 } // namespace
 
@@ -478,31 +547,58 @@ FailureOr<Importer::Ref> Importer::parseRef(const json &value,
   return ref;
 }
 
+FailureOr<Value> Importer::getValue(const Ref &ref, const std::string &path) {
+  if (ref.named)
+    return ref.named;
+  Node &producer = nodes[ref.node];
+  if (ref.result >= int64_t(producer.op->getNumResults()))
+    return fail(path, "node " + quote(producer.id) + " has " +
+                          std::to_string(producer.op->getNumResults()) +
+                          " result(s), no result " +
+                          std::to_string(ref.result));
+  return producer.op->getResult(ref.result);
+}
+
+//===----------------------------------------------------------------------===//
+// One node
+//===----------------------------------------------------------------------===//
+
 LogicalResult Importer::buildNode(size_t index) {
   Node &node = nodes[index];
-  const json &object = *node.object;
   const OpSpec &spec = *node.spec;
-  std::string path = node.path;
 
-  // Operands, with the optional and variadic groups of the ODS definition.
   SmallVector<Value> operands;
   SmallVector<int32_t> segments;
+  if (failed(buildOperands(node, operands, segments)))
+    return failure();
+  NamedAttrList attrs;
+  if (failed(parseNodeAttrs(node, attrs)))
+    return failure();
+  // Result types: inferred, else from "type"/"types".
+  OperationName opName("kiln." + spec.name, context);
+  if (opName.hasTrait<OpTrait::AttrSizedOperandSegments>())
+    attrs.set("operandSegmentSizes", builder.getDenseI32ArrayAttr(segments));
+  Location opLoc = NameLoc::get(builder.getStringAttr(node.id));
+  SmallVector<Type> declared;
+  if (failed(parseDeclaredTypes(node, declared)))
+    return failure();
+  return createOp(node, opName, opLoc, operands, attrs, declared);
+}
+
+LogicalResult Importer::buildOperands(const Node &node,
+                                      SmallVectorImpl<Value> &operands,
+                                      SmallVectorImpl<int32_t> &segments) {
+  const OpSpec &spec = *node.spec;
+  const std::string &path = node.path;
+
+  // Operands, with the optional and variadic groups of the ODS definition.
   size_t numSingles = 0;
   for (const OperandSpec &operand : spec.operands)
     numSingles += operand.kind == OperandKind::Single;
   size_t numGiven = node.inputs.size();
   auto valueOf = [&](size_t i) -> FailureOr<Value> {
-    const Ref &ref = node.inputs[i];
-    std::string where = path + ".inputs[" + std::to_string(i) + "]";
-    if (ref.named)
-      return ref.named;
-    Node &producer = nodes[ref.node];
-    if (ref.result >= int64_t(producer.op->getNumResults()))
-      return fail(where, "node " + quote(producer.id) + " has " +
-                             std::to_string(producer.op->getNumResults()) +
-                             " result(s), no result " +
-                             std::to_string(ref.result));
-    return producer.op->getResult(ref.result);
+    return getValue(node.inputs[i],
+                    path + ".inputs[" + std::to_string(i) + "]");
   };
   bool hasVariadic = llvm::any_of(spec.operands, [](const OperandSpec &o) {
     return o.kind == OperandKind::Variadic;
@@ -526,33 +622,39 @@ LogicalResult Importer::buildNode(size_t index) {
       segments.push_back(operand.kind == OperandKind::Variadic
                              ? int32_t(numGiven - numSingles)
                              : 1);
-  } else {
-    if (numGiven > spec.operands.size())
-      return fail(path + ".inputs", "kiln." + spec.name + " takes at most " +
-                                        std::to_string(spec.operands.size()) +
-                                        " inputs, got " +
-                                        std::to_string(numGiven));
-    for (size_t i = 0; i < spec.operands.size(); ++i) {
-      const OperandSpec &operand = spec.operands[i];
-      std::string where = path + ".inputs[" + std::to_string(i) + "]";
-      if (i >= numGiven || node.inputs[i].isNull) {
-        if (operand.kind != OperandKind::Optional)
-          return fail(i >= numGiven ? path + ".inputs" : where,
-                      "missing input '" + std::string(operand.name) +
-                          "' of kiln." + spec.name);
-        segments.push_back(0);
-        continue;
-      }
-      FailureOr<Value> v = valueOf(i);
-      if (failed(v))
-        return failure();
-      operands.push_back(*v);
-      segments.push_back(1);
-    }
+    return success();
   }
+  if (numGiven > spec.operands.size())
+    return fail(path + ".inputs", "kiln." + spec.name + " takes at most " +
+                                      std::to_string(spec.operands.size()) +
+                                      " inputs, got " +
+                                      std::to_string(numGiven));
+  for (size_t i = 0; i < spec.operands.size(); ++i) {
+    const OperandSpec &operand = spec.operands[i];
+    std::string where = path + ".inputs[" + std::to_string(i) + "]";
+    if (i >= numGiven || node.inputs[i].isNull) {
+      if (operand.kind != OperandKind::Optional)
+        return fail(i >= numGiven ? path + ".inputs" : where,
+                    "missing input '" + std::string(operand.name) +
+                        "' of kiln." + spec.name);
+      segments.push_back(0);
+      continue;
+    }
+    FailureOr<Value> v = valueOf(i);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+    segments.push_back(1);
+  }
+  return success();
+}
+
+LogicalResult Importer::parseNodeAttrs(const Node &node, NamedAttrList &attrs) {
+  const json &object = *node.object;
+  const OpSpec &spec = *node.spec;
+  const std::string &path = node.path;
 
   // Attributes, typed by their ODS kind.
-  NamedAttrList attrs;
   const json empty = json::object();
   const json *attrObject = &empty;
   if (auto it = object.find("attrs"); it != object.end()) {
@@ -585,13 +687,13 @@ LogicalResult Importer::buildNode(size_t index) {
       return fail(path + ".attrs", "missing attribute '" +
                                        std::string(attrSpec.name) +
                                        "' of kiln." + spec.name);
-  // Result types: inferred, else from "type"/"types".
-  OperationName opName("kiln." + spec.name, context);
-  if (opName.hasTrait<OpTrait::AttrSizedOperandSegments>())
-    attrs.set("operandSegmentSizes", builder.getDenseI32ArrayAttr(segments));
-  Location opLoc = NameLoc::get(builder.getStringAttr(node.id));
-  SmallVector<Type> resultTypes;
-  SmallVector<Type> declared;
+  return success();
+}
+
+LogicalResult Importer::parseDeclaredTypes(const Node &node,
+                                           SmallVectorImpl<Type> &declared) {
+  const json &object = *node.object;
+  const std::string &path = node.path;
   if (auto it = object.find("type"); it != object.end()) {
     FailureOr<RankedTensorType> t = parseType(*it, path + ".type");
     if (failed(t))
@@ -608,6 +710,15 @@ LogicalResult Importer::buildNode(size_t index) {
       declared.push_back(*t);
     }
   }
+  return success();
+}
+
+LogicalResult Importer::createOp(Node &node, OperationName opName,
+                                 Location opLoc, ValueRange operands,
+                                 const NamedAttrList &attrs,
+                                 ArrayRef<Type> declared) {
+  const OpSpec &spec = *node.spec;
+  SmallVector<Type> resultTypes;
 
   // Diagnostics of inference and verification name the node.
   std::string diagnostics;
@@ -640,7 +751,7 @@ LogicalResult Importer::buildNode(size_t index) {
       if (succeeded(result) && declared.size() > resultTypes.size() &&
           TypeRange(declared).take_front(resultTypes.size()) ==
               TypeRange(resultTypes))
-        resultTypes = declared;
+        resultTypes.assign(declared.begin(), declared.end());
       if (succeeded(result) && !declared.empty() &&
           TypeRange(declared) != TypeRange(resultTypes)) {
         std::string want;
@@ -657,7 +768,7 @@ LogicalResult Importer::buildNode(size_t index) {
                       "\"types\")";
         result = failure();
       }
-      resultTypes = declared;
+      resultTypes.assign(declared.begin(), declared.end());
     }
     if (succeeded(result)) {
       node.op = builder.create(opLoc, opName.getIdentifier(), operands,
@@ -670,51 +781,81 @@ LogicalResult Importer::buildNode(size_t index) {
     }
   }
   if (failed(result))
-    return fail(path, diagnostics.empty()
-                          ? "kiln." + spec.name + " failed to build"
-                          : diagnostics);
+    return fail(node.path, diagnostics.empty()
+                               ? "kiln." + spec.name + " failed to build"
+                               : diagnostics);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// The graph
+//===----------------------------------------------------------------------===//
 
 OwningOpRef<ModuleOp> Importer::run(StringRef jsonText) {
   context->getOrLoadDialect<KilnDialect>();
   context->getOrLoadDialect<func::FuncDialect>();
   text = jsonText;
 
-  json root = json::parse(text.begin(), text.end(), nullptr,
-                          /*allow_exceptions=*/false);
+  json root;
+  if (failed(parseDocument(root)))
+    return nullptr;
+  FailureOr<Sections> sections = parseTopLevel(root);
+  if (failed(sections))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, loc, *sections->name,
+                                   builder.getFunctionType({}, {}));
+  body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+
+  SmallVector<Value> results;
+  SmallVector<Attribute> outputNames;
+  if (failed(importInputs(*sections->inputs)) ||
+      failed(importParameters(*sections->parameters)) ||
+      failed(declareNodes(*sections->nodeList)) || failed(buildNodes()) ||
+      failed(importOutputs(*sections->outputs, results, outputNames)))
+    return nullptr;
+  finishFunction(func, results, outputNames);
+  if (failed(verify(*module))) {
+    (void)fail("graph", "the imported function does not verify");
+    return nullptr;
+  }
+  return module;
+}
+
+LogicalResult Importer::parseDocument(json &root) {
+  root = json::parse(text.begin(), text.end(), nullptr,
+                     /*allow_exceptions=*/false);
   if (root.is_discarded()) {
     SyntaxErrorFinder finder;
     json::sax_parse(text.begin(), text.end(), &finder);
     emitError(getLocation(std::min(finder.offset, text.size())))
         << "JSON: syntax error: "
-        << (finder.message.empty() ? std::string("malformed")
-                                   : finder.message);
-    return nullptr;
+        << (finder.message.empty() ? std::string("malformed") : finder.message);
+    return failure();
   }
-  if (!root.is_object()) {
-    (void)fail("graph", Twine("expected an object, got ") + jsonTypeName(root));
-    return nullptr;
-  }
+  return success();
+}
+
+FailureOr<Importer::Sections> Importer::parseTopLevel(const json &root) {
+  if (!root.is_object())
+    return fail("graph",
+                Twine("expected an object, got ") + jsonTypeName(root));
   if (failed(checkKeys(root, "graph",
                        {"format", "version", "name", "inputs", "parameters",
                         "nodes", "outputs", "metadata"})))
-    return nullptr;
+    return failure();
   if (auto it = root.find("format");
-      it != root.end() && (!it->is_string() || *it != "kiln-graph")) {
-    (void)fail("format", "expected \"kiln-graph\"");
-    return nullptr;
-  }
-  if (auto it = root.find("version"); it != root.end() && *it != 1) {
-    (void)fail("version", "expected 1");
-    return nullptr;
-  }
+      it != root.end() && (!it->is_string() || *it != "kiln-graph"))
+    return fail("format", "expected \"kiln-graph\"");
+  if (auto it = root.find("version"); it != root.end() && *it != 1)
+    return fail("version", "expected 1");
   auto nameIt = root.find("name");
   if (nameIt == root.end() || !nameIt->is_string() ||
-      nameIt->get_ref<const std::string &>().empty()) {
-    (void)fail("name", "expected a non-empty string (the function name)");
-    return nullptr;
-  }
+      nameIt->get_ref<const std::string &>().empty())
+    return fail("name", "expected a non-empty string (the function name)");
   auto getArray = [&](const char *key, bool required) -> const json * {
     static const json emptyArray = json::array();
     auto it = root.find(key);
@@ -734,65 +875,60 @@ OwningOpRef<ModuleOp> Importer::run(StringRef jsonText) {
   const json *nodeList = parameters ? getArray("nodes", true) : nullptr;
   const json *outputs = nodeList ? getArray("outputs", true) : nullptr;
   if (!outputs)
-    return nullptr;
+    return failure();
+  return Sections{&nameIt->get_ref<const std::string &>(), inputs, parameters,
+                  nodeList, outputs};
+}
 
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
-  auto func =
-      func::FuncOp::create(builder, loc, nameIt->get_ref<const std::string &>(),
-                           builder.getFunctionType({}, {}));
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToStart(body);
+LogicalResult Importer::checkName(const json &entry, const std::string &path,
+                                  std::string &name) {
+  if (!entry.is_object())
+    return fail(path, Twine("expected an object, got ") + jsonTypeName(entry));
+  auto it = entry.find("name");
+  if (it == entry.end() || !it->is_string() ||
+      it->get_ref<const std::string &>().empty())
+    return fail(path, "expected a non-empty string \"name\"");
+  name = it->get<std::string>();
+  if (StringRef(name).contains(':'))
+    return fail(path, "name " + quote(name) + " contains ':'");
+  if (named.count(name))
+    return fail(path, "duplicate name " + quote(name));
+  return success();
+}
 
-  auto checkName = [&](const json &entry, const std::string &path,
-                       std::string &name) -> LogicalResult {
-    if (!entry.is_object())
-      return fail(path,
-                  Twine("expected an object, got ") + jsonTypeName(entry));
-    auto it = entry.find("name");
-    if (it == entry.end() || !it->is_string() ||
-        it->get_ref<const std::string &>().empty())
-      return fail(path, "expected a non-empty string \"name\"");
-    name = it->get<std::string>();
-    if (StringRef(name).contains(':'))
-      return fail(path, "name " + quote(name) + " contains ':'");
-    if (named.count(name))
-      return fail(path, "duplicate name " + quote(name));
-    return success();
-  };
-
+LogicalResult Importer::importInputs(const json &inputs) {
   // Inputs: the function's arguments.
-  SmallVector<Type> argTypes;
-  SmallVector<Attribute> inputNames;
-  for (size_t i = 0; i < inputs->size(); ++i) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
     std::string path = "inputs[" + std::to_string(i) + "]";
-    const json &entry = (*inputs)[i];
+    const json &entry = inputs[i];
     std::string name;
     if (failed(checkName(entry, path, name)) ||
         failed(checkKeys(entry, path, {"name", "dtype", "shape"})))
-      return nullptr;
+      return failure();
     FailureOr<RankedTensorType> type = parseType(entry, path);
     if (failed(type))
-      return nullptr;
+      return failure();
     argTypes.push_back(*type);
     inputNames.push_back(builder.getStringAttr(name));
     named[name] =
         body->addArgument(*type, NameLoc::get(builder.getStringAttr(name)));
   }
+  return success();
+}
 
+LogicalResult Importer::importParameters(const json &parameters) {
   // Parameters: tagged constants, or leading arguments when lifted (their
   // data is then not read: readGraphJsonParameters does that).
-  SmallVector<Attribute> parameterNames;
-  for (size_t i = 0; i < parameters->size(); ++i) {
+  for (size_t i = 0; i < parameters.size(); ++i) {
     std::string path = "parameters[" + std::to_string(i) + "]";
-    const json &entry = (*parameters)[i];
+    const json &entry = parameters[i];
     std::string name;
     if (failed(checkName(entry, path, name)))
-      return nullptr;
+      return failure();
     if (options.liftParameters) {
       FailureOr<RankedTensorType> type = parseTensorDecl(entry, path);
       if (failed(type))
-        return nullptr;
+        return failure();
       argTypes.insert(argTypes.begin() + i, *type);
       parameterNames.push_back(builder.getStringAttr(name));
       named[name] = body->insertArgument(
@@ -801,52 +937,45 @@ OwningOpRef<ModuleOp> Importer::run(StringRef jsonText) {
     }
     FailureOr<DenseElementsAttr> data = parseTensorData(entry, path);
     if (failed(data))
-      return nullptr;
+      return failure();
     auto constant = ConstantOp::create(
         builder, NameLoc::get(builder.getStringAttr(name)), *data);
     constant->setAttr(kParameter, builder.getStringAttr(name));
     named[name] = constant.getResult();
   }
+  return success();
+}
 
+LogicalResult Importer::declareNodes(const json &nodeList) {
   // Nodes: ids first, so that references may point forward.
-  for (size_t i = 0; i < nodeList->size(); ++i) {
+  for (size_t i = 0; i < nodeList.size(); ++i) {
     std::string path = "nodes[" + std::to_string(i) + "]";
-    const json &entry = (*nodeList)[i];
-    if (!entry.is_object()) {
-      (void)fail(path, Twine("expected an object, got ") + jsonTypeName(entry));
-      return nullptr;
-    }
+    const json &entry = nodeList[i];
+    if (!entry.is_object())
+      return fail(path,
+                  Twine("expected an object, got ") + jsonTypeName(entry));
     auto idIt = entry.find("id");
     if (idIt == entry.end() || !idIt->is_string() ||
-        idIt->get_ref<const std::string &>().empty()) {
-      (void)fail(path, "expected a non-empty string \"id\"");
-      return nullptr;
-    }
+        idIt->get_ref<const std::string &>().empty())
+      return fail(path, "expected a non-empty string \"id\"");
     std::string id = idIt->get<std::string>();
     path += " (id " + quote(id) + ")";
-    if (StringRef(id).contains(':')) {
-      (void)fail(path, "the id contains ':'");
-      return nullptr;
-    }
-    if (named.count(id) || nodeIndex.count(id)) {
-      (void)fail(path, "duplicate id " + quote(id));
-      return nullptr;
-    }
+    if (StringRef(id).contains(':'))
+      return fail(path, "the id contains ':'");
+    if (named.count(id) || nodeIndex.count(id))
+      return fail(path, "duplicate id " + quote(id));
     if (failed(checkKeys(entry, path,
                          {"id", "op", "inputs", "attrs", "type", "types"})))
-      return nullptr;
+      return failure();
     auto opIt = entry.find("op");
-    if (opIt == entry.end() || !opIt->is_string()) {
-      (void)fail(path, "expected a string \"op\" (e.g. \"add\" for kiln.add)");
-      return nullptr;
-    }
+    if (opIt == entry.end() || !opIt->is_string())
+      return fail(path, "expected a string \"op\" (e.g. \"add\" for kiln.add)");
     StringRef opText = opIt->get_ref<const std::string &>();
     opText.consume_front("kiln.");
     auto specIt = getOpSpecs().find(opText.str());
-    if (specIt == getOpSpecs().end()) {
-      (void)fail(path + ".op", "unknown op " + quote(opIt->get<std::string>()));
-      return nullptr;
-    }
+    if (specIt == getOpSpecs().end())
+      return fail(path + ".op",
+                  "unknown op " + quote(opIt->get<std::string>()));
     nodeIndex[id] = nodes.size();
     nodes.push_back(Node{&entry, id, path, &specIt->second, {}, nullptr});
   }
@@ -854,20 +983,21 @@ OwningOpRef<ModuleOp> Importer::run(StringRef jsonText) {
     auto it = node.object->find("inputs");
     if (it == node.object->end())
       continue;
-    if (!it->is_array()) {
-      (void)fail(node.path + ".inputs",
-                 Twine("expected an array, got ") + jsonTypeName(*it));
-      return nullptr;
-    }
+    if (!it->is_array())
+      return fail(node.path + ".inputs",
+                  Twine("expected an array, got ") + jsonTypeName(*it));
     for (size_t i = 0; i < it->size(); ++i) {
       FailureOr<Ref> ref =
           parseRef((*it)[i], node.path + ".inputs[" + std::to_string(i) + "]");
       if (failed(ref))
-        return nullptr;
+        return failure();
       node.inputs.push_back(*ref);
     }
   }
+  return success();
+}
 
+LogicalResult Importer::buildNodes() {
   // Build in dependency order (an iterative depth-first walk), rejecting
   // cycles; a topologically ordered list is built in its own order.
   enum class State { New, Active, Done };
@@ -891,8 +1021,7 @@ OwningOpRef<ModuleOp> Importer::run(StringRef jsonText) {
             if (it->first == dep)
               break;
           }
-          (void)fail(nodes[current].path, "cyclic reference: " + cycle);
-          return nullptr;
+          return fail(nodes[current].path, "cyclic reference: " + cycle);
         }
         if (state[dep] == State::New) {
           state[dep] = State::Active;
@@ -901,64 +1030,54 @@ OwningOpRef<ModuleOp> Importer::run(StringRef jsonText) {
         continue;
       }
       if (failed(buildNode(current)))
-        return nullptr;
+        return failure();
       state[current] = State::Done;
       stack.pop_back();
     }
   }
+  return success();
+}
 
+LogicalResult Importer::importOutputs(const json &outputs,
+                                      SmallVectorImpl<Value> &results,
+                                      SmallVectorImpl<Attribute> &outputNames) {
   // Outputs: the function's results.
-  SmallVector<Value> results;
-  SmallVector<Attribute> outputNames;
   llvm::StringSet<> seenOutputs;
-  for (size_t i = 0; i < outputs->size(); ++i) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
     std::string path = "outputs[" + std::to_string(i) + "]";
-    const json &entry = (*outputs)[i];
-    if (!entry.is_object()) {
-      (void)fail(path, Twine("expected an object, got ") + jsonTypeName(entry));
-      return nullptr;
-    }
+    const json &entry = outputs[i];
+    if (!entry.is_object())
+      return fail(path,
+                  Twine("expected an object, got ") + jsonTypeName(entry));
     if (failed(checkKeys(entry, path, {"name", "value"})))
-      return nullptr;
+      return failure();
     auto nameIt = entry.find("name");
     if (nameIt == entry.end() || !nameIt->is_string() ||
-        nameIt->get_ref<const std::string &>().empty()) {
-      (void)fail(path, "expected a non-empty string \"name\"");
-      return nullptr;
-    }
-    if (StringRef(nameIt->get_ref<const std::string &>()).contains(':')) {
-      (void)fail(path,
-                 "name " + quote(nameIt->get<std::string>()) + " contains ':'");
-      return nullptr;
-    }
-    if (!seenOutputs.insert(nameIt->get<std::string>()).second) {
-      (void)fail(path,
-                 "duplicate output name " + quote(nameIt->get<std::string>()));
-      return nullptr;
-    }
+        nameIt->get_ref<const std::string &>().empty())
+      return fail(path, "expected a non-empty string \"name\"");
+    if (StringRef(nameIt->get_ref<const std::string &>()).contains(':'))
+      return fail(path, "name " + quote(nameIt->get<std::string>()) +
+                            " contains ':'");
+    if (!seenOutputs.insert(nameIt->get<std::string>()).second)
+      return fail(path,
+                  "duplicate output name " + quote(nameIt->get<std::string>()));
     auto valueIt = entry.find("value");
-    if (valueIt == entry.end() || valueIt->is_null()) {
-      (void)fail(path, "expected a reference \"value\"");
-      return nullptr;
-    }
+    if (valueIt == entry.end() || valueIt->is_null())
+      return fail(path, "expected a reference \"value\"");
     FailureOr<Ref> ref = parseRef(*valueIt, path + ".value");
     if (failed(ref))
-      return nullptr;
-    Value value = ref->named;
-    if (!value) {
-      Node &producer = nodes[ref->node];
-      if (ref->result >= int64_t(producer.op->getNumResults())) {
-        (void)fail(path + ".value",
-                   "node " + quote(producer.id) + " has " +
-                       std::to_string(producer.op->getNumResults()) +
-                       " result(s), no result " + std::to_string(ref->result));
-        return nullptr;
-      }
-      value = producer.op->getResult(ref->result);
-    }
-    results.push_back(value);
+      return failure();
+    FailureOr<Value> value = getValue(*ref, path + ".value");
+    if (failed(value))
+      return failure();
+    results.push_back(*value);
     outputNames.push_back(builder.getStringAttr(nameIt->get<std::string>()));
   }
+  return success();
+}
+
+void Importer::finishFunction(func::FuncOp func, ValueRange results,
+                              ArrayRef<Attribute> outputNames) {
   func::ReturnOp::create(builder, loc, results);
   func.setFunctionType(
       builder.getFunctionType(argTypes, TypeRange(ValueRange(results))));
@@ -966,11 +1085,6 @@ OwningOpRef<ModuleOp> Importer::run(StringRef jsonText) {
   func->setAttr(kOutputNames, builder.getArrayAttr(outputNames));
   for (auto [i, name] : llvm::enumerate(parameterNames))
     func.setArgAttr(i, kParameter, name);
-  if (failed(verify(*module))) {
-    (void)fail("graph", "the imported function does not verify");
-    return nullptr;
-  }
-  return module;
 }
 
 OwningOpRef<ModuleOp>
