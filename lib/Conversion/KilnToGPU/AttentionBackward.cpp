@@ -419,6 +419,254 @@ static int64_t getQueryTileRows(const BackwardProblem &p) {
   return rows;
 }
 
+namespace {
+
+/// The builder of a block of the SIMT main kernel (buildMainKernel): one
+/// member function per phase of the block's work, and what the phases
+/// share: the problem and its buffers, the rows of a query tile, the
+/// block's workgroup tiles, the thread's private rows, and the block's keys
+/// and the thread's key j.
+struct MainKernel {
+  const BackwardProblem &p;
+  Value lse, correction, delta, dqAcc, dmaskAcc, dk, dv;
+  /// The rows of a query tile (getQueryTileRows).
+  int64_t rows;
+
+  // bindBuffers: the workgroup tiles and the thread's private rows.
+  Value qTile, doutTile, dsTile, probTile, lseTile, deltaTile, correctionTile;
+  Value keyRow, valueRow, dkRow, dvRow;
+  // buildKeyIds: constants, the block's keys and the thread's key j.
+  Value zero, one, numQueries, numKeys, keyDim, valueDim, threads;
+  Value tx, g, b, j0, j, validKey, jc, keysHere, seed;
+
+  /// Emits the body of a block: its keys' rows, the loops over the query
+  /// heads of kv head g and their query tiles (buildQueryTile), and the
+  /// stores of dK and dV.
+  void build(KernelBuilder &kb, gpu::LaunchOp op, ValueRange tiles) {
+    bindBuffers(op, tiles);
+    buildKeyIds(kb, op);
+    loadKeyRows(kb);
+
+    auto [firstTile, endTile] =
+        buildQueryTileRange(kb, p, j0, kKeysPerBlock, rows);
+
+    // The R query heads of kv head g, then the query tiles.
+    kb.forEach(
+        zero, kb.index(p.groupSize), one, [&](KernelBuilder &kb, Value r) {
+          Value h = kb.add(kb.mul(g, kb.index(p.groupSize)), r);
+          Value rowBase =
+              kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h), numQueries);
+          kb.forEach(firstTile, endTile, one,
+                     [&](KernelBuilder &kb, Value tile) {
+                       buildQueryTile(kb, h, rowBase, tile);
+                     });
+        });
+
+    storeKeyGradients(kb);
+  }
+
+  /// Names the launch's workgroup tiles and private rows (emits nothing).
+  void bindBuffers(gpu::LaunchOp op, ValueRange tiles) {
+    qTile = tiles[0];
+    doutTile = tiles[1];
+    dsTile = tiles[2];
+    probTile = tiles[3];
+    lseTile = tiles[4];
+    deltaTile = tiles[5];
+    correctionTile = tiles[6];
+    keyRow = op.getPrivateAttributions()[0];
+    valueRow = op.getPrivateAttributions()[1];
+    dkRow = op.getPrivateAttributions()[2];
+    dvRow = op.getPrivateAttributions()[3];
+  }
+
+  /// Emits the constants, the block's first key j0, the thread's key j (and
+  /// j clamped), the number of the block's keys and the dropout seed.
+  void buildKeyIds(KernelBuilder &kb, gpu::LaunchOp op) {
+    zero = kb.index(0);
+    one = kb.index(1);
+    numQueries = kb.index(p.numQueries);
+    numKeys = kb.index(p.numKeys);
+    keyDim = kb.index(p.keyDim);
+    valueDim = kb.index(p.valueDim);
+    threads = kb.index(kKeysPerBlock);
+    tx = op.getThreadIds().x;
+    g = op.getBlockIds().y;
+    b = op.getBlockIds().z;
+    j0 = kb.mul(op.getBlockIds().x, threads);
+    j = kb.add(j0, tx);
+    validKey = kb.lt(j, numKeys);
+    // Reads of an out-of-range key or query row go to the last one and
+    // are masked out by validKey / validQuery.
+    jc = kb.min(j, kb.index(p.numKeys - 1));
+    keysHere =
+        kb.min(threads, arith::SubIOp::create(kb.b, kb.loc, numKeys, j0));
+    seed = p.seed ? memref::LoadOp::create(kb.b, kb.loc, p.seed, ValueRange{})
+                  : Value();
+  }
+
+  /// Emits the loads of K_j and V_j into the private rows (zeros for an
+  /// out-of-range key) and the zeroing of the dK_j and dV_j accumulators.
+  void loadKeyRows(KernelBuilder &kb) {
+    kb.forEach(zero, keyDim, one, [&](KernelBuilder &kb, Value d) {
+      kb.store(kb.select(validKey, kb.load(p.key, {b, g, jc, d}), kb.f32(0.0)),
+               keyRow, d);
+      kb.store(kb.f32(0.0), dkRow, d);
+    });
+    kb.forEach(zero, valueDim, one, [&](KernelBuilder &kb, Value d) {
+      kb.store(
+          kb.select(validKey, kb.load(p.value, {b, g, jc, d}), kb.f32(0.0)),
+          valueRow, d);
+      kb.store(kb.f32(0.0), dvRow, d);
+    });
+  }
+
+  /// Emits the work of query tile `tile` of query head h (rowBase: the flat
+  /// index of its row 0 in the row buffers): staging, the entries of
+  /// thread j, then the dK_j, dV_j and dQ accumulations.
+  void buildQueryTile(KernelBuilder &kb, Value h, Value rowBase, Value tile) {
+    Value i0 = kb.mul(tile, kb.index(rows));
+    stageQueryTile(kb, h, rowBase, i0);
+    buildEntries(kb, h, i0);
+    accumulateKeyGradients(kb);
+    accumulateQueryGradient(kb, rowBase, i0);
+  }
+
+  /// Emits the staging of the query tile's rows in workgroup memory,
+  /// between barriers.
+  void stageQueryTile(KernelBuilder &kb, Value h, Value rowBase, Value i0) {
+    double inf = std::numeric_limits<double>::infinity();
+    // Stage Q, dO, LSE, its correction and D of rows i0 .. i0 + Br
+    // (zeros and LSE = +inf past Sq). The barrier before keeps the previous
+    // tile's readers of dS out of the way.
+    kb.barrier();
+    auto stage = [&](Value source, Value tileBuffer, int64_t dim) {
+      Value dimValue = kb.index(dim);
+      kb.forEach(tx, kb.index(rows * dim), threads,
+                 [&](KernelBuilder &kb, Value e) {
+                   Value ii = kb.div(e, dimValue), d = kb.rem(e, dimValue);
+                   Value i = kb.add(i0, ii);
+                   Value ic = kb.min(i, kb.index(p.numQueries - 1));
+                   Value x = kb.load(source, {b, h, ic, d});
+                   kb.store(kb.select(kb.lt(i, numQueries), x, kb.f32(0.0)),
+                            tileBuffer, {ii, d});
+                 });
+    };
+    stage(p.query, qTile, p.keyDim);
+    stage(p.dout, doutTile, p.valueDim);
+    kb.forEach(tx, kb.index(rows), threads, [&](KernelBuilder &kb, Value ii) {
+      Value i = kb.add(i0, ii);
+      Value valid = kb.lt(i, numQueries);
+      Value row = kb.add(rowBase, kb.min(i, kb.index(p.numQueries - 1)));
+      kb.store(kb.select(valid, kb.load(lse, row), kb.f32(inf)), lseTile, ii);
+      kb.store(kb.select(valid, kb.load(delta, row), kb.f32(0.0)), deltaTile,
+               ii);
+      kb.store(kb.select(valid, kb.load(correction, row), kb.f32(0.0)),
+               correctionTile, ii);
+    });
+    kb.barrier();
+  }
+
+  /// Emits thread j's entries (i, j) of the staged query tile: P, dP, dT
+  /// (added into d_mask) and dS, with P' and dS stored in column j of the
+  /// workgroup tiles.
+  void buildEntries(KernelBuilder &kb, Value h, Value i0) {
+    // Thread j against every row of the tile.
+    kb.forEach(zero, kb.index(rows), one, [&](KernelBuilder &kb, Value ii) {
+      Value i = kb.add(i0, ii);
+      Value validQuery = kb.lt(i, numQueries);
+      Value ic = kb.min(i, kb.index(p.numQueries - 1));
+      Value s = kb.sum(keyDim, [&](KernelBuilder &kb, Value d) {
+        return kb.loadProduct(qTile, {ii, d}, keyRow, d);
+      });
+      Logit logit = buildLogit(kb, p, s, b, h, ic, jc);
+      Value inRange = kb.andI(validQuery, validKey);
+      Value visible = kb.andI(
+          inRange, buildAttentionVisible(kb.b, kb.loc, p.logits.visibility, b,
+                                         h, ic, jc));
+      Value prob =
+          kb.select(visible,
+                    kb.exp(kb.subf(kb.subf(logit.logit, kb.load(lseTile, ii)),
+                                   kb.load(correctionTile, ii))),
+                    kb.f32(0.0));
+      Value dp = kb.sum(valueDim, [&](KernelBuilder &kb, Value d) {
+        return kb.loadProduct(doutTile, {ii, d}, valueRow, d);
+      });
+      Value droppedProb = prob;
+      if (Value z = buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
+        droppedProb = kb.mulf(prob, z);
+        dp = kb.mulf(dp, z);
+      }
+      Value dt = kb.mulf(prob, kb.subf(dp, kb.load(deltaTile, ii)));
+      if (dmaskAcc) {
+        // d_mask[broadcast(b, h, i, j)] += dT.
+        Value flat = buildMaskAdjointIndex(kb, p, b, h, ic, jc);
+        kb.ifThen(kb.andI(validQuery, validKey),
+                  [&](KernelBuilder &kb) { kb.atomicAdd(dt, dmaskAcc, flat); });
+      }
+      Value ds = kb.mulf(dt, kb.f32(p.logits.scale));
+      if (logit.capFactor)
+        ds = kb.mulf(ds, logit.capFactor);
+      kb.store(droppedProb, probTile, {ii, tx});
+      kb.store(ds, dsTile, {ii, tx});
+    });
+  }
+
+  /// Emits dV_j += P'ᵀ dO and dK_j += dSᵀ Q over the staged tile, then a
+  /// barrier.
+  void accumulateKeyGradients(KernelBuilder &kb) {
+    // dV_j += sum_i P'_ij dO_i and dK_j += sum_i dS_ij Q_i over the
+    // tile, each element of the private rows read and written once
+    // per tile. Column tx of the P' and dS tiles is this thread's own.
+    auto accumulate = [&](Value row, Value weights, Value tile, Value dim) {
+      kb.forEach(zero, dim, one, [&](KernelBuilder &kb, Value d) {
+        Value sum = kb.sum(kb.index(rows), [&](KernelBuilder &kb, Value ii) {
+          return kb.loadProduct(weights, {ii, tx}, tile, {ii, d});
+        });
+        kb.store(kb.addf(kb.load(row, d), sum), row, d);
+      });
+    };
+    accumulate(dvRow, probTile, doutTile, valueDim);
+    accumulate(dkRow, dsTile, qTile, keyDim);
+    kb.barrier();
+  }
+
+  /// Emits the atomic adds of the staged tile's dQ over the block's keys
+  /// into the f32 dQ accumulator.
+  void accumulateQueryGradient(KernelBuilder &kb, Value rowBase, Value i0) {
+    // dQ_i += sum_j dS_ij K_j over the block's keys, one atomic add
+    // per element of the tile.
+    kb.forEach(
+        tx, kb.index(rows * p.keyDim), threads,
+        [&](KernelBuilder &kb, Value e) {
+          Value ii = kb.div(e, keyDim), d = kb.rem(e, keyDim);
+          Value i = kb.add(i0, ii);
+          kb.ifThen(kb.lt(i, numQueries), [&](KernelBuilder &kb) {
+            Value sum = kb.sum(keysHere, [&](KernelBuilder &kb, Value jj) {
+              Value key = kb.add(j0, jj);
+              return kb.loadProduct(dsTile, {ii, jj}, p.key, {b, g, key, d});
+            });
+            Value flat = kb.add(kb.mul(kb.add(rowBase, i), keyDim), d);
+            kb.atomicAdd(sum, dqAcc, flat);
+          });
+        });
+  }
+
+  /// Emits the stores of dK_j and dV_j (a valid key only).
+  void storeKeyGradients(KernelBuilder &kb) {
+    kb.ifThen(validKey, [&](KernelBuilder &kb) {
+      kb.forEach(zero, keyDim, one, [&](KernelBuilder &kb, Value d) {
+        kb.store(kb.load(dkRow, d), dk, {b, g, j, d});
+      });
+      kb.forEach(zero, valueDim, one, [&](KernelBuilder &kb, Value d) {
+        kb.store(kb.load(dvRow, d), dv, {b, g, j, d});
+      });
+    });
+  }
+};
+
+} // namespace
+
 /// The main kernel: dK and dV of every key, the f32 accumulators of dQ and
 /// d_mask.
 static void buildMainKernel(OpBuilder &builder, Location loc,
@@ -442,194 +690,12 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
                      getGPUMemRefType({p.valueDim}, f32, local),
                      getGPUMemRefType({p.keyDim}, f32, local),
                      getGPUMemRefType({p.valueDim}, f32, local)};
-  double inf = std::numeric_limits<double>::infinity();
+  MainKernel kernel{p, lse, correction, delta, dqAcc, dmaskAcc, dk, dv, rows};
   buildLaunch(
       builder, loc, {ceilDiv(p.numKeys, kKeysPerBlock), p.numKVHeads, p.batch},
       kKeysPerBlock, workgroup, privates,
       [&](KernelBuilder &kb, gpu::LaunchOp op, ValueRange tiles) {
-        Value qTile = tiles[0];
-        Value doutTile = tiles[1];
-        Value dsTile = tiles[2];
-        Value probTile = tiles[3];
-        Value lseTile = tiles[4];
-        Value deltaTile = tiles[5];
-        Value correctionTile = tiles[6];
-        Value keyRow = op.getPrivateAttributions()[0];
-        Value valueRow = op.getPrivateAttributions()[1];
-        Value dkRow = op.getPrivateAttributions()[2];
-        Value dvRow = op.getPrivateAttributions()[3];
-
-        Value zero = kb.index(0), one = kb.index(1);
-        Value numQueries = kb.index(p.numQueries);
-        Value numKeys = kb.index(p.numKeys);
-        Value keyDim = kb.index(p.keyDim), valueDim = kb.index(p.valueDim);
-        Value threads = kb.index(kKeysPerBlock);
-        Value tx = op.getThreadIds().x;
-        Value g = op.getBlockIds().y, b = op.getBlockIds().z;
-        Value j0 = kb.mul(op.getBlockIds().x, threads);
-        Value j = kb.add(j0, tx);
-        Value validKey = kb.lt(j, numKeys);
-        // Reads of an out-of-range key or query row go to the last one and
-        // are masked out by validKey / validQuery.
-        Value jc = kb.min(j, kb.index(p.numKeys - 1));
-        Value keysHere = kb.min(threads, arith::SubIOp::create(
-                                             kb.b, kb.loc, numKeys, j0));
-        Value seed =
-            p.seed ? memref::LoadOp::create(kb.b, kb.loc, p.seed, ValueRange{})
-                   : Value();
-
-        kb.forEach(zero, keyDim, one, [&](KernelBuilder &kb, Value d) {
-          kb.store(kb.select(validKey, kb.load(p.key, {b, g, jc, d}),
-                             kb.f32(0.0)),
-                   keyRow, d);
-          kb.store(kb.f32(0.0), dkRow, d);
-        });
-        kb.forEach(zero, valueDim, one, [&](KernelBuilder &kb, Value d) {
-          kb.store(kb.select(validKey, kb.load(p.value, {b, g, jc, d}),
-                             kb.f32(0.0)),
-                   valueRow, d);
-          kb.store(kb.f32(0.0), dvRow, d);
-        });
-
-        auto [firstTile, endTile] =
-            buildQueryTileRange(kb, p, j0, kKeysPerBlock, rows);
-
-        // The R query heads of kv head g, then the query tiles.
-        kb.forEach(zero, kb.index(p.groupSize), one, [&](KernelBuilder &kb,
-                                                         Value r) {
-          Value h = kb.add(kb.mul(g, kb.index(p.groupSize)), r);
-          Value rowBase =
-              kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h), numQueries);
-          kb.forEach(firstTile, endTile, one, [&](KernelBuilder &kb,
-                                                        Value tile) {
-            Value i0 = kb.mul(tile, kb.index(rows));
-            // Stage Q, dO, LSE, its correction and D of rows i0 .. i0 + Br
-            // (zeros and LSE = +inf past Sq). The barrier before keeps the previous
-            // tile's readers of dS out of the way.
-            kb.barrier();
-            auto stage = [&](Value source, Value tileBuffer, int64_t dim) {
-              Value dimValue = kb.index(dim);
-              kb.forEach(
-                  tx, kb.index(rows * dim), threads,
-                  [&](KernelBuilder &kb, Value e) {
-                    Value ii = kb.div(e, dimValue), d = kb.rem(e, dimValue);
-                    Value i = kb.add(i0, ii);
-                    Value ic = kb.min(i, kb.index(p.numQueries - 1));
-                    Value x = kb.load(source, {b, h, ic, d});
-                    kb.store(kb.select(kb.lt(i, numQueries), x, kb.f32(0.0)),
-                             tileBuffer, {ii, d});
-                  });
-            };
-            stage(p.query, qTile, p.keyDim);
-            stage(p.dout, doutTile, p.valueDim);
-            kb.forEach(tx, kb.index(rows), threads,
-                       [&](KernelBuilder &kb, Value ii) {
-                         Value i = kb.add(i0, ii);
-                         Value valid = kb.lt(i, numQueries);
-                         Value row = kb.add(
-                             rowBase, kb.min(i, kb.index(p.numQueries - 1)));
-                         kb.store(kb.select(valid, kb.load(lse, row),
-                                            kb.f32(inf)),
-                                  lseTile, ii);
-                         kb.store(kb.select(valid, kb.load(delta, row),
-                                            kb.f32(0.0)),
-                                  deltaTile, ii);
-                         kb.store(kb.select(valid, kb.load(correction, row),
-                                            kb.f32(0.0)),
-                                  correctionTile, ii);
-                       });
-            kb.barrier();
-
-            // Thread j against every row of the tile.
-            kb.forEach(zero, kb.index(rows), one, [&](KernelBuilder &kb,
-                                                      Value ii) {
-              Value i = kb.add(i0, ii);
-              Value validQuery = kb.lt(i, numQueries);
-              Value ic = kb.min(i, kb.index(p.numQueries - 1));
-              Value s = kb.sum(keyDim, [&](KernelBuilder &kb, Value d) {
-                return kb.loadProduct(qTile, {ii, d}, keyRow, d);
-              });
-              Logit logit = buildLogit(kb, p, s, b, h, ic, jc);
-              Value inRange = kb.andI(validQuery, validKey);
-              Value visible = kb.andI(
-                  inRange, buildAttentionVisible(kb.b, kb.loc, p.logits.visibility,
-                                                 b, h, ic, jc));
-              Value prob = kb.select(
-                  visible,
-                  kb.exp(kb.subf(kb.subf(logit.logit, kb.load(lseTile, ii)),
-                                 kb.load(correctionTile, ii))),
-                  kb.f32(0.0));
-              Value dp = kb.sum(valueDim, [&](KernelBuilder &kb, Value d) {
-                return kb.loadProduct(doutTile, {ii, d}, valueRow, d);
-              });
-              Value droppedProb = prob;
-              if (Value z = buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
-                droppedProb = kb.mulf(prob, z);
-                dp = kb.mulf(dp, z);
-              }
-              Value dt =
-                  kb.mulf(prob, kb.subf(dp, kb.load(deltaTile, ii)));
-              if (dmaskAcc) {
-                // d_mask[broadcast(b, h, i, j)] += dT.
-                Value flat = buildMaskAdjointIndex(kb, p, b, h, ic, jc);
-                kb.ifThen(kb.andI(validQuery, validKey),
-                          [&](KernelBuilder &kb) {
-                            kb.atomicAdd(dt, dmaskAcc, flat);
-                          });
-              }
-              Value ds = kb.mulf(dt, kb.f32(p.logits.scale));
-              if (logit.capFactor)
-                ds = kb.mulf(ds, logit.capFactor);
-              kb.store(droppedProb, probTile, {ii, tx});
-              kb.store(ds, dsTile, {ii, tx});
-            });
-
-            // dV_j += sum_i P'_ij dO_i and dK_j += sum_i dS_ij Q_i over the
-            // tile, each element of the private rows read and written once
-            // per tile. Column tx of the P' and dS tiles is this thread's own.
-            auto accumulate = [&](Value row, Value weights, Value tile,
-                                  Value dim) {
-              kb.forEach(zero, dim, one, [&](KernelBuilder &kb, Value d) {
-                Value sum =
-                    kb.sum(kb.index(rows), [&](KernelBuilder &kb, Value ii) {
-                      return kb.loadProduct(weights, {ii, tx}, tile, {ii, d});
-                    });
-                kb.store(kb.addf(kb.load(row, d), sum), row, d);
-              });
-            };
-            accumulate(dvRow, probTile, doutTile, valueDim);
-            accumulate(dkRow, dsTile, qTile, keyDim);
-            kb.barrier();
-
-            // dQ_i += sum_j dS_ij K_j over the block's keys, one atomic add
-            // per element of the tile.
-            kb.forEach(
-                tx, kb.index(rows * p.keyDim), threads,
-                [&](KernelBuilder &kb, Value e) {
-                  Value ii = kb.div(e, keyDim), d = kb.rem(e, keyDim);
-                  Value i = kb.add(i0, ii);
-                  kb.ifThen(kb.lt(i, numQueries), [&](KernelBuilder &kb) {
-                    Value sum =
-                        kb.sum(keysHere, [&](KernelBuilder &kb, Value jj) {
-                          Value key = kb.add(j0, jj);
-                          return kb.loadProduct(dsTile, {ii, jj}, p.key,
-                                                {b, g, key, d});
-                        });
-                    Value flat = kb.add(kb.mul(kb.add(rowBase, i), keyDim), d);
-                    kb.atomicAdd(sum, dqAcc, flat);
-                  });
-                });
-          });
-        });
-
-        kb.ifThen(validKey, [&](KernelBuilder &kb) {
-          kb.forEach(zero, keyDim, one, [&](KernelBuilder &kb, Value d) {
-            kb.store(kb.load(dkRow, d), dk, {b, g, j, d});
-          });
-          kb.forEach(zero, valueDim, one, [&](KernelBuilder &kb, Value d) {
-            kb.store(kb.load(dvRow, d), dv, {b, g, j, d});
-          });
-        });
+        kernel.build(kb, op, tiles);
       });
 }
 
