@@ -610,6 +610,140 @@ mapRows(AttentionBlockBuilder &bb, Value rowMax, Value rowSum,
   return generic.getResult(0);
 }
 
+/// What every query block of one kiln.attention reads: its sizes, logit
+/// parameters and dropout, the query operand and whether it has the lse.
+struct ForwardContext {
+  AttentionSizes sizes;
+  AttentionLogits logitParams;
+  AttentionDropout dropout;
+  Value query;
+  bool hasLse;
+};
+
+/// P'[i, j] = e / l * Z / (1 - p) of a block from its logits, and 0 for an
+/// empty row; also returns the rows' m (the max; -inf marks an empty row,
+/// also a block that sees no key) and l (the sum of e = exp(t - m): 0
+/// exactly for an empty row, >= 1 otherwise).
+static std::tuple<Value, Value, Value>
+buildProbabilities(AttentionBlockBuilder &bb, const ForwardContext &c,
+                   const AttentionBlockPosition &at, Value logits) {
+  Type computeType = c.sizes.computeType;
+  Value rowMax = bb.rowMax(logits);
+
+  // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf) is
+  // never evaluated into the result.
+  double negInf = -std::numeric_limits<double>::infinity();
+  Value exps = bb.updateBlock(logits, rowMax, bb.map(2, {0}),
+                              [&](OpBuilder &pb, Location pl, ValueRange args,
+                                  Value, Value) -> Value {
+                                return buildGuardedExp(pb, pl, args[0],
+                                                       args[1], negInf);
+                              });
+
+  Value rowSum = bb.rowSum(exps);
+
+  Value probs = bb.updateBlock(
+      exps, rowSum, bb.map(2, {0}),
+      [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
+          Value j) -> Value {
+        Value zeroValue = arith::ConstantOp::create(
+            pb, pl, pb.getFloatAttr(computeType, 0.0));
+        Value empty = arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OEQ,
+                                            args[1], zeroValue);
+        Value p = arith::DivFOp::create(pb, pl, args[0], args[1]);
+        if (c.dropout.isActive()) {
+          auto [row, key] = at.globalIndices(pb, pl, i, j);
+          p = c.dropout.apply(pb, pl, p, at.b, at.h, row, key);
+        }
+        return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+      });
+  return {probs, rowMax, rowSum};
+}
+
+/// LSE[i] = m + log(l) of a block's rows, and +inf for an empty row
+/// (m = -inf, l = 0), inserted into `lseAcc` at the block's rows.
+static Value insertBlockLse(AttentionBlockBuilder &bb, const ForwardContext &c,
+                            const AttentionBlockPosition &at, int64_t rows,
+                            Value rowMax, Value rowSum, Value lseAcc) {
+  OpBuilder &builder = bb.builder;
+  Type computeType = c.sizes.computeType;
+  double negInf = -std::numeric_limits<double>::infinity();
+  Value rowLse = mapRows(
+      bb, rowMax, rowSum,
+      [&](OpBuilder &pb, Location pl, Value m, Value l) -> Value {
+        Value empty = arith::CmpFOp::create(
+            pb, pl, arith::CmpFPredicate::OEQ, m,
+            arith::ConstantOp::create(pb, pl,
+                                      pb.getFloatAttr(computeType, negInf)));
+        Value lse =
+            arith::AddFOp::create(pb, pl, m, math::LogOp::create(pb, pl, l));
+        return arith::SelectOp::create(
+            pb, pl, empty,
+            arith::ConstantOp::create(pb, pl,
+                                      pb.getFloatAttr(computeType, -negInf)),
+            lse);
+      });
+  SmallVector<OpFoldResult> lseOffsets = {at.b, at.h, at.firstRow};
+  SmallVector<OpFoldResult> lseSizes = {builder.getIndexAttr(1),
+                                        builder.getIndexAttr(1),
+                                        builder.getIndexAttr(rows)};
+  SmallVector<OpFoldResult> lseStrides(3, builder.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(builder, bb.loc, rowLse, lseAcc,
+                                       lseOffsets, lseSizes, lseStrides);
+}
+
+/// One query block of query head h: its rows of O (and of the LSE), given
+/// Kᵀ and V of its kv head; `args` are the O (and LSE) accumulators.
+static SmallVector<Value>
+buildQueryBlock(OpBuilder &builder, Location loc, const ForwardContext &c,
+                Value b, Value h, Value kt, Value v, OpFoldResult firstRow,
+                int64_t rows, ValueRange args) {
+  const AttentionSizes &sizes = c.sizes;
+  AttentionBlockBuilder bb{builder, loc};
+  Value q =
+      extractHeadBlock(builder, loc, c.query, b, h, rows, sizes.keyDim, firstRow);
+  // The key tiles some row of the block may see; every other key has
+  // P = 0 in every row, so it is neither scored nor summed.
+  AttentionBlockPosition at{b, h, firstRow,
+                            buildVisibleKeyTiles(builder, loc,
+                                                 c.logitParams.visibility,
+                                                 firstRow, rows)};
+  const AttentionKeyTiles &tiles = at.tiles;
+
+  // s[i, j] = sum_d Q[i, d] * K[j, d] on the visible columns
+  // [firstKey, endKey), tile by tile, then the logits t in place. The
+  // softmax runs on these columns alone, in place: an invisible key
+  // would add exp(-inf) = 0 to the row sum and nothing to the row max,
+  // so the rows' m, l and P are those of the whole row.
+  Value logits = bb.blockLogits(
+      c.logitParams,
+      bb.visibleProduct(q, kt, tiles, sizes.numKeys, sizes.computeType), at,
+      /*inPlace=*/true);
+  auto [probs, rowMax, rowSum] = buildProbabilities(bb, c, at, logits);
+
+  SmallVector<Value> yields;
+  // O[i, d] = sum_j P'[i, j] * V[j, d] over the visible tiles, as named
+  // linalg.matmuls (V extended to the compute type by their cast). They
+  // must not be linalg.generics: linalg-fuse-elementwise-ops would fuse
+  // `probs` into them, and since `probs` reads its own init (the
+  // in-place block), the fused op would re-normalize P'[i, j] once per
+  // d. The other in-place updates each have two users (a reduction and
+  // the next update), so they are never fused.
+  if (sizes.valueDim == 0) {
+    yields.push_back(args[0]);
+  } else {
+    Value out = bb.filled({rows, sizes.valueDim}, sizes.computeType, 0.0);
+    out = bb.accumulateVisible(probs, v, out, tiles, sizes.numKeys);
+    yields.push_back(insertHeadBlock(builder, loc,
+                                     bb.round(out, sizes.elementType), args[0],
+                                     b, h, firstRow));
+  }
+  if (c.hasLse)
+    yields.push_back(
+        insertBlockLse(bb, c, at, rows, rowMax, rowSum, args[1]));
+  return yields;
+}
+
 /// kiln.attention -> an scf.for over the (b, g) pairs, around the R query
 /// heads of kv head g and their query blocks, of linalg on [rows, Sk]
 /// blocks. f16 and bf16 compute in f32 (scores, softmax and the P·V
@@ -624,19 +758,12 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     Location loc = op.getLoc();
     AttentionSizes sizes = AttentionSizes::get(op);
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
-    int64_t numQueries = sizes.numQueries, numKeys = sizes.numKeys;
-    int64_t keyDim = sizes.keyDim, valueDim = sizes.valueDim;
-    FloatType elementType = sizes.elementType;
-    Type computeType = sizes.computeType;
-    auto computeAttr = [&](double value) {
-      return rewriter.getFloatAttr(computeType, value);
-    };
     AttentionLogits logitParams =
         AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
                              adaptor.getQueryLengths());
 
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         elementType);
+                                         sizes.elementType);
     // The optional lse result [B, Hq, Sq], in the compute type (f32 for half
     // types, as AttentionOp::getLseType says).
     RankedTensorType lseType;
@@ -657,111 +784,13 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
       rewriter.replaceOp(op, results);
       return success();
     }
-    AttentionDropout dropout =
-        AttentionDropout::get(rewriter, loc, sizes, adaptor.getSeed());
+    ForwardContext c{
+        sizes, logitParams,
+        AttentionDropout::get(rewriter, loc, sizes, adaptor.getSeed()),
+        adaptor.getQuery(), bool(lseInit)};
     SmallVector<Value> inits = {init};
     if (lseInit)
       inits.push_back(lseInit);
-
-    // One query block of query head h: its rows of O (and of the LSE).
-    auto queryBlock = [&](OpBuilder &builder, Location loc, Value b, Value h,
-                          Value kt, Value v, OpFoldResult firstRow,
-                          int64_t rows, ValueRange args) -> SmallVector<Value> {
-      AttentionBlockBuilder bb{builder, loc};
-      Value q = extractHeadBlock(builder, loc, adaptor.getQuery(), b, h, rows,
-                                 keyDim, firstRow);
-      // The key tiles some row of the block may see; every other key has
-      // P = 0 in every row, so it is neither scored nor summed.
-      AttentionBlockPosition at{b, h, firstRow,
-                                buildVisibleKeyTiles(builder, loc,
-                                                     logitParams.visibility,
-                                                     firstRow, rows)};
-      const AttentionKeyTiles &tiles = at.tiles;
-
-      // s[i, j] = sum_d Q[i, d] * K[j, d] on the visible columns
-      // [firstKey, endKey), tile by tile, then the logits t in place. The
-      // softmax runs on these columns alone, in place: an invisible key
-      // would add exp(-inf) = 0 to the row sum and nothing to the row max,
-      // so the rows' m, l and P are those of the whole row.
-      Value logits = bb.blockLogits(
-          logitParams, bb.visibleProduct(q, kt, tiles, numKeys, computeType),
-          at, /*inPlace=*/true);
-
-      // m[i] = max_j t[i, j]; -inf marks an empty row (also a block that
-      // sees no key).
-      Value rowMax = bb.rowMax(logits);
-
-      // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf) is
-      // never evaluated into the result.
-      double negInf = -std::numeric_limits<double>::infinity();
-      Value exps = bb.updateBlock(logits, rowMax, bb.map(2, {0}),
-                                  [&](OpBuilder &pb, Location pl,
-                                      ValueRange args, Value, Value) -> Value {
-                                    return buildGuardedExp(pb, pl, args[0],
-                                                           args[1], negInf);
-                                  });
-
-      // l[i] = sum_j e[i, j]: 0 exactly for an empty row, >= 1 otherwise.
-      Value rowSum = bb.rowSum(exps);
-
-      // P'[i, j] = e / l * Z / (1 - p), and 0 for an empty row.
-      Value probs = bb.updateBlock(
-          exps, rowSum, bb.map(2, {0}),
-          [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
-              Value j) -> Value {
-            Value zeroValue =
-                arith::ConstantOp::create(pb, pl, computeAttr(0.0));
-            Value empty = arith::CmpFOp::create(
-                pb, pl, arith::CmpFPredicate::OEQ, args[1], zeroValue);
-            Value p = arith::DivFOp::create(pb, pl, args[0], args[1]);
-            if (dropout.isActive()) {
-              auto [row, key] = at.globalIndices(pb, pl, i, j);
-              p = dropout.apply(pb, pl, p, b, h, row, key);
-            }
-            return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
-          });
-
-      SmallVector<Value> yields;
-      // O[i, d] = sum_j P'[i, j] * V[j, d] over the visible tiles, as named
-      // linalg.matmuls (V extended to the compute type by their cast). They
-      // must not be linalg.generics: linalg-fuse-elementwise-ops would fuse
-      // `probs` into them, and since `probs` reads its own init (the
-      // in-place block), the fused op would re-normalize P'[i, j] once per
-      // d. The other in-place updates each have two users (a reduction and
-      // the next update), so they are never fused.
-      if (valueDim == 0) {
-        yields.push_back(args[0]);
-      } else {
-        Value out = bb.filled({rows, valueDim}, computeType, 0.0);
-        out = bb.accumulateVisible(probs, v, out, tiles, numKeys);
-        yields.push_back(insertHeadBlock(
-            builder, loc, bb.round(out, elementType), args[0], b, h, firstRow));
-      }
-
-      // LSE[i] = m + log(l), and +inf for an empty row (m = -inf, l = 0).
-      if (lseInit) {
-        Value rowLse = mapRows(
-            bb, rowMax, rowSum,
-            [&](OpBuilder &pb, Location pl, Value m, Value l) -> Value {
-              Value empty = arith::CmpFOp::create(
-                  pb, pl, arith::CmpFPredicate::OEQ, m,
-                  arith::ConstantOp::create(pb, pl, computeAttr(negInf)));
-              Value lse = arith::AddFOp::create(pb, pl, m,
-                                                math::LogOp::create(pb, pl, l));
-              return arith::SelectOp::create(
-                  pb, pl, empty,
-                  arith::ConstantOp::create(pb, pl, computeAttr(-negInf)), lse);
-            });
-        SmallVector<OpFoldResult> lseOffsets = {b, h, firstRow};
-        SmallVector<OpFoldResult> lseSizes = {builder.getIndexAttr(1),
-                                              builder.getIndexAttr(1),
-                                              builder.getIndexAttr(rows)};
-        SmallVector<OpFoldResult> lseStrides(3, builder.getIndexAttr(1));
-        yields.push_back(tensor::InsertSliceOp::create(
-            builder, loc, rowLse, args[1], lseOffsets, lseSizes, lseStrides));
-      }
-      return yields;
-    };
 
     // Per (b, g): K[b, g] transposed once for the R query heads of the
     // group, so that each score tile reads its [Dk, Tk] block of Kᵀ with
@@ -773,18 +802,19 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
             ValueRange args) {
           Value kt =
               AttentionBlockBuilder{builder, loc}.transpose(extractHeadBlock(
-                  builder, loc, adaptor.getKey(), b, g, numKeys, keyDim));
+                  builder, loc, adaptor.getKey(), b, g, sizes.numKeys,
+                  sizes.keyDim));
           Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
-                                     numKeys, valueDim);
+                                     sizes.numKeys, sizes.valueDim);
           return buildGroupHeadLoop(
               builder, loc, g, sizes.groupSize, args,
               [&](OpBuilder &builder, Location loc, Value h, ValueRange args) {
                 return buildQueryBlockLoop(
-                    builder, loc, numQueries, args,
+                    builder, loc, sizes.numQueries, args,
                     [&](OpBuilder &builder, Location loc, OpFoldResult firstRow,
                         int64_t rows, ValueRange args) {
-                      return queryBlock(builder, loc, b, h, kt, v, firstRow,
-                                        rows, args);
+                      return buildQueryBlock(builder, loc, c, b, h, kt, v,
+                                             firstRow, rows, args);
                     });
               });
         });
