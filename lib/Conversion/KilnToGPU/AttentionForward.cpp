@@ -208,17 +208,51 @@ static int64_t getSimtKeyTile(const ForwardConfig &c) {
   return tile;
 }
 
-/// One block of kSimtRows threads per (tile of packed rows, kv head, batch);
-/// thread t owns packed row tile * kSimtRows + t, i.e. query row i of head h
-/// (RowTile): its q row, its scores of the current key tile and its output
-/// accumulator in private memory, m and l in registers. All threads stage
-/// each K/V tile in workgroup memory.
-static void buildSimtKernel(OpBuilder &builder, Location loc,
-                            const ForwardConfig &c) {
+namespace {
+/// The SIMT forward kernel being built: one block of kSimtRows threads per
+/// (tile of packed rows, kv head, batch); thread t owns packed row
+/// tile * kSimtRows + t, i.e. query row i of head h (RowTile): its q row,
+/// its scores of the current key tile and its output accumulator in private
+/// memory, m and l in registers. All threads stage each K/V tile in
+/// workgroup memory. The phases emit the kernel in order.
+struct SimtForwardKernel {
+  SimtForwardKernel(OpBuilder &builder, Location loc, const ForwardConfig &c)
+      : builder(builder), loc(loc), c(c), keyTile(getSimtKeyTile(c)),
+        kb{{builder, loc}, c.computeType} {}
+
+  void build();
+
+private:
+  gpu::LaunchOp buildLaunch();
+  void bindThread(gpu::LaunchOp launch);
+  void loadQueryRow();
+  void stageTile(Value source, Value tile, int64_t dim, Value kt, Value count);
+  Value buildTileScores(Value kt, Value count);
+  SmallVector<Value> buildSoftmaxUpdate(Value kt, Value count, Value m,
+                                        Value l, Value tileMax);
+  SmallVector<Value> buildKeyTile(Value kt, ValueRange state);
+  void storeOutput(Value m, Value l);
+
+  OpBuilder &builder;
+  Location loc;
+  const ForwardConfig &c;
   int64_t rows = kSimtRows;
-  int64_t keyTile = getSimtKeyTile(c);
-  KernelBuilder kb{{builder, loc}, c.computeType};
-  Value one = kb.index(1);
+  int64_t keyTile;
+  KernelBuilder kb;
+  Value one, zero;
+  // The launch's buffers and the thread's position.
+  Value keyTileSmem, valueTileSmem, qRow, acc, scores;
+  std::optional<RowTile> tile;
+  Value b, g, tid, rowValid, h, i;
+  AttentionDropout dropout;
+  /// The end of the keys the block sees, and the K/V tile size.
+  Value keyEnd, keyTileSize;
+};
+} // namespace
+
+/// The gpu.launch with the K/V tiles in workgroup memory and the thread's q
+/// row, accumulator and scores in private memory.
+gpu::LaunchOp SimtForwardKernel::buildLaunch() {
   std::array<int64_t, 3> grid = RowTile::grid(c, rows);
   auto shared = gpu::AddressSpace::Workgroup;
   auto local = gpu::AddressSpace::Private;
@@ -232,26 +266,30 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
   SmallVector<Value> tileViews;
   gpu::LaunchOp launch =
       buildKernelLaunch(builder, loc, grid, rows, tileTypes, priv, tileViews);
+  keyTileSmem = tileViews[0];
+  valueTileSmem = tileViews[1];
+  qRow = launch.getPrivateAttributions()[0];
+  acc = launch.getPrivateAttributions()[1];
+  scores = launch.getPrivateAttributions()[2];
+  return launch;
+}
 
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(&launch.getBody().front());
-  Value keyTileSmem = tileViews[0];
-  Value valueTileSmem = tileViews[1];
-  Value qRow = launch.getPrivateAttributions()[0];
-  Value acc = launch.getPrivateAttributions()[1];
-  Value scores = launch.getPrivateAttributions()[2];
+/// The thread's row: batch, kv head, packed row, whether it is a row, its
+/// head and query index; and the dropout.
+void SimtForwardKernel::bindThread(gpu::LaunchOp launch) {
+  tile = RowTile::get(kb, c, launch, rows);
+  b = tile->batch;
+  g = tile->kvHead;
+  tid = launch.getThreadIds().x;
+  zero = kb.index(0);
+  Value packedRow = kb.add(tile->begin, tid);
+  rowValid = kb.lt(packedRow, kb.index(tile->numPacked));
+  std::tie(h, i) = tile->unpack(kb, c, packedRow);
+  dropout = AttentionDropout::get(builder, loc, c, c.seed);
+}
 
-  RowTile tile = RowTile::get(kb, c, launch, rows);
-  Value b = tile.batch, g = tile.kvHead;
-  Value tid = launch.getThreadIds().x;
-  Value zero = kb.index(0);
-  Value packedRow = kb.add(tile.begin, tid);
-  Value rowValid = kb.lt(packedRow, kb.index(tile.numPacked));
-  Value h, i;
-  std::tie(h, i) = tile.unpack(kb, c, packedRow);
-  AttentionDropout dropout = AttentionDropout::get(builder, loc, c, c.seed);
-
-  // q row and accumulator.
+/// The q row in the compute type, and the accumulator at 0.
+void SimtForwardKernel::loadQueryRow() {
   kb.ifThen(rowValid, [&] {
     kb.loop(zero, kb.index(c.keyDim), one, {}, [&](Value d, ValueRange) {
       Value x = memref::LoadOp::create(builder, loc, c.query,
@@ -265,115 +303,113 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
       return SmallVector<Value>{};
     });
   });
+}
 
-  auto [keyBegin, keyEnd] = buildKeyRange(kb, c, tile);
-  Value keyTileSize = kb.index(keyTile);
-  auto tiles = kb.loop(
-      keyBegin, keyEnd, keyTileSize, {kb.negInf(), kb.fconst(0.0)},
-      [&](Value kt, ValueRange state) -> SmallVector<Value> {
-        Value count = kb.min(keyTileSize, kb.sub(keyEnd, kt));
-        // Stage K[b, g, kt:kt+count] and V likewise, all threads
-        // cooperatively (consecutive threads read consecutive elements).
-        gpu::BarrierOp::create(builder, loc);
-        auto stage = [&](Value source, Value tile, int64_t dim) {
-          kb.loop(tid, kb.index(keyTile * dim), kb.index(rows), {},
-                  [&](Value e, ValueRange) {
-                    Value dimValue = kb.index(dim);
-                    Value r = arith::DivUIOp::create(builder, loc, e, dimValue);
-                    Value d = arith::RemUIOp::create(builder, loc, e, dimValue);
-                    kb.ifThen(kb.lt(r, count), [&] {
-                      Value x = memref::LoadOp::create(
-                          builder, loc, source,
-                          ValueRange{b, g, kb.add(kt, r), d});
-                      memref::StoreOp::create(builder, loc, x, tile,
-                                              ValueRange{r, d});
-                    });
-                    return SmallVector<Value>{};
-                  });
-        };
-        stage(c.key, keyTileSmem, c.keyDim);
-        stage(c.value, valueTileSmem, c.valueDim);
-        gpu::BarrierOp::create(builder, loc);
+/// Stages rows [kt, kt + count) of `source` (K or V of [b, g]) in `tile`,
+/// all threads cooperatively (consecutive threads read consecutive
+/// elements).
+void SimtForwardKernel::stageTile(Value source, Value tileSmem, int64_t dim,
+                                  Value kt, Value count) {
+  kb.loop(tid, kb.index(keyTile * dim), kb.index(rows), {},
+          [&](Value e, ValueRange) {
+            Value dimValue = kb.index(dim);
+            Value r = arith::DivUIOp::create(builder, loc, e, dimValue);
+            Value d = arith::RemUIOp::create(builder, loc, e, dimValue);
+            kb.ifThen(kb.lt(r, count), [&] {
+              Value x = memref::LoadOp::create(
+                  builder, loc, source, ValueRange{b, g, kb.add(kt, r), d});
+              memref::StoreOp::create(builder, loc, x, tileSmem,
+                                      ValueRange{r, d});
+            });
+            return SmallVector<Value>{};
+          });
+}
 
-        return kb.ifElse(rowValid, state, [&]() -> SmallVector<Value> {
-          Value m = state[0], l = state[1];
-          // t[r] for the keys of the tile, and their max.
-          Value tileMax =
-              kb.loop(zero, count, one, {kb.negInf()},
-                      [&](Value r, ValueRange mx) -> SmallVector<Value> {
-                        Value dot =
-                            kb.loop(zero, kb.index(c.keyDim), one,
-                                    {kb.fconst(0.0)},
-                                    [&](Value d, ValueRange sum)
-                                        -> SmallVector<Value> {
-                                      Value k = memref::LoadOp::create(
-                                          builder, loc, keyTileSmem,
-                                          ValueRange{r, d});
-                                      Value q = memref::LoadOp::create(
-                                          builder, loc, qRow, d);
-                                      return {kb.addf(
-                                          sum[0],
-                                          kb.mulf(q, kb.convert(
-                                                         k, c.computeType)))};
-                                    })
-                                .getResult(0);
-                        Value t = buildLogit(kb, c, dot, b, h, i,
-                                             kb.add(kt, r));
-                        memref::StoreOp::create(builder, loc, t, scores, r);
-                        return {arith::MaximumFOp::create(builder, loc, mx[0],
-                                                          t)};
-                      })
-                  .getResult(0);
-          // Online softmax: rescale by exp(m - m'), where m' = max(m, tile
-          // max); nothing to rescale while the row has seen no visible key.
-          Value newMax = arith::MaximumFOp::create(builder, loc, m, tileMax);
-          Value stillEmpty = kb.eqf(newMax, kb.negInf());
-          Value alpha =
-              kb.select(stillEmpty, kb.fconst(1.0), kb.exp(kb.subf(m, newMax)));
-          kb.loop(zero, kb.index(c.valueDim), one, {},
-                  [&](Value d, ValueRange) {
-                    Value a = memref::LoadOp::create(builder, loc, acc, d);
-                    memref::StoreOp::create(builder, loc, kb.mulf(a, alpha),
-                                            acc, d);
-                    return SmallVector<Value>{};
-                  });
-          Value newSum =
-              kb.loop(
-                    zero, count, one, {kb.mulf(l, alpha)},
-                    [&](Value r, ValueRange sum) -> SmallVector<Value> {
-                      Value t = memref::LoadOp::create(builder, loc, scores, r);
-                      Value p =
-                          kb.select(kb.eqf(t, kb.negInf()), kb.fconst(0.0),
-                                    kb.exp(kb.subf(t, newMax)));
-                      // l sums every p; the dropout keep bit only weighs
-                      // the contribution to O (P' = P * Z / (1 - p)).
-                      Value w = dropout.apply(builder, loc, p, b, h, i,
-                                              kb.add(kt, r));
-                      kb.loop(zero, kb.index(c.valueDim), one, {},
-                              [&](Value d, ValueRange) {
-                                Value v = memref::LoadOp::create(
-                                    builder, loc, valueTileSmem,
-                                    ValueRange{r, d});
-                                Value a = memref::LoadOp::create(builder, loc,
-                                                                 acc, d);
-                                memref::StoreOp::create(
-                                    builder, loc,
-                                    kb.addf(a,
-                                            kb.mulf(w, kb.convert(
-                                                           v, c.computeType))),
-                                    acc, d);
-                                return SmallVector<Value>{};
-                              });
-                      return {kb.addf(sum[0], p)};
-                    })
-                  .getResult(0);
-          return {newMax, newSum};
-        });
-      });
+/// t[r] for the keys of the tile, stored in `scores`; returns their max.
+Value SimtForwardKernel::buildTileScores(Value kt, Value count) {
+  return kb
+      .loop(zero, count, one, {kb.negInf()},
+            [&](Value r, ValueRange mx) -> SmallVector<Value> {
+              Value dot =
+                  kb.loop(zero, kb.index(c.keyDim), one, {kb.fconst(0.0)},
+                          [&](Value d, ValueRange sum) -> SmallVector<Value> {
+                            Value k = memref::LoadOp::create(
+                                builder, loc, keyTileSmem, ValueRange{r, d});
+                            Value q =
+                                memref::LoadOp::create(builder, loc, qRow, d);
+                            return {kb.addf(
+                                sum[0],
+                                kb.mulf(q, kb.convert(k, c.computeType)))};
+                          })
+                      .getResult(0);
+              Value t = buildLogit(kb, c, dot, b, h, i, kb.add(kt, r));
+              memref::StoreOp::create(builder, loc, t, scores, r);
+              return {arith::MaximumFOp::create(builder, loc, mx[0], t)};
+            })
+      .getResult(0);
+}
 
-  // O = acc / l, exactly 0 for an empty row (l = 0); LSE = m + log l.
+/// Online softmax: rescale by exp(m - m'), where m' = max(m, tile max);
+/// nothing to rescale while the row has seen no visible key. Then adds the
+/// tile's p to l and its weighted V rows to the accumulator; returns
+/// {m', l'}.
+SmallVector<Value> SimtForwardKernel::buildSoftmaxUpdate(Value kt, Value count,
+                                                         Value m, Value l,
+                                                         Value tileMax) {
+  Value newMax = arith::MaximumFOp::create(builder, loc, m, tileMax);
+  Value stillEmpty = kb.eqf(newMax, kb.negInf());
+  Value alpha =
+      kb.select(stillEmpty, kb.fconst(1.0), kb.exp(kb.subf(m, newMax)));
+  kb.loop(zero, kb.index(c.valueDim), one, {}, [&](Value d, ValueRange) {
+    Value a = memref::LoadOp::create(builder, loc, acc, d);
+    memref::StoreOp::create(builder, loc, kb.mulf(a, alpha), acc, d);
+    return SmallVector<Value>{};
+  });
+  Value newSum =
+      kb.loop(
+            zero, count, one, {kb.mulf(l, alpha)},
+            [&](Value r, ValueRange sum) -> SmallVector<Value> {
+              Value t = memref::LoadOp::create(builder, loc, scores, r);
+              Value p = kb.select(kb.eqf(t, kb.negInf()), kb.fconst(0.0),
+                                  kb.exp(kb.subf(t, newMax)));
+              // l sums every p; the dropout keep bit only weighs
+              // the contribution to O (P' = P * Z / (1 - p)).
+              Value w = dropout.apply(builder, loc, p, b, h, i, kb.add(kt, r));
+              kb.loop(zero, kb.index(c.valueDim), one, {},
+                      [&](Value d, ValueRange) {
+                        Value v = memref::LoadOp::create(
+                            builder, loc, valueTileSmem, ValueRange{r, d});
+                        Value a = memref::LoadOp::create(builder, loc, acc, d);
+                        memref::StoreOp::create(
+                            builder, loc,
+                            kb.addf(a, kb.mulf(w, kb.convert(v, c.computeType))),
+                            acc, d);
+                        return SmallVector<Value>{};
+                      });
+              return {kb.addf(sum[0], p)};
+            })
+          .getResult(0);
+  return {newMax, newSum};
+}
+
+/// One K/V tile at kt: staged by every thread, then scored and accumulated
+/// by the threads that own a row; `state` is {m, l}.
+SmallVector<Value> SimtForwardKernel::buildKeyTile(Value kt,
+                                                   ValueRange state) {
+  Value count = kb.min(keyTileSize, kb.sub(keyEnd, kt));
+  gpu::BarrierOp::create(builder, loc);
+  stageTile(c.key, keyTileSmem, c.keyDim, kt, count);
+  stageTile(c.value, valueTileSmem, c.valueDim, kt, count);
+  gpu::BarrierOp::create(builder, loc);
+  return kb.ifElse(rowValid, state, [&]() -> SmallVector<Value> {
+    Value tileMax = buildTileScores(kt, count);
+    return buildSoftmaxUpdate(kt, count, state[0], state[1], tileMax);
+  });
+}
+
+/// O = acc / l, exactly 0 for an empty row (l = 0); LSE = m + log l.
+void SimtForwardKernel::storeOutput(Value m, Value l) {
   kb.ifThen(rowValid, [&] {
-    Value m = tiles.getResult(0), l = tiles.getResult(1);
     Value empty = kb.eqf(l, kb.fconst(0.0));
     kb.loop(zero, kb.index(c.valueDim), one, {}, [&](Value d, ValueRange) {
       Value a = memref::LoadOp::create(builder, loc, acc, d);
@@ -392,7 +428,31 @@ static void buildSimtKernel(OpBuilder &builder, Location loc,
                               ValueRange{b, h, i});
     }
   });
+}
+
+void SimtForwardKernel::build() {
+  one = kb.index(1);
+  gpu::LaunchOp launch = buildLaunch();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&launch.getBody().front());
+  bindThread(launch);
+  loadQueryRow();
+  Value keyBegin;
+  std::tie(keyBegin, keyEnd) = buildKeyRange(kb, c, *tile);
+  keyTileSize = kb.index(keyTile);
+  auto tiles = kb.loop(keyBegin, keyEnd, keyTileSize,
+                       {kb.negInf(), kb.fconst(0.0)},
+                       [&](Value kt, ValueRange state) -> SmallVector<Value> {
+                         return buildKeyTile(kt, state);
+                       });
+  storeOutput(tiles.getResult(0), tiles.getResult(1));
   gpu::TerminatorOp::create(builder, loc);
+}
+
+/// The SIMT kernel (SimtForwardKernel).
+static void buildSimtKernel(OpBuilder &builder, Location loc,
+                            const ForwardConfig &c) {
+  SimtForwardKernel(builder, loc, c).build();
 }
 
 //===----------------------------------------------------------------------===//
