@@ -152,26 +152,15 @@ mlir::kiln::collectAotEntryPoints(ModuleOp module) {
              << " is not a C identifier, so kiln-compile cannot name its C "
                 "function kiln_"
              << function.name << " (rename it or make it private)";
-    auto record = [&](TypeRange types, StringRef kind,
-                      SmallVectorImpl<TensorSpec> &specs) -> LogicalResult {
-      for (auto [i, type] : llvm::enumerate(types)) {
-        std::optional<TensorSpec> spec = getTensorSpec(type);
-        if (!spec)
-          return func.emitError()
-                 << kind << " #" << i << " of @" << function.name
-                 << " has type " << type
-                 << ", but the C ABI only passes statically shaped tensors "
-                    "of "
-                 << kAbiElementTypes;
-        specs.push_back(std::move(*spec));
-      }
-      return success();
-    };
-    if (failed(record(func.getArgumentTypes(), "argument",
-                      function.signature.inputs)) ||
-        failed(record(func.getResultTypes(), "result",
-                      function.signature.results)))
-      return failure();
+    std::string unsupported;
+    std::optional<FunctionSignature> signature = getFunctionSignature(
+        func.getFunctionType(), function.name, unsupported);
+    if (!signature)
+      return func.emitError()
+             << unsupported
+             << ", but the C ABI only passes statically shaped tensors of "
+             << kAbiElementTypes;
+    function.signature = std::move(*signature);
     out.push_back(std::move(function));
   }
   if (failed(checkIdentifiers(out)))

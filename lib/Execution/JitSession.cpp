@@ -135,26 +135,15 @@ void JitSession::recordSignatures(ModuleOp lowered, JitModule &jit) {
       continue;
     JitModule::Entry entry;
     entry.loc = func.getLoc();
-    auto record = [&](TypeRange types, StringRef kind,
-                      SmallVectorImpl<TensorSpec> &specs) {
-      for (auto [i, type] : llvm::enumerate(types)) {
-        std::optional<TensorSpec> spec = getTensorSpec(type);
-        if (spec) {
-          specs.push_back(*spec);
-          continue;
-        }
-        if (entry.unsupported.empty()) {
-          llvm::raw_string_ostream os(entry.unsupported);
-          os << kind << " #" << i << " of @" << func.getSymName()
-             << " has type " << type
-             << ", but the CPU runtime only passes statically shaped tensors "
-                "of "
-             << kAbiElementTypes;
-        }
-      }
-    };
-    record(func.getArgumentTypes(), "argument", entry.signature.inputs);
-    record(func.getResultTypes(), "result", entry.signature.results);
+    std::optional<FunctionSignature> signature = getFunctionSignature(
+        func.getFunctionType(), func.getSymName(), entry.unsupported);
+    if (signature)
+      entry.signature = std::move(*signature);
+    else
+      entry.unsupported += (", but the CPU runtime only passes statically "
+                            "shaped tensors of " +
+                            kAbiElementTypes)
+                               .str();
     jit.functions.insert({func.getSymName(), std::move(entry)});
   }
 }

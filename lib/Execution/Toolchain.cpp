@@ -1,6 +1,6 @@
 //===- Toolchain.cpp - What the JIT and the AOT compiler share ------------===//
 //
-// Toolchain.h, and getTensorSpec of Signature.h.
+// Toolchain.h, and the signature functions of Signature.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,10 +14,34 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
+
+std::optional<FunctionSignature>
+mlir::kiln::getFunctionSignature(FunctionType type, StringRef name,
+                                 std::string &unsupported) {
+  FunctionSignature signature;
+  for (auto [kind, types, specs] :
+       {std::make_tuple(StringRef("argument"), type.getInputs(),
+                        &signature.inputs),
+        std::make_tuple(StringRef("result"), type.getResults(),
+                        &signature.results)}) {
+    for (auto [i, t] : llvm::enumerate(types)) {
+      std::optional<TensorSpec> spec = getTensorSpec(t);
+      if (!spec) {
+        llvm::raw_string_ostream os(unsupported);
+        os << kind << " #" << i << " of @" << name << " has type '" << t
+           << "'";
+        return std::nullopt;
+      }
+      specs->push_back(std::move(*spec));
+    }
+  }
+  return signature;
+}
 
 std::optional<TensorSpec> mlir::kiln::getTensorSpec(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);

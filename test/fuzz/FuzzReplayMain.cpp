@@ -128,9 +128,11 @@ private:
   size_t below(size_t n) { return n ? engine() % n : 0; }
 
   void mutate(std::string &s) {
-    static const char *const kInteresting[] = {
+    static const char *const kNumbers[] = {
         "0",  "-1", "1",  "2147483648", "9223372036854775807",
-        "-9223372036854775808", "18446744073709551616", "1e308", "nan",
+        "-9223372036854775808", "18446744073709551616", "1e308", "nan"};
+    // Inserted tokens: the numbers, then these.
+    static const char *const kTokens[] = {
         "inf", "?", "x", ":", ",", "[", "]", "{", "}", "<", ">", "\"",
         "tensor<", "f16", "bf16", "i1", "i64", "0x0", "dense<", "null",
         "true", "false", "\\u0000"};
@@ -145,7 +147,10 @@ private:
         s[below(s.size())] = char(below(256));
       break;
     case 2: { // Insert an interesting token.
-      const char *token = kInteresting[below(std::size(kInteresting))];
+      size_t k = below(std::size(kNumbers) + std::size(kTokens));
+      const char *token = k < std::size(kNumbers)
+                              ? kNumbers[k]
+                              : kTokens[k - std::size(kNumbers)];
       s.insert(pos, token);
       break;
     }
@@ -178,8 +183,7 @@ private:
       while (end < s.size() && llvm::isDigit(s[end]))
         ++end;
       if (start < s.size())
-        s.replace(start, end - start,
-                  kInteresting[below(9)]);
+        s.replace(start, end - start, kNumbers[below(std::size(kNumbers))]);
       break;
     }
     default: { // Splice with another seed.

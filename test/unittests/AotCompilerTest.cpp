@@ -190,6 +190,13 @@ TEST_F(AotCompilerTest, PrepareFailsBeforeAnyModule) {
   EXPECT_TRUE(diagnostics.messages.empty()) << diagnostics.all();
 }
 
+TEST_F(AotCompilerTest, NeedsALibraryPath) {
+  DiagnosticCollector diagnostics(context);
+  AotCompiler compiler(context, {"", path("h.h"), ""});
+  EXPECT_TRUE(failed(compiler.prepare()));
+  EXPECT_EQ(diagnostics.all(), "no shared library to write (-o)");
+}
+
 TEST_F(AotCompilerTest, OneModulePerCompiler) {
   OwningOpRef<ModuleOp> module = parse(kModule);
   OwningOpRef<ModuleOp> again = parse(kModule);

@@ -184,7 +184,7 @@ TEST_F(JitTest, SignatureMismatches) {
        "@add_f32, @add_small, @outer_i64, @rank3_i32, @takes_index)"},
       {"takes_index",
        {},
-       "argument #0 of @takes_index has type index, but the CPU runtime only "
+       "argument #0 of @takes_index has type 'index', but the CPU runtime only "
        "passes statically shaped tensors of f16, bf16, f32, f64, i1, i8, i32 "
        "or i64"},
   };

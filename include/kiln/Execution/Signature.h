@@ -11,6 +11,7 @@
 
 #include "kiln/Support/HostTensor.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
@@ -46,6 +47,14 @@ struct FunctionSignature {
 /// The spec of `type`, or nothing when it is not a statically shaped ranked
 /// tensor of a kiln element type (which the ABI cannot pass).
 std::optional<TensorSpec> getTensorSpec(Type type);
+
+/// The tensor signature of a function `name` of type `type`, or nothing when
+/// the ABI cannot pass one of its types; `unsupported` then says which, as
+/// "argument #0 of @f has type 'index'" (the callers say what cannot pass
+/// it).
+std::optional<FunctionSignature>
+getFunctionSignature(FunctionType type, StringRef name,
+                     std::string &unsupported);
 
 /// The element types the ABI passes, for diagnostics.
 inline constexpr llvm::StringLiteral kAbiElementTypes =

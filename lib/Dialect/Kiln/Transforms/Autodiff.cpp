@@ -532,17 +532,16 @@ buildGradientGraph(func::FuncOp function, ArrayRef<int64_t> wrt,
   builder.setInsertionPoint(terminator);
   // Split mode: the cotangent arguments follow the inputs, one per float
   // output in order; an integer output seeds nothing.
-  SmallVector<Value> cotangents(graph.body->getArguments().drop_front(
-      graph.numInputs));
+  SmallVector<Value> seeds(graph.outputs.size());
+  if (mode == AutodiffMode::Split) {
+    auto cotangent = graph.body->args_begin() + graph.numInputs;
+    for (auto [seed, output] : llvm::zip(seeds, graph.outputs))
+      if (isDifferentiableType(output.getType()))
+        seed = *cotangent++;
+  }
   auto getSeed = [&](unsigned output) -> Value {
-    if (mode == AutodiffMode::Split) {
-      if (!isDifferentiableType(graph.outputs[output].getType()))
-        return Value();
-      unsigned k = llvm::count_if(
-          ArrayRef<Value>(graph.outputs).take_front(output),
-          [](Value v) { return isDifferentiableType(v.getType()); });
-      return cotangents[k];
-    }
+    if (mode == AutodiffMode::Split)
+      return seeds[output];
     Value loss = graph.outputs[output];
     return autodiff::createSplat(builder, loss.getLoc(), loss.getType(), 1.0);
   };
