@@ -112,7 +112,7 @@ TEST_F(AttentionOpTest, EveryOptionalOperandAndAttribute) {
   Value seed = arg({}, builder.getI64Type());
   auto op = AttentionOp::create(
       builder, loc, q, k, v, mask, keyLengths, queryLengths, seed,
-      /*scale=*/builder.getF64FloatAttr(0.5),
+      /*alibi_slopes=*/nullptr, /*scale=*/builder.getF64FloatAttr(0.5),
       /*causal=*/builder.getUnitAttr(),
       /*window_left=*/builder.getI64IntegerAttr(2),
       /*window_right=*/nullptr,
@@ -144,8 +144,8 @@ TEST_F(AttentionOpTest, OnlySomeOptionalOperands) {
   Value keyLengths = arg({1}, builder.getI64Type());
   auto op = AttentionOp::create(
       builder, loc, q, kv, kv, bias, keyLengths, /*query_lengths=*/nullptr,
-      /*seed=*/nullptr, /*scale=*/nullptr, /*causal=*/nullptr,
-      /*window_left=*/nullptr,
+      /*seed=*/nullptr, /*alibi_slopes=*/nullptr, /*scale=*/nullptr,
+      /*causal=*/nullptr, /*window_left=*/nullptr,
       /*window_right=*/builder.getI64IntegerAttr(1), /*alignment=*/nullptr,
       /*softcap=*/nullptr, /*dropout_p=*/nullptr);
   EXPECT_EQ(op.getResult().getType(),
@@ -192,7 +192,7 @@ TEST_F(AttentionOpTest, VerifierRejectsBuiltOps) {
   auto noSeed =
       AttentionOp::create(builder, loc, q, kv, kv, nullptr, nullptr, nullptr,
                           nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                          nullptr, builder.getF64FloatAttr(0.25));
+                          nullptr, nullptr, builder.getF64FloatAttr(0.25));
   EXPECT_FALSE(verifies(noSeed));
   EXPECT_EQ(lastError, "'kiln.attention' op 'dropout_p' = 0.25 needs a seed "
                        "operand");
@@ -357,7 +357,8 @@ TEST(AttentionOpInterfaceTest, ForwardAndAdjointShareOneDescription) {
     EXPECT_EQ(band.maxDistance, std::optional<int64_t>(0));
 
     AttentionLogits logits = AttentionLogits::get(
-        op, op.getMask(), op.getKeyLengths(), op.getQueryLengths());
+        op, op.getMask(), op.getKeyLengths(), op.getQueryLengths(),
+        op.getAlibiSlopes());
     EXPECT_DOUBLE_EQ(logits.scale, 1.0 / std::sqrt(8.0));
     EXPECT_EQ(logits.softcap, std::optional<double>(30.0));
     EXPECT_EQ(logits.additiveMask, op.getMask());

@@ -557,6 +557,17 @@ std::vector<Case> attentionCases() {
        "{dropout_p = 3.000000e-01 : f64, causal}",
        {{"seed", i64({}, {1234})}}},
       {"attention_no_keys", {1, 2, 1, 2, 0, 2, 2}, ""},
+      // ALiBi's bias -slope[b, h] * |j - p(i)| (the slopes get no gradient).
+      {"attention_alibi_causal",
+       rect,
+       "{causal}",
+       {{"alibi_slopes", given({2}, {0.5, 0.125})}}},
+      {"attention_alibi_batch_mask_gqa_top_left",
+       {2, 4, 2, 3, 4, 2, 2},
+       "{alignment = #kiln.alignment<top_left>}",
+       {{"mask", f64({1, 4, 1, 4}), true},
+        {"alibi_slopes",
+         given({2, 4}, {0.25, 0.5, 0.75, 1.0, 1.25, 0.0625, 0.125, 2.0})}}},
   };
   std::vector<Case> cases;
   for (const test::AttentionCase &a : table)

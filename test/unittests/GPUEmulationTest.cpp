@@ -114,6 +114,9 @@ struct AttentionCase {
   SmallVector<int64_t> keyLengths, queryLengths;
   double dropoutP = 0, scale = 0, softcap = 0;
   int64_t seed = 0;
+  /// ALiBi slopes' shape ([Hq] or [B, Hq]; empty: none) and values, f32.
+  SmallVector<int64_t> alibiShape;
+  SmallVector<double> alibiSlopes;
 };
 
 std::vector<AttentionCase> getAttentionCases() {
@@ -228,6 +231,22 @@ std::vector<AttentionCase> getAttentionCases() {
     lowest.rowBias = NAN;
     lowest.causal = true;
   }
+  {
+    // ALiBi: the slopes of the paper for four heads, over several key and
+    // query tiles of every kernel.
+    AttentionCase &c = add("alibi_causal_gqa", 1, 4, 2, 70, 100, 16, 16);
+    c.causal = true;
+    c.alibiShape = {4};
+    c.alibiSlopes = {0.25, 0.0625, 0.015625, 0.00390625};
+    // Per batch and head, on both sides of the diagonal, with an additive
+    // mask (the raw-score path of the tensor-core forward is off).
+    AttentionCase &batch = add("alibi_batch_mask", 2, 2, 1, 40, 70, 16, 16);
+    batch.topLeft = true;
+    batch.mask = "add";
+    batch.maskShape = {40, 70};
+    batch.alibiShape = {2, 2};
+    batch.alibiSlopes = {0.5, 0.125, 0.03125, 0.75};
+  }
   add("dv_ne_dk", 1, 2, 2, 40, 70, 32, 16);
   add("odd_dims", 1, 2, 1, 40, 70, 20, 12).causal = true;
   // The common head dim: four k-steps of the mma per fragment.
@@ -259,6 +278,8 @@ getOptionalOperands(const AttentionCase &c, StringRef dtype) {
     operands.push_back({"query_lengths", tensorType({c.B}, "i64")});
   if (c.dropoutP > 0)
     operands.push_back({"seed", "tensor<i64>"});
+  if (!c.alibiShape.empty())
+    operands.push_back({"alibi_slopes", tensorType(c.alibiShape, "f32")});
   return operands;
 }
 
@@ -382,6 +403,8 @@ SmallVector<HostTensor> getAttentionInputs(const AttentionCase &c, DType dtype,
     lengths(c.queryLengths, DType::I64);
   if (c.dropoutP > 0)
     inputs.push_back(makeTensor(DType::I64, {}, {double(c.seed)}));
+  if (!c.alibiShape.empty())
+    inputs.push_back(makeTensor(DType::F32, c.alibiShape, c.alibiSlopes));
   return inputs;
 }
 

@@ -749,7 +749,8 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     p.dout = toBuffer(op.getDout());
     p.logits = AttentionLogits::get(op, toBuffer(op.getMask()),
                                     toBuffer(op.getKeyLengths()),
-                                    toBuffer(op.getQueryLengths()));
+                                    toBuffer(op.getQueryLengths()),
+                                    toBuffer(op.getAlibiSlopes()));
     if (op.hasAdditiveMask())
       llvm::append_range(p.maskShape, maskType.getShape());
     if (p.dropout > 0.0)

@@ -687,14 +687,14 @@ struct MmaForwardKernel {
         arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0.0));
     f32NegInf = kb.negInf();
     f32 = builder.getF32Type();
-    // Without softcap and additive mask, the scores stay raw (q.k): max
+    // Without softcap and bias (additive mask, ALiBi), the scores stay raw (q.k): max
     // commutes with a positive scale, so the scale joins log2 e in the
     // exponent, p = 2^(s k - m k) with k = scale log2 e, one fma and one
     // ex2.approx per element. Otherwise t is the logit and k = log2 e. The
     // fma's error (|m k| 2^-24 in the exponent, about 1e-5 relative for
     // logits near 100) is far below the f16/bf16 rounding of P.
     rawScores =
-        !c.logits.softcap && !c.logits.additiveMask && c.logits.scale > 0;
+        !c.logits.softcap && !c.logits.hasBias() && c.logits.scale > 0;
     exponentScale =
         kb.fconst((rawScores ? c.logits.scale : 1.0) * llvm::numbers::log2e);
     // Whether buildWholeTile pays: the predicate has terms, all of them
@@ -930,7 +930,7 @@ struct MmaForwardKernel {
   void buildProbabilities(Value kt, SoftmaxUpdate &u,
                           MutableArrayRef<SmallVector<Value>> scores) {
     // P (unnormalized, then dropped out for O only): one fma and
-    // ex2.approx per element. With an additive mask t - pivot is
+    // ex2.approx per element. With a bias (additive mask, ALiBi) t - pivot is
     // formed first: a huge finite bias (-1e30, finfo.min) makes t and
     // the pivot huge and nearly equal, and the fma would keep the
     // rounding of pivot * k (up to half an ulp of it, 4e22 at -1e30) in
@@ -939,7 +939,7 @@ struct MmaForwardKernel {
       for (int64_t e = 0; e < 4; ++e) {
         Value t = scores[n][e];
         Value exponent =
-            c.logits.additiveMask
+            c.logits.hasBias()
                 ? kb.mulf(kb.subf(t, u.pivots[e / 2]), exponentScale)
                 : Value(math::FmaOp::create(builder, loc, t, exponentScale,
                                             u.pivotTerm[e / 2]));
@@ -1181,7 +1181,7 @@ LogicalResult mlir::kiln::buildAttentionForwardLaunch(
   c.key = operandBuffer(1);
   c.value = operandBuffer(2);
   c.logits = AttentionLogits::get(op, operandBuffer(3), operandBuffer(4),
-                                  operandBuffer(5));
+                                  operandBuffer(5), operandBuffer(7));
   c.seed = operandBuffer(6);
   c.out = outMemref;
   c.lse = lseMemref;

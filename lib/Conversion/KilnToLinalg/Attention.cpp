@@ -760,7 +760,8 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
     AttentionLogits logitParams =
         AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
-                             adaptor.getQueryLengths());
+                             adaptor.getQueryLengths(),
+                             adaptor.getAlibiSlopes());
 
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          sizes.elementType);

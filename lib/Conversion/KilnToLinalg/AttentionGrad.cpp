@@ -120,7 +120,7 @@ static GradContext getGradContext(AttentionGradOp op,
   // The forward's logits, recomputed from the same parameters.
   ctx.logitParams =
       AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
-                           adaptor.getQueryLengths());
+                           adaptor.getQueryLengths(), adaptor.getAlibiSlopes());
   ctx.query = adaptor.getQuery();
   ctx.key = adaptor.getKey();
   ctx.value = adaptor.getValue();

@@ -298,3 +298,30 @@ func.func @lse_dv_0(%q: tensor<1x1x3x4xf64>, %k: tensor<1x1x5x4xf64>, %v: tensor
   %o, %l = kiln.attention %q, %k, %v : tensor<1x1x3x4xf64>, tensor<1x1x5x4xf64>, tensor<1x1x5x0xf64> -> tensor<1x1x3x0xf64>, tensor<1x1x3xf64>
   return %o, %l : tensor<1x1x3x0xf64>, tensor<1x1x3xf64>
 }
+
+// -----
+
+// ALiBi: the score block's payload subtracts slope[h] * |j - p(i)|, with
+// p(i) = i + Sk - Sq (bottom_right) and the distance exact in i64: no
+// [Sq, Sk] bias tensor is built.
+// CHECK-LABEL: func.func @alibi
+// CHECK-SAME: %[[S:[^:]*]]: tensor<2xf32>)
+// CHECK: %[[H:.*]] = arith.remui
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: %[[X:.*]] = arith.mulf
+// CHECK: %[[SLOPE:.*]] = tensor.extract %[[S]][%[[H]]] : tensor<2xf32>
+// CHECK: %[[OFF:.*]] = arith.constant 2 : index
+// CHECK: %[[P:.*]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK: %[[D:.*]] = arith.subi %[[J]], %[[P]] : index
+// CHECK: %[[D64:.*]] = arith.index_cast %[[D]] : index to i64
+// CHECK: %[[ABS:.*]] = math.absi %[[D64]] : i64
+// CHECK: %[[DF:.*]] = arith.sitofp %[[ABS]] : i64 to f32
+// CHECK: %[[PEN:.*]] = arith.mulf %[[SLOPE]], %[[DF]] : f32
+// CHECK: arith.subf %[[X]], %[[PEN]] : f32
+func.func @alibi(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>, %s: tensor<2xf32>) -> tensor<1x2x3x4xf32> {
+  %o = kiln.attention %q, %k, %v alibi_slopes(%s : tensor<2xf32>) : tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x3x4xf32>
+  return %o : tensor<1x2x3x4xf32>
+}

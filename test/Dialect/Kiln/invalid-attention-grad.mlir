@@ -104,3 +104,12 @@ func.func @lse_type(%q: tensor<1x1x3x2xbf16>, %k: tensor<1x1x5x2xbf16>, %v: tens
   %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do out(%do : tensor<1x1x3x2xbf16>) lse(%l : tensor<1x1x3xbf16>) : tensor<1x1x3x2xbf16>, tensor<1x1x5x2xbf16>, tensor<1x1x5x2xbf16>, tensor<1x1x3x2xbf16> -> tensor<1x1x3x2xbf16>, tensor<1x1x5x2xbf16>, tensor<1x1x5x2xbf16>
   return
 }
+
+// -----
+
+// The adjoint carries its forward's slopes, checked by the same rule.
+func.func @grad_alibi_kv_heads(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %do: tensor<1x4x3x8xf32>, %s: tensor<1x2xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op 'alibi_slopes' shape [1, 2] is not broadcastable to [B, Hq] = [1, 4]}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do alibi_slopes(%s : tensor<1x2xf32>) : tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x4x3x8xf32> -> tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>
+  return
+}

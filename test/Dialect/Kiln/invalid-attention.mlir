@@ -78,7 +78,7 @@ func.func @wrong_result_element_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8
 
 func.func @operand_segments(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>) {
   // expected-error @+1 {{'kiln.attention' op 'operandSegmentSizes' must give query, key and value one operand each}}
-  %0 = "kiln.attention"(%q, %k, %k) <{operandSegmentSizes = array<i32: 2, 1, 0, 0, 0, 0, 0>}> : (tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32>) -> tensor<2x4x3x8xf32>
+  %0 = "kiln.attention"(%q, %k, %k) <{operandSegmentSizes = array<i32: 2, 1, 0, 0, 0, 0, 0, 0>}> : (tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32>) -> tensor<2x4x3x8xf32>
   return
 }
 
@@ -191,6 +191,39 @@ func.func @mask_float_element_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf
 func.func @mask_not_broadcastable(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>, %m: tensor<2x1x3x4xi1>) {
   // expected-error @+1 {{'kiln.attention' op mask shape [2, 1, 3, 4] is not broadcastable to [B, Hq, Sq, Sk] = [2, 4, 3, 5]}}
   %0 = kiln.attention %q, %k, %v mask(%m : tensor<2x1x3x4xi1>) : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_rank(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>, %s: tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'kiln.attention' op 'alibi_slopes' must have rank 1 ([Hq]) or 2 ([B, Hq]), got rank 3}}
+  %0 = kiln.attention %q, %k, %v alibi_slopes(%s : tensor<2x4x1xf32>) : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_element_type(%q: tensor<2x4x3x8xf16>, %k: tensor<2x4x5x8xf16>, %v: tensor<2x4x5x8xf16>, %s: tensor<4xbf16>) {
+  // expected-error @+1 {{'kiln.attention' op 'alibi_slopes' element type 'bf16' must be f32 or the query element type 'f16'}}
+  %0 = kiln.attention %q, %k, %v alibi_slopes(%s : tensor<4xbf16>) : tensor<2x4x3x8xf16>, tensor<2x4x5x8xf16>, tensor<2x4x5x8xf16> -> tensor<2x4x3x8xf16>
+  return
+}
+
+// -----
+
+// Slopes per kv head are not enough: the slopes are indexed by query head.
+func.func @alibi_kv_heads(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x8xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.attention' op 'alibi_slopes' shape [2] is not broadcastable to [B, Hq] = [2, 4]}}
+  %0 = kiln.attention %q, %k, %v alibi_slopes(%s : tensor<2xf32>) : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32> -> tensor<2x4x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_batch(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>, %s: tensor<3x4xf32>) {
+  // expected-error @+1 {{'kiln.attention' op 'alibi_slopes' shape [3, 4] is not broadcastable to [B, Hq] = [2, 4]}}
+  %0 = kiln.attention %q, %k, %v alibi_slopes(%s : tensor<3x4xf32>) : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
   return
 }
 

@@ -43,3 +43,16 @@ func.func @saved_forward(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x1x5x4xbf16>, %v:
       -> tensor<1x2x3x4xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x2xbf16>
   return %dq, %dk, %dv : tensor<1x2x3x4xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x2xbf16>
 }
+
+// ALiBi slopes come between the seed and the saved forward.
+// CHECK-LABEL: func.func @alibi
+// CHECK: kiln.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} alibi_slopes(%{{.*}} : tensor<2xf32>) out(%{{.*}} : tensor<1x2x3x2xf32>) lse(%{{.*}} : tensor<1x2x3xf32>) :
+func.func @alibi(%q: tensor<1x2x3x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x2x3x2xf32>,
+                 %s: tensor<2xf32>, %o: tensor<1x2x3x2xf32>, %lse: tensor<1x2x3xf32>)
+    -> (tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>) {
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do alibi_slopes(%s : tensor<2xf32>)
+      out(%o : tensor<1x2x3x2xf32>) lse(%lse : tensor<1x2x3xf32>)
+      : tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<1x2x3x2xf32>
+      -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>
+  return %dq, %dk, %dv : tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>
+}

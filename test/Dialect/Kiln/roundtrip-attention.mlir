@@ -223,3 +223,17 @@ func.func @with_lse_f16(%q: tensor<1x2x3x4xf16>, %k: tensor<1x1x5x4xf16>, %v: te
       : tensor<1x2x3x4xf16>, tensor<1x1x5x4xf16>, tensor<1x1x5x4xf16> -> tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
   return %o, %lse : tensor<1x2x3x4xf16>, tensor<1x2x3xf32>
 }
+
+// ALiBi slopes per query head, and per batch and head.
+// CHECK-LABEL: func.func @alibi
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x3x8xf32>, %[[K:.*]]: tensor<2x2x5x8xf32>, %[[V:.*]]: tensor<2x2x5x8xf32>, %[[S:.*]]: tensor<4xf32>, %[[SB:.*]]: tensor<2x4xf32>, %[[KL:.*]]: tensor<2xi32>)
+// CHECK: kiln.attention %[[Q]], %[[K]], %[[V]] alibi_slopes(%[[S]] : tensor<4xf32>) {causal} : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32> -> tensor<2x4x3x8xf32>
+// CHECK: kiln.attention %[[Q]], %[[K]], %[[V]] key_lengths(%[[KL]] : tensor<2xi32>) alibi_slopes(%[[SB]] : tensor<2x4xf32>) : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32> -> tensor<2x4x3x8xf32>
+func.func @alibi(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x8xf32>, %s: tensor<4xf32>, %sb: tensor<2x4xf32>, %kl: tensor<2xi32>)
+    -> (tensor<2x4x3x8xf32>, tensor<2x4x3x8xf32>) {
+  %0 = kiln.attention %q, %k, %v alibi_slopes(%s : tensor<4xf32>) {causal}
+      : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32> -> tensor<2x4x3x8xf32>
+  %1 = kiln.attention %q, %k, %v key_lengths(%kl : tensor<2xi32>) alibi_slopes(%sb : tensor<2x4xf32>)
+      : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32> -> tensor<2x4x3x8xf32>
+  return %0, %1 : tensor<2x4x3x8xf32>, tensor<2x4x3x8xf32>
+}

@@ -77,3 +77,19 @@ func.func @main(%q: tensor<1x1x3x2xf32>) -> (tensor<f32>, tensor<1x1x3x2xf32>) {
   %l, %g = kiln.value_and_grad @through_lse(%q) {wrt = array<i64: 0>} : (tensor<1x1x3x2xf32>) -> (tensor<f32>, tensor<1x1x3x2xf32>)
   return %l, %g : tensor<f32>, tensor<1x1x3x2xf32>
 }
+
+// -----
+
+// ALiBi slopes that depend on a differentiated argument are refused: their
+// gradient is not computed, and a zero would be silently wrong.
+func.func private @alibi_wrt(%q: tensor<1x2x3x2xf32>, %s: tensor<2xf32>) -> tensor<f32> {
+  %t = kiln.tanh %s : tensor<2xf32>
+  // expected-error @+1 {{cannot differentiate kiln.attention with respect to 'alibi_slopes': the slopes get no gradient (make them a constant or an input that is not differentiated)}}
+  %o = kiln.attention %q, %q, %q alibi_slopes(%t : tensor<2xf32>) : tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32> -> tensor<1x2x3x2xf32>
+  %l = kiln.sum %o {axes = array<i64: 0, 1, 2, 3>} : tensor<1x2x3x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @main(%q: tensor<1x2x3x2xf32>, %s: tensor<2xf32>) -> (tensor<f32>, tensor<1x2x3x2xf32>, tensor<2xf32>) {
+  %l, %gq, %gs = kiln.value_and_grad @alibi_wrt(%q, %s) {wrt = array<i64: 0, 1>} : (tensor<1x2x3x2xf32>, tensor<2xf32>) -> (tensor<f32>, tensor<1x2x3x2xf32>, tensor<2xf32>)
+  return %l, %gq, %gs : tensor<f32>, tensor<1x2x3x2xf32>, tensor<2xf32>
+}

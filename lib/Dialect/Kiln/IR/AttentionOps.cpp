@@ -137,7 +137,7 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         Value key, Value value) {
   build(builder, state, query, key, value, /*mask=*/nullptr,
         /*key_lengths=*/nullptr, /*query_lengths=*/nullptr, /*seed=*/nullptr,
-        /*scale=*/nullptr, /*causal=*/nullptr, /*window_left=*/nullptr,
+        /*alibi_slopes=*/nullptr, /*scale=*/nullptr, /*causal=*/nullptr, /*window_left=*/nullptr,
         /*window_right=*/nullptr, /*alignment=*/nullptr, /*softcap=*/nullptr,
         /*dropout_p=*/nullptr);
 }
@@ -309,6 +309,28 @@ static LogicalResult verifyAttentionLike(
              << "mask shape " << formatShape(maskType.getShape())
              << " is not broadcastable to [B, Hq, Sq, Sk] = "
              << formatShape(scoresShape);
+  }
+
+  // ALiBi slopes: f32 or the query's float type, rank 1 or 2, broadcastable
+  // to [B, Hq].
+  if (Value slopes = op.getAlibiSlopes()) {
+    auto slopesType = cast<RankedTensorType>(slopes.getType());
+    if (slopesType.getRank() < 1 || slopesType.getRank() > 2)
+      return op.emitOpError()
+             << "'alibi_slopes' must have rank 1 ([Hq]) or 2 ([B, Hq]), got "
+                "rank "
+             << slopesType.getRank();
+    Type slopesElementType = slopesType.getElementType();
+    if (!slopesElementType.isF32() && slopesElementType != elementType)
+      return op.emitOpError()
+             << "'alibi_slopes' element type " << slopesElementType
+             << " must be f32 or the query element type " << elementType;
+    SmallVector<int64_t> headsShape = {q[0], q[1]};
+    if (!isBroadcastableTo(slopesType.getShape(), headsShape))
+      return op.emitOpError()
+             << "'alibi_slopes' shape " << formatShape(slopesType.getShape())
+             << " is not broadcastable to [B, Hq] = "
+             << formatShape(headsShape);
   }
 
   // Lengths: [B] of i32 or i64.

@@ -112,6 +112,18 @@ private:
   /// The shape of a mask of rank <= 4, broadcastable to [B, Hq, Sq, Sk],
   /// in the rank-5 layout: its head dim is split into [Hkv, R] (or [1, 1]).
   SmallVector<int64_t> maskShape5(RankedTensorType maskType);
+  /// The shape of ALiBi slopes of rank 1 or 2, broadcastable to [B, Hq], in
+  /// the rank-5 layout [B, Hkv, R, 1, 1] (or [B, 1, 1, 1, 1]).
+  SmallVector<int64_t> slopesShape5(RankedTensorType slopesType) {
+    SmallVector<int64_t> shape2(2 - slopesType.getRank(), 1);
+    llvm::append_range(shape2, slopesType.getShape());
+    if (shape2[1] == 1)
+      return {shape2[0], 1, 1, 1, 1};
+    return {shape2[0], numKVHeads, groupSize, 1, 1};
+  }
+  /// ALiBi's bias -slope[b, h] * |j - p(i)| (AttentionLogits), broadcastable
+  /// to [B, Hkv, R, Sq, Sk] in the compute type.
+  Value buildAlibiBias(Value slopes);
   /// Per-batch lengths [B] as an i64 [B, 1, 1, 1, 1].
   Value lengths5(Value lengths) {
     Value wide = lengths;
@@ -189,6 +201,26 @@ Value AttentionDecomposer::buildVisible() {
   return visible;
 }
 
+Value AttentionDecomposer::buildAlibiBias(Value slopes) {
+  auto iota = [&](ArrayRef<int64_t> shape, uint64_t axis) -> Value {
+    return IotaOp::create(b, loc, RankedTensorType::get(shape, i64()), axis);
+  };
+  // |j - p(i)| = |j - i - offset|, exact in i64 and rounded once.
+  int64_t offset = AttentionBand::getPositionOffset(numQueries, numKeys,
+                                                    op.getAlignment());
+  Value distance = SubOp::create(
+      b, loc,
+      SubOp::create(b, loc, iota({1, 1, 1, 1, numKeys}, 4),
+                    iota({1, 1, 1, numQueries, 1}, 3)),
+      indexScalar(offset));
+  distance = ConvertOp::create(b, loc, AbsOp::create(b, loc, distance),
+                               computeType);
+  Value slopes5 =
+      reshapeTo(b, loc, toCompute(slopes, computeType),
+                slopesShape5(cast<RankedTensorType>(slopes.getType())));
+  return NegOp::create(b, loc, mul(b, loc, slopes5, distance));
+}
+
 AttentionForward AttentionDecomposer::buildForward() {
   AttentionForward forward;
   forward.query =
@@ -210,7 +242,7 @@ AttentionForward AttentionDecomposer::buildForward() {
     scores = mul(b, loc, forward.tanhScores, cap);
   }
 
-  // t = visible ? s + mask_add : -inf.
+  // t = visible ? s + mask_add - alibi * |j - p(i)| : -inf.
   Value t = scores;
   bool additive = op.hasAdditiveMask();
   if (additive) {
@@ -219,6 +251,8 @@ AttentionForward AttentionDecomposer::buildForward() {
             reshapeTo(b, loc, toCompute(mask, computeType),
                       maskShape5(cast<RankedTensorType>(mask.getType()))));
   }
+  if (Value slopes = op.getAlibiSlopes())
+    t = add(b, loc, t, buildAlibiBias(slopes));
   double inf = std::numeric_limits<double>::infinity();
   Value visible = buildVisible();
   Value negInf;

@@ -59,13 +59,17 @@ AttentionSizes AttentionSizes::get(AttentionOpInterface op) {
 // The band
 //===----------------------------------------------------------------------===//
 
+int64_t AttentionBand::getPositionOffset(int64_t numQueries, int64_t numKeys,
+                                         AttentionAlignment alignment) {
+  return alignment == AttentionAlignment::bottom_right ? numKeys - numQueries
+                                                       : 0;
+}
+
 AttentionBand AttentionBand::get(int64_t numQueries, int64_t numKeys,
                                  AttentionAlignment alignment,
                                  std::optional<int64_t> windowLeft,
                                  std::optional<int64_t> windowRight) {
-  // p(i) - i.
-  int64_t offset =
-      alignment == AttentionAlignment::bottom_right ? numKeys - numQueries : 0;
+  int64_t offset = getPositionOffset(numQueries, numKeys, alignment);
   auto bounds = [&](std::optional<int64_t> edge) {
     return edge && *edge < numQueries + numKeys;
   };
@@ -209,7 +213,8 @@ Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
 //===----------------------------------------------------------------------===//
 
 AttentionLogits AttentionLogits::get(AttentionOpInterface op, Value mask,
-                                     Value keyLengths, Value queryLengths) {
+                                     Value keyLengths, Value queryLengths,
+                                     Value alibiSlopes) {
   AttentionLogits logits;
   logits.visibility =
       AttentionVisibility::get(op, mask, keyLengths, queryLengths);
@@ -217,6 +222,12 @@ AttentionLogits AttentionLogits::get(AttentionOpInterface op, Value mask,
   logits.softcap = op.getSoftcapValue();
   if (op.hasAdditiveMask())
     logits.additiveMask = mask;
+  assert(bool(alibiSlopes) == bool(op.getAlibiSlopes()) &&
+         "the slopes to read stand for the op's alibi_slopes");
+  logits.alibiSlopes = alibiSlopes;
+  logits.positionOffset = AttentionBand::getPositionOffset(
+      logits.visibility.numQueries, logits.visibility.numKeys,
+      op.getAlignment());
   return logits;
 }
 
@@ -246,6 +257,24 @@ Value AttentionLogits::buildUnmasked(OpBuilder &builder, Location loc, Value s,
         buildBroadcastRead(builder, loc, additiveMask, ValueRange{b, h, i, j});
     x = arith::AddFOp::create(builder, loc, x,
                               convertFloat(builder, loc, bias, type));
+  }
+  if (alibiSlopes) {
+    // - slope[b, h] * |j - p(i)|, the distance exact in i64 and then
+    // rounded once to the compute type.
+    Value slope = convertFloat(
+        builder, loc,
+        buildBroadcastRead(builder, loc, alibiSlopes, ValueRange{b, h}),
+        type);
+    Value distance = arith::SubIOp::create(
+        builder, loc, j, addConstant(builder, loc, i, positionOffset));
+    distance = math::AbsIOp::create(
+        builder, loc,
+        arith::IndexCastOp::create(builder, loc, builder.getI64Type(),
+                                   distance));
+    Value penalty = arith::MulFOp::create(
+        builder, loc, slope,
+        arith::SIToFPOp::create(builder, loc, type, distance));
+    x = arith::SubFOp::create(builder, loc, x, penalty);
   }
   return x;
 }

@@ -21,7 +21,8 @@ def Kiln_AttentionOpInterface : OpInterface<"AttentionOpInterface"> {
     An op that computes (or differentiates) scaled dot-product attention of
     `query` [B, Hq, Sq, Dk] against `key` [B, Hkv, Sk, Dk] and `value`
     [B, Hkv, Sk, Dv], with the optional `mask` (boolean or additive),
-    `key_lengths`/`query_lengths`, dropout `seed`, and the attributes
+    `key_lengths`/`query_lengths`, dropout `seed`, ALiBi `alibi_slopes`, and
+    the attributes
     `scale`, `causal`, `window_left`, `window_right`, `alignment`, `softcap`
     and `dropout_p` of docs/Attention.md.
 
@@ -44,6 +45,8 @@ def Kiln_AttentionOpInterface : OpInterface<"AttentionOpInterface"> {
                     "getQueryLengths">,
     InterfaceMethod<"The rank-0 i64 dropout seed, or null.", "::mlir::Value",
                     "getSeed">,
+    InterfaceMethod<"The ALiBi slopes, broadcastable to [B, Hq], or null.",
+                    "::mlir::Value", "getAlibiSlopes">,
     InterfaceMethod<"The `scale` attribute, or null.", "::mlir::FloatAttr",
                     "getScaleAttr">,
     InterfaceMethod<"Whether `causal` is set.", "bool", "getCausal">,

@@ -43,6 +43,12 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
       (`i < query_lengths[b]`). Values are clamped to `[0, Sk]` (`[0, Sq]`).
     - `seed`: rank-0 i64, keys the counter-based dropout generator; required
       when `dropout_p > 0`.
+    - `alibi_slopes`: ALiBi's per-head slopes, rank 1 or 2 of any float type,
+      broadcastable (trailing-aligned) to `[B, Hq]`: the logit of entry
+      `(b, h, i, j)` gets `-alibi_slopes[b, h] * |j - p(i)|` added, with the
+      position `p(i)` of `alignment` below (FlashAttention's `alibi_slopes`
+      with the default alignment). The bias is computed, never stored as
+      `[Sq, Sk]`; the slopes are constants of the model and get no gradient.
 
     Attributes:
 
@@ -94,6 +100,7 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     Optional<Kiln_IndexTensor>:$key_lengths,
     Optional<Kiln_IndexTensor>:$query_lengths,
     Optional<Kiln_SeedTensor>:$seed,
+    Optional<Kiln_FloatTensor>:$alibi_slopes,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -112,6 +119,7 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
     (`query_lengths` `(` $query_lengths^ `:` type($query_lengths) `)`)?
     (`seed` `(` $seed^ `:` type($seed) `)`)?
+    (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
     `->` type($result) (`,` type($lse)^)?
   }];
@@ -154,8 +162,8 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     attributes, plus `dout`, the adjoint of the attention's result
     (`[B, Hq, Sq, Dv]`). Results: `dQ`, `dK`, `dV` in the types of `query`,
     `key` and `value`, and, only when the mask is additive (float), `d_mask`
-    in the mask's own type. The boolean mask, the lengths and the seed get
-    no gradient.
+    in the mask's own type. The boolean mask, the lengths, the seed and the
+    ALiBi slopes get no gradient.
 
     The optional operands `out` (the forward's result O, `[B, Hq, Sq, Dv]`
     in the query's type) and `lse` (the forward's `lse` result, `[B, Hq,
@@ -217,6 +225,7 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     Optional<Kiln_SeedTensor>:$seed,
     Optional<Kiln_FloatTensor>:$out,
     Optional<Kiln_FloatTensor>:$lse,
+    Optional<Kiln_FloatTensor>:$alibi_slopes,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -236,6 +245,7 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
     (`query_lengths` `(` $query_lengths^ `:` type($query_lengths) `)`)?
     (`seed` `(` $seed^ `:` type($seed) `)`)?
+    (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`out` `(` $out^ `:` type($out) `)`)?
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($dout)

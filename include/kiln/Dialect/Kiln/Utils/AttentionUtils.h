@@ -81,6 +81,10 @@ struct AttentionSizes {
 struct AttentionBand {
   std::optional<int64_t> minDistance, maxDistance;
 
+  /// p(i) - i: Sk - Sq for bottom_right, 0 for top_left.
+  static int64_t getPositionOffset(int64_t numQueries, int64_t numKeys,
+                                   AttentionAlignment alignment);
+
   static AttentionBand get(AttentionOpInterface op);
   static AttentionBand get(int64_t numQueries, int64_t numKeys,
                            AttentionAlignment alignment,
@@ -158,21 +162,34 @@ Value buildBroadcastRead(OpBuilder &builder, Location loc, Value source,
 /// How the score s = q . k of entry (b, h, i, j) becomes the logit that the
 /// softmax reads, in the forward and in the adjoint (which recomputes it):
 ///
-///   t = visible(b, h, i, j) ? cap(scale * s) + mask_add[b, h, i, j] : -inf
+///   t = visible(b, h, i, j) ? cap(scale * s) + bias(b, h, i, j) : -inf
+///   bias(b, h, i, j) = mask_add[b, h, i, j] - alibi[b, h] * |j - p(i)|
 ///
-/// with cap(x) = c * tanh(x / c) when `softcap` is set.
+/// with cap(x) = c * tanh(x / c) when `softcap` is set, and each term of the
+/// bias only when its operand is present.
 struct AttentionLogits {
   AttentionVisibility visibility;
   double scale = 1.0;
   std::optional<double> softcap;
   /// A float tensor (or memref) broadcastable to [B, Hq, Sq, Sk], or null.
   Value additiveMask;
+  /// ALiBi's slopes: a float tensor (or memref) broadcastable to [B, Hq], or
+  /// null.
+  Value alibiSlopes;
+  /// p(i) - i (AttentionBand::getPositionOffset), for ALiBi's distance.
+  int64_t positionOffset = 0;
 
-  /// Reads the parameters from `op`; `mask`, `keyLengths` and
-  /// `queryLengths` are the values to read at run time, as for
+  /// Reads the parameters from `op`; `mask`, `keyLengths`, `queryLengths`
+  /// and `alibiSlopes` are the values to read at run time (the op's
+  /// operands, or their converted values in a conversion pattern), as for
   /// AttentionVisibility::get.
   static AttentionLogits get(AttentionOpInterface op, Value mask,
-                             Value keyLengths, Value queryLengths);
+                             Value keyLengths, Value queryLengths,
+                             Value alibiSlopes);
+
+  /// Whether t is cap(scale * s) on every visible entry: no additive term
+  /// (additive mask or ALiBi) depends on (b, h, i, j).
+  bool hasBias() const { return additiveMask || alibiSlopes; }
 
   /// Builds t from the score `s` (a float scalar of the compute type, which
   /// t has too) and the index values.

@@ -34,6 +34,14 @@ static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
                         "the differentiated output (remat=save-all decomposes "
                         "attention first, and then differentiates through "
                         "its lse)");
+  // ALiBi's slopes are constants of the model: their gradient
+  // (-sum dT * |j - p(i)| per head) is not computed, and a dropped one would
+  // be a silently wrong gradient.
+  unsigned slopesOperand = op.getODSOperandIndexAndLength(7).first;
+  if (op.getAlibiSlopes() && c.needs(slopesOperand))
+    return op.emitError("cannot differentiate kiln.attention with respect to "
+                        "'alibi_slopes': the slopes get no gradient (make them "
+                        "a constant or an input that is not differentiated)");
   Value dout = c.grad();
   if (!dout)
     return success();
@@ -47,7 +55,8 @@ static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
       c.b, c.loc, op.getQuery().getType(), op.getKey().getType(),
       op.getValue().getType(), dmaskType, op.getQuery(), op.getKey(),
       op.getValue(), dout, mask, op.getKeyLengths(), op.getQueryLengths(),
-      op.getSeed(), out, op.getLse(), op.getScaleAttr(), op.getCausalAttr(),
+      op.getSeed(), out, op.getLse(), op.getAlibiSlopes(), op.getScaleAttr(),
+      op.getCausalAttr(),
       op.getWindowLeftAttr(), op.getWindowRightAttr(), op.getAlignmentAttr(),
       op.getSoftcapAttr(), op.getDropoutPAttr());
   for (unsigned operand = 0; operand < 3; ++operand)
