@@ -258,3 +258,20 @@ func.func @negative_drop_lse(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %
   %0, %1 = kiln.attention %q, %k, %v {causal} : tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x3x4xf32>, tensor<1x2x3xf32>
   return %0, %1 : tensor<1x2x3x4xf32>, tensor<1x2x3xf32>
 }
+
+// -----
+
+// ALiBi slopes that are all zero bias nothing: dropped. Non-zero ones stay.
+// CHECK-LABEL: func.func @drop_zero_alibi_slopes
+// CHECK-SAME: (%[[Q:[^:]*]]: {{[^,]*}}, %[[K:[^:]*]]: {{[^,]*}}, %[[V:[^:]*]]: {{[^)]*}})
+// CHECK: %[[HALF:.*]] = kiln.constant dense<5.000000e-01> : tensor<4xf32>
+// CHECK: %[[O:.*]] = kiln.attention %[[Q]], %[[K]], %[[V]] {causal} :
+// CHECK: %[[P:.*]] = kiln.attention %[[Q]], %[[K]], %[[V]] alibi_slopes(%[[HALF]] : tensor<4xf32>) {causal} :
+// CHECK: return %[[O]], %[[P]]
+func.func @drop_zero_alibi_slopes(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>) -> (tensor<2x4x3x8xf32>, tensor<2x4x3x8xf32>) {
+  %zero = kiln.constant dense<-0.0> : tensor<2x4xf32>
+  %half = kiln.constant dense<0.5> : tensor<4xf32>
+  %0 = kiln.attention %q, %k, %v alibi_slopes(%zero : tensor<2x4xf32>) {causal} : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
+  %1 = kiln.attention %q, %k, %v alibi_slopes(%half : tensor<4xf32>) {causal} : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
+  return %0, %1 : tensor<2x4x3x8xf32>, tensor<2x4x3x8xf32>
+}

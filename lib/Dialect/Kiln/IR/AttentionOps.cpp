@@ -101,7 +101,8 @@ static bool isBlockingMask(Attribute mask) {
 }
 
 /// Returns true when `mask` is a splat constant that changes nothing: true
-/// for a boolean mask, zero (of either sign) for an additive one.
+/// for a boolean mask, zero (of either sign) for an additive one or for ALiBi
+/// slopes.
 static bool isNeutralMask(Attribute mask) {
   auto splat = dyn_cast_if_present<SplatElementsAttr>(mask);
   if (!splat)
@@ -498,6 +499,23 @@ struct DropNeutralMask : OpRewritePattern<AttentionOp> {
   }
 };
 
+/// Drops constant ALiBi slopes that are all zero: the bias -0 * |j - p(i)|
+/// changes no logit.
+struct DropZeroAlibiSlopes : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Attribute slopes;
+    if (!op.getAlibiSlopes() ||
+        !matchPattern(op.getAlibiSlopes(), m_Constant(&slopes)) ||
+        !isNeutralMask(slopes))
+      return rewriter.notifyMatchFailure(op, "no zero constant slopes");
+    rewriter.modifyOpInPlace(op, [&] { op.getAlibiSlopesMutable().clear(); });
+    return success();
+  }
+};
+
 /// Drops constant key (query) lengths that are all >= Sk (Sq): clamped to
 /// the sequence length, they hide nothing.
 struct DropFullLengths : OpRewritePattern<AttentionOp> {
@@ -548,7 +566,7 @@ struct DropUnusedLse : OpRewritePattern<AttentionOp> {
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
   results.add<DropUnusedSeed, DropRedundantWindowRight, DropNeutralMask,
-              DropFullLengths, DropUnusedLse>(context);
+              DropZeroAlibiSlopes, DropFullLengths, DropUnusedLse>(context);
 }
 
 //===----------------------------------------------------------------------===//
