@@ -431,8 +431,8 @@ std::vector<Case> kinkCases() {
   cases.push_back(unary("relu_at_zero", "relu %a", {0, 0, 1}));
   cases.push_back(unary("abs_at_zero", "abs %a", {-1, 0, 1}));
   cases.push_back(unary("clamp_at_bounds",
-                        "clamp %a {max = 0.0 : f64, min = -1.0 : f64}",
-                        {1, 1, 0}));
+                        "clamp %a {max = 2.0 : f64, min = -1.0 : f64}",
+                        {0, 1, 0}));
   cases.push_back(unary("leaky_relu_at_zero",
                         "leaky_relu %a {alpha = 2.000000e-01 : f64}",
                         {0.2, 0.2, 1}));

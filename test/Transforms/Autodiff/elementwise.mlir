@@ -80,13 +80,13 @@ func.func @f(%a: tensor<3xf32>) -> tensor<f32> {
 
 // -----
 
-// clamp: the adjoint passes where min <= x <= max, boundaries included.
+// clamp: the adjoint passes where min < x < max, the bounds excluded (torch 2).
 // CHECK-LABEL: func.func @f_value_and_grad
 // CHECK-SAME: (%[[X:.*]]: tensor<3xf32>)
 // CHECK: %[[LO:.*]] = kiln.constant dense<-1.000000e+00> : tensor<f32>
-// CHECK: kiln.ge %[[X]], %[[LO]]
+// CHECK: kiln.gt %[[X]], %[[LO]]
 // CHECK: %[[HI:.*]] = kiln.constant dense<2.000000e+00> : tensor<f32>
-// CHECK: kiln.le %[[X]], %[[HI]]
+// CHECK: kiln.lt %[[X]], %[[HI]]
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %0 = kiln.clamp %x {max = 2.0 : f64, min = -1.0 : f64} : tensor<3xf32>
   %1 = kiln.sum %0 {axes = array<i64: 0>} : tensor<3xf32> -> tensor<f32>

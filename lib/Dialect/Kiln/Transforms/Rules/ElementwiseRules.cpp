@@ -299,19 +299,20 @@ static LogicalResult geluRule(GeluOp op, RuleContext &c) {
                    add(c.b, c.loc, leftDerivative, rightDerivative));
 }
 static LogicalResult clampRule(ClampOp op, RuleContext &c) {
-  // PyTorch's clamp_backward: the adjoint passes where min <= x <= max,
-  // boundaries included.
+  // PyTorch 2's clamp backward: the adjoint passes where min < x < max,
+  // the bounds themselves excluded (torch 1.13 included them), and not at
+  // NaN.
   Value x = op.getOperand();
   Type et = getElementType(x);
   Value d = c.grad();
   if (FloatAttr lo = op.getMinAttr())
     d = maskOrZero(
         c.b, c.loc,
-        GeOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);
+        GtOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);
   if (FloatAttr hi = op.getMaxAttr())
     d = maskOrZero(
         c.b, c.loc,
-        LeOp::create(c.b, c.loc, x, c.scalar(et, hi.getValueAsDouble())), d);
+        LtOp::create(c.b, c.loc, x, c.scalar(et, hi.getValueAsDouble())), d);
   c.set(0, d);
   return success();
 }
