@@ -15,6 +15,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <cmath>
 
 using namespace mlir;
@@ -206,16 +207,13 @@ AttentionOp AttentionOp::cloneWithLse(OpBuilder &builder, bool withLse) {
                              (*this)->getAttrs());
 }
 
-/// The checks kiln.attention and kiln.attention_grad share: the first
-/// `numRequired` operand groups hold one operand each, then query, key,
-/// value, the mask, the lengths and the attributes. `checkResults` runs
-/// where kiln.attention checks its result type.
+/// The shared checks of kiln.attention and kiln.attention_grad, phase 1:
+/// the first `numRequired` operand groups hold one operand each, and query,
+/// key and value are rank-4 tensors of one element type whose shapes agree.
+/// Returns their types.
 template <typename OpT>
-static LogicalResult verifyAttentionLike(
-    OpT op, unsigned numRequired,
-    function_ref<LogicalResult(RankedTensorType, RankedTensorType,
-                               RankedTensorType)>
-        checkResults) {
+static FailureOr<std::array<RankedTensorType, 3>>
+verifyAttentionOperandShapes(OpT op, unsigned numRequired) {
   // The ODS verifier checks that each optional operand group has 0 or 1
   // operands, but not that the required query, key and value groups have
   // exactly one; without this the accessors below would read out of range.
@@ -274,10 +272,19 @@ static LogicalResult verifyAttentionLike(
            << "key head dim " << k[3] << " does not match query head dim "
            << q[3] << " (both are Dk)";
 
-  // The results (the op's own check).
-  if (failed(checkResults(*queryType, *keyType, *valueType)))
-    return failure();
+  return std::array<RankedTensorType, 3>{*queryType, *keyType, *valueType};
+}
 
+/// Phase 2: the grouped-query heads and the optional operands (mask, ALiBi
+/// slopes, lengths) against the sizes of query [B, Hq, Sq, Dk] and key
+/// [B, Hkv, Sk, Dk].
+template <typename OpT>
+static LogicalResult verifyAttentionOptionalOperands(OpT op,
+                                                     RankedTensorType queryType,
+                                                     RankedTensorType keyType) {
+  ArrayRef<int64_t> q = queryType.getShape();
+  ArrayRef<int64_t> k = keyType.getShape();
+  Type elementType = queryType.getElementType();
   // Grouped-query heads: Hq = R * Hkv with R >= 1. Hq = Hkv = 0 is the one
   // degenerate case left (empty output, R taken as 1). Hkv = 0 is checked
   // first so that the modulo below never divides by zero.
@@ -339,6 +346,12 @@ static LogicalResult verifyAttentionLike(
       failed(verifyLengths(op, op.getQueryLengths(), "query_lengths", q[0])))
     return failure();
 
+  return success();
+}
+
+/// Phase 3: the attributes (band, scale, softcap, dropout).
+template <typename OpT>
+static LogicalResult verifyAttentionAttributes(OpT op) {
   // The band. Read through the attributes: the integer accessors are
   // unsigned.
   if (IntegerAttr left = op.getWindowLeftAttr(); left && left.getInt() < 0)
@@ -381,6 +394,27 @@ static LogicalResult verifyAttentionLike(
     return op.emitOpError() << "'dropout_p' = " << formatDouble(dropout)
                             << " needs a seed operand";
   return success();
+}
+
+/// The checks kiln.attention and kiln.attention_grad share, in this order:
+/// operand shapes, the op's own result types (`checkResults`), the optional
+/// operands, the attributes. The first `numRequired` operand groups are
+/// query, key and value (and dout).
+template <typename OpT>
+static LogicalResult verifyAttentionLike(
+    OpT op, unsigned numRequired,
+    function_ref<LogicalResult(RankedTensorType, RankedTensorType,
+                               RankedTensorType)>
+        checkResults) {
+  FailureOr<std::array<RankedTensorType, 3>> types =
+      verifyAttentionOperandShapes(op, numRequired);
+  if (failed(types))
+    return failure();
+  auto [queryType, keyType, valueType] = *types;
+  if (failed(checkResults(queryType, keyType, valueType)) ||
+      failed(verifyAttentionOptionalOperands(op, queryType, keyType)))
+    return failure();
+  return verifyAttentionAttributes(op);
 }
 
 LogicalResult AttentionOp::verify() {
