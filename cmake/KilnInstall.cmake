@@ -86,6 +86,10 @@ function(kiln_install_project)
 
   foreach(library IN LISTS libraries)
     _kiln_hide_build_only_link_libraries(${library})
+    # A sanitized Kiln's consumers link the sanitizer runtimes too.
+    if(KILN_SANITIZE_LINK_FLAGS)
+      target_link_options(${library} INTERFACE ${KILN_SANITIZE_LINK_FLAGS})
+    endif()
     target_include_directories(${library}
       INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
                 $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>

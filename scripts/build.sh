@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Configures (once) and builds Kiln into ${KILN_BUILD_DIR:-build}.
+# Configures (once) and builds Kiln into the directory of scripts/build-dir.sh.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${KILN_BUILD_DIR:-$root/build}
+build=$("$root/scripts/build-dir.sh")
 
 # ccache keys on paths relative to the checkout, so clones and build dirs share hits.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
@@ -13,6 +13,12 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DLLVM_ENABLE_ASSERTIONS=ON
+fi
+# KILN_SANITIZE (e.g. address,undefined) instruments Kiln and its tests
+# (cmake/KilnSanitize.cmake); reconfigure only when it changes.
+if [ -n "${KILN_SANITIZE:-}" ] &&
+   ! grep -qx "KILN_SANITIZE:STRING=$KILN_SANITIZE" "$build/CMakeCache.txt"; then
+  cmake "$build" -DKILN_SANITIZE:STRING="$KILN_SANITIZE"
 fi
 # KILN_PYTHON (a python with torch, from scripts/python-env.sh) turns on the
 # Python tests; reconfigure only when it changes.

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh Debian 12 machine: install what is
 # missing, configure, build, and run every test (lit + GoogleTest) with ctest.
+# KILN_SANITIZE=address,undefined runs the same suite on a sanitized build
+# (in build-sanitize/; cmake/KilnSanitize.cmake).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${KILN_BUILD_DIR:-$root/build}
+build=$("$root/scripts/build-dir.sh")
 
 "$root/scripts/setup.sh"
 # The Python layer's tests (python/tests) need torch and transformers from

@@ -14,9 +14,41 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unittests
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
+# The flags of a sanitized Kiln (KILN_SANITIZE, cmake/KilnSanitize.cmake) for
+# every C program a test compiles and links against Kiln's runtimes or
+# libraries: empty in a normal build. ctest gives lit the sanitizers' options
+# (ASAN_OPTIONS, UBSAN_OPTIONS), which lit passes on to the tests.
+config.substitutions.append(("%kiln_cflags", config.kiln_sanitize_cflags))
+if config.kiln_sanitize:
+    config.available_features.add("sanitized")
+# `env %no_leak_check VAR=... kiln-run ... --openmp`: LeakSanitizer's exit
+# check crashes in its own tracer ("Tracer caught signal 11") while libomp's
+# worker threads are alive, so the runs that start OpenMP threads go without
+# it in a sanitized build (AddressSanitizer and UBSan stay on); nothing
+# otherwise.
+def _asan_options(extra):
+    return ":".join(filter(None, [os.environ.get("ASAN_OPTIONS", ""), extra]))
+config.substitutions.append(
+    ("%no_leak_check",
+     "ASAN_OPTIONS=" + _asan_options("detect_leaks=0") if config.kiln_sanitize else ""))
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
 
 llvm_config.use_default_substitutions()
+# A Python script that loads a sanitized Kiln library runs with the
+# sanitizers' runtimes preloaded and without leak checking (CPython keeps its
+# allocations until exit).
+# `sh -c '%limit_memory_4gb cmd'`: cmd cannot allocate 4 GB or more at once,
+# by an address-space limit, or in a sanitized build (whose shadow memory
+# needs far more address space) by AddressSanitizer's cap on one allocation,
+# which then returns NULL (allocator_may_return_null) as malloc would.
+config.substitutions.append(
+    ("%limit_memory_4gb",
+     'export ASAN_OPTIONS="$ASAN_OPTIONS:max_allocation_size_mb=4000";'
+     if config.kiln_sanitize else "ulimit -v 4000000;"))
+if config.kiln_sanitize_preload:
+    import sys
+    config.substitutions.insert(0, ("%python", "env LD_PRELOAD=%s ASAN_OPTIONS=%s \"%s\"" % (
+        config.kiln_sanitize_preload, _asan_options("detect_leaks=0"), sys.executable)))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]

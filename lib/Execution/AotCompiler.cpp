@@ -456,6 +456,14 @@ LogicalResult AotCompiler::Impl::link() {
                                    "-Wl,--as-needed",
                                    "-lm",
                                    "-lpthread"};
+#ifdef KILN_SANITIZE_CFLAGS
+  // A sanitized Kiln instruments the C it compiles here like its own code,
+  // and the runtimes linked below are instrumented (cmake/KilnSanitize.cmake).
+  SmallVector<StringRef> sanitizeFlags;
+  StringRef(KILN_SANITIZE_CFLAGS).split(sanitizeFlags, ' ', -1, false);
+  for (StringRef flag : sanitizeFlags)
+    args.push_back(flag.str());
+#endif
   if (cuda()) {
     // The CUDA runtime opens libcuda.so.1 with dlopen and uses pthreads;
     // the emulator uses pthreads (and libm).

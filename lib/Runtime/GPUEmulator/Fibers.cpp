@@ -131,6 +131,8 @@ namespace {
 /// Runs the kernel in a fiber; never returns (a finished fiber is not resumed
 /// until resetFiber gives it a fresh start).
 void fiberMain(Fiber *fiber) {
+  // The first switch into this stack ends here, not in resumeFiber.
+  endStackSwitch(nullptr, /*fromScheduler=*/true);
   launch.entry(launch.params);
   fiber->state = FiberState::Done;
   yieldToScheduler(fiber);

@@ -47,6 +47,23 @@
 #include <ucontext.h>
 #endif
 
+/// Under AddressSanitizer (a KILN_SANITIZE build) every switch tells ASan
+/// which stack it moves to, so that it neither loses track of the stack in
+/// use nor reports the fibers' frames as overflows.
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_EMU_ASAN 1
+#endif
+#endif
+#ifndef KILN_EMU_ASAN
+#define KILN_EMU_ASAN 0
+#endif
+#if KILN_EMU_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 // Hidden in the shared library too (the static one hides every symbol).
 #pragma GCC visibility push(hidden)
 
@@ -80,6 +97,8 @@ struct Fiber {
   /// The usable stack (above its guard region) and its size.
   char *stack;
   size_t stackBytes;
+  /// AddressSanitizer's fake stack of the fiber while it is switched out.
+  void *fakeStack;
   FiberState state;
   WarpOp op;
   int32_t linearId;
@@ -142,6 +161,11 @@ struct Launch {
 #else
   ucontext_t schedulerContext;
 #endif
+  /// The scheduler's stack, as AddressSanitizer reports it when a fiber is
+  /// entered, and its fake stack while a fiber runs (unused without ASan).
+  const void *schedulerStackBottom;
+  size_t schedulerStackSize;
+  void *schedulerFakeStack;
 };
 
 extern Launch launch;
@@ -159,40 +183,73 @@ void runBlock();
 // Context switches (Fibers.cpp), inline in the scheduler and the kernel ABI
 //===----------------------------------------------------------------------===//
 
+/// AddressSanitizer's side of a switch (no-ops without it): before it, the
+/// stack switched to (`fakeStack` null when the current fiber is done, so
+/// that ASan frees its fake frames); after it, on the new stack, the end of
+/// the switch, which also gives the stack left when that was the
+/// scheduler's.
+inline void beginStackSwitch(void **fakeStack, const void *bottom,
+                             size_t size) {
+#if KILN_EMU_ASAN
+  __sanitizer_start_switch_fiber(fakeStack, bottom, size);
+#else
+  (void)fakeStack, (void)bottom, (void)size;
+#endif
+}
+inline void endStackSwitch(void *fakeStack, bool fromScheduler) {
+#if KILN_EMU_ASAN
+  if (fromScheduler)
+    __sanitizer_finish_switch_fiber(fakeStack, &launch.schedulerStackBottom,
+                                    &launch.schedulerStackSize);
+  else
+    __sanitizer_finish_switch_fiber(fakeStack, nullptr, nullptr);
+#else
+  (void)fakeStack, (void)fromScheduler;
+#endif
+}
+
 #if KILN_EMU_ASM_SWITCH
 /// The context switch: saves the callee-saved registers, MXCSR and the x87
 /// control word on the current stack, stores the stack pointer to *saveSp,
 /// and resumes the context whose stack pointer is newSp (Fibers.cpp).
 extern "C" void kilnEmuSwitch(void **saveSp, void *newSp);
-
-/// Resumes `fiber` from the scheduler until it waits or returns.
-inline void resumeFiber(Fiber *fiber) {
-  ++switchCount;
-  kilnEmuSwitch(&launch.schedulerSp, fiber->sp);
-}
-
-/// Suspends the running fiber and returns to the scheduler.
-inline void yieldToScheduler(Fiber *fiber) {
-  ++switchCount;
-  kilnEmuSwitch(&fiber->sp, launch.schedulerSp);
-}
 #else
 /// The fiber that resumeFiber switches to, for a fresh one's trampoline.
 extern Fiber *startingFiber;
+#endif
+
+// The fake stacks live in Launch and Fiber, not in locals: a local whose
+// address is taken gets redzones in the frame, and the frame a finished
+// fiber leaves on its stack would keep them poisoned for the next kernel
+// that reuses the stack.
 
 /// Resumes `fiber` from the scheduler until it waits or returns.
 inline void resumeFiber(Fiber *fiber) {
   ++switchCount;
+  beginStackSwitch(&launch.schedulerFakeStack, fiber->stack,
+                   fiber->stackBytes);
+#if KILN_EMU_ASM_SWITCH
+  kilnEmuSwitch(&launch.schedulerSp, fiber->sp);
+#else
   startingFiber = fiber;
   swapcontext(&launch.schedulerContext, &fiber->context);
+#endif
+  endStackSwitch(launch.schedulerFakeStack, /*fromScheduler=*/false);
 }
 
 /// Suspends the running fiber and returns to the scheduler.
 inline void yieldToScheduler(Fiber *fiber) {
   ++switchCount;
+  beginStackSwitch(fiber->state == FiberState::Done ? nullptr
+                                                    : &fiber->fakeStack,
+                   launch.schedulerStackBottom, launch.schedulerStackSize);
+#if KILN_EMU_ASM_SWITCH
+  kilnEmuSwitch(&fiber->sp, launch.schedulerSp);
+#else
   swapcontext(&fiber->context, &launch.schedulerContext);
-}
 #endif
+  endStackSwitch(fiber->fakeStack, /*fromScheduler=*/true);
+}
 
 //===----------------------------------------------------------------------===//
 // Crashes inside kernels (CrashHandler.cpp)

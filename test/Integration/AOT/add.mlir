@@ -5,7 +5,7 @@
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: kiln-compile %s -o %t/libkadd.so --header %t/kadd.h
-// RUN: cc -std=c99 -Wall -Werror -I%t %S/Inputs/add_main.c -L%t -lkadd -Wl,-rpath,%t -o %t/add_main
+// RUN: cc %kiln_cflags -std=c99 -Wall -Werror -I%t %S/Inputs/add_main.c -L%t -lkadd -Wl,-rpath,%t -o %t/add_main
 // RUN: %t/add_main | FileCheck %s
 // CHECK: add_bias: f32[4,5],f32[5]->f32[4,5]
 // CHECK-NEXT: add_bias ok: 20 values, [0] = 100.5, [19] = 122.75

@@ -24,7 +24,7 @@
 // MEMCPY: [2, 3, 5, 6]
 //
 // RUN: kiln-compile %s -o %t/liblibc.so --header %t/libc.h
-// RUN: cc -std=c99 -Wall -Werror -I%t %S/Inputs/libc_names_main.c -L%t -llibc -Wl,-rpath,%t -lm -o %t/libc_main
+// RUN: cc %kiln_cflags -std=c99 -Wall -Werror -I%t %S/Inputs/libc_names_main.c -L%t -llibc -Wl,-rpath,%t -lm -o %t/libc_main
 // RUN: %t/libc_main | FileCheck %s --check-prefix=AOT
 // AOT: exp ok
 // AOT-NEXT: expf ok
@@ -36,7 +36,7 @@
 // emulator's own expf call bound to @expf: return code 2 and garbage).
 // RUN: mkdir -p %t/emu
 // RUN: kiln-compile --target=cuda-emulator %s -o %t/emu/liblibc.so --header %t/emu/libc.h
-// RUN: cc -std=c99 -Wall -Werror -I%t/emu %S/Inputs/libc_names_main.c -L%t/emu -llibc -Wl,-rpath,%t/emu -lm -o %t/libc_emu
+// RUN: cc %kiln_cflags -std=c99 -Wall -Werror -I%t/emu %S/Inputs/libc_names_main.c -L%t/emu -llibc -Wl,-rpath,%t/emu -lm -o %t/libc_emu
 // RUN: %t/libc_emu | FileCheck %s --check-prefix=AOT
 // The library defines none of those names, not even as local symbols.
 // RUN: nm %t/liblibc.so | FileCheck %s --check-prefix=NM

@@ -4,7 +4,7 @@
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: kiln-compile %S/add.mlir --openmp -o %t/libkadd.so --header %t/kadd.h
-// RUN: cc -std=c99 -Wall -Werror -I%t %S/Inputs/add_main.c -L%t -lkadd -Wl,-rpath,%t -o %t/add_main
+// RUN: cc %kiln_cflags -std=c99 -Wall -Werror -I%t %S/Inputs/add_main.c -L%t -lkadd -Wl,-rpath,%t -o %t/add_main
 // RUN: env OMP_NUM_THREADS=1 %t/add_main | FileCheck %s
 // RUN: env OMP_NUM_THREADS=2 %t/add_main | FileCheck %s
 // CHECK: all ok

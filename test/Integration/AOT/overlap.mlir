@@ -4,7 +4,7 @@
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: kiln-compile %s -o %t/libov.so --header %t/ov.h
-// RUN: cc -std=c99 -Wall -Werror -I%t %S/Inputs/overlap_main.c -L%t -lov -Wl,-rpath,%t -o %t/ov
+// RUN: cc %kiln_cflags -std=c99 -Wall -Werror -I%t %S/Inputs/overlap_main.c -L%t -lov -Wl,-rpath,%t -o %t/ov
 // RUN: %t/ov | FileCheck %s
 // CHECK: in place: 1 "kiln_t: outputs[0] overlaps inputs[0]", input kept
 // CHECK-NEXT: one element in: 1 "kiln_t: outputs[0] overlaps inputs[0]"

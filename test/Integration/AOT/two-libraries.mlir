@@ -7,7 +7,7 @@
 // RUN: rm -rf %t && split-file %s %t && mkdir %t/emu
 // RUN: kiln-compile %t/a.mlir -o %t/liba.so --header %t/a.h
 // RUN: kiln-compile %t/b.mlir -o %t/libb.so --header %t/b.h
-// RUN: cc -std=c99 -Wall -Werror -I%t %S/Inputs/two_libraries_main.c -L%t -la -lb -Wl,-rpath,%t -o %t/ab
+// RUN: cc %kiln_cflags -std=c99 -Wall -Werror -I%t %S/Inputs/two_libraries_main.c -L%t -la -lb -Wl,-rpath,%t -o %t/ab
 // RUN: %t/ab | FileCheck %s
 // CHECK: fb: 1, fb's "kiln_fb: outputs[0] is NULL", fa's "", shared ""
 // CHECK-NEXT: fa: 1, fa's "kiln_fa: inputs is NULL", fb's "kiln_fb: outputs[0] is NULL"
@@ -23,7 +23,7 @@
 // (host pointers, no GPU needed).
 // RUN: kiln-compile --target=cuda-emulator %t/a.mlir -o %t/emu/liba.so --header %t/emu/a.h
 // RUN: kiln-compile --target=cuda-emulator %t/b.mlir -o %t/emu/libb.so --header %t/emu/b.h
-// RUN: cc -std=c99 -Wall -Werror -I%t/emu %S/Inputs/two_libraries_main.c -L%t/emu -la -lb -Wl,-rpath,%t/emu -o %t/emu/ab
+// RUN: cc %kiln_cflags -std=c99 -Wall -Werror -I%t/emu %S/Inputs/two_libraries_main.c -L%t/emu -la -lb -Wl,-rpath,%t/emu -o %t/emu/ab
 // RUN: %t/emu/ab | FileCheck %s
 
 //--- a.mlir

@@ -11,7 +11,7 @@
 // RUN: kiln-opt %s --convert-kiln-to-linalg=index-add-thread-per-column -o %t/columns.mlir
 // RUN: kiln-run %s --entry cases --random-inputs --seed 5 --output-dir %t/rows
 // RUN: kiln-run %t/columns.mlir --entry cases --random-inputs --seed 5 --output-dir %t/columns
-// RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry cases --random-inputs --seed 5 --openmp --output-dir %t/openmp
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %s --entry cases --random-inputs --seed 5 --openmp --output-dir %t/openmp
 // RUN: ls %t/rows | FileCheck %s --check-prefix=FILES
 // RUN: diff -r %t/rows %t/columns
 // RUN: diff -r %t/rows %t/openmp

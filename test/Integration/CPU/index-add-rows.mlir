@@ -20,7 +20,7 @@
 // DEFINE:   --random-range 33:-3:43 --random-range 36:0:5
 // RUN: kiln-run %s %{args} --output-dir %t/rows
 // RUN: kiln-run %t/columns.mlir %{args} --output-dir %t/columns
-// RUN: env OMP_NUM_THREADS=2 kiln-run %s %{args} --openmp --output-dir %t/openmp
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %s %{args} --openmp --output-dir %t/openmp
 // RUN: ls %t/rows | FileCheck %s --check-prefix=FILES
 // RUN: diff -r %t/rows %t/columns
 // RUN: diff -r %t/rows %t/openmp

@@ -5,40 +5,40 @@
 // bit the same with 1 thread, 2 threads and without OpenMP.
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: env OMP_NUM_THREADS=1 kiln-run %s --entry add_bias --openmp --random-inputs --seed 3 --output-dir %t/add1
-// RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry add_bias --openmp --random-inputs --seed 3 --output-dir %t/add2
+// RUN: env %no_leak_check OMP_NUM_THREADS=1 kiln-run %s --entry add_bias --openmp --random-inputs --seed 3 --output-dir %t/add1
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %s --entry add_bias --openmp --random-inputs --seed 3 --output-dir %t/add2
 // RUN: kiln-run %s --entry add_bias --random-inputs --seed 3 --output-dir %t/add0
 // RUN: cmp %t/add1/result0.npy %t/add2/result0.npy
 // RUN: cmp %t/add0/result0.npy %t/add2/result0.npy
 //
-// RUN: env OMP_NUM_THREADS=1 kiln-run %s --entry outer_sum --openmp --random-inputs --output-dir %t/outer1
-// RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry outer_sum --openmp --random-inputs --output-dir %t/outer2
+// RUN: env %no_leak_check OMP_NUM_THREADS=1 kiln-run %s --entry outer_sum --openmp --random-inputs --output-dir %t/outer1
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %s --entry outer_sum --openmp --random-inputs --output-dir %t/outer2
 // RUN: kiln-run %s --entry outer_sum --random-inputs --output-dir %t/outer0
 // RUN: cmp %t/outer1/result0.npy %t/outer2/result0.npy
 // RUN: cmp %t/outer0/result0.npy %t/outer2/result0.npy
 //
-// RUN: env OMP_NUM_THREADS=1 kiln-run %s --entry row_sums --openmp --random-inputs --output-dir %t/sum1
-// RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry row_sums --openmp --random-inputs --output-dir %t/sum2
+// RUN: env %no_leak_check OMP_NUM_THREADS=1 kiln-run %s --entry row_sums --openmp --random-inputs --output-dir %t/sum1
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %s --entry row_sums --openmp --random-inputs --output-dir %t/sum2
 // RUN: kiln-run %s --entry row_sums --random-inputs --output-dir %t/sum0
 // RUN: cmp %t/sum1/result0.npy %t/sum2/result0.npy
 // RUN: cmp %t/sum0/result0.npy %t/sum2/result0.npy
 //
 // The bundled transformer block (matmuls, reductions, attention, loss):
 // the same loss bit for bit with and without threads.
-// RUN: env OMP_NUM_THREADS=2 kiln-run %kiln_src_root/examples/transformer_block.mlir --entry loss --openmp --random-inputs --random-range 0:0:32 --random-range 1:0:5 --output-dir %t/block2
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %kiln_src_root/examples/transformer_block.mlir --entry loss --openmp --random-inputs --random-range 0:0:32 --random-range 1:0:5 --output-dir %t/block2
 // RUN: kiln-run %kiln_src_root/examples/transformer_block.mlir --entry loss --random-inputs --random-range 0:0:32 --random-range 1:0:5 --output-dir %t/block0
 // RUN: cmp %t/block0/result0.npy %t/block2/result0.npy
 //
 // Known values on threads: the broadcasting add of a column and a row.
 // RUN: %python %S/Inputs/make_npy.py %t/col.npy '<i8' 3,1 1,2,3
 // RUN: %python %S/Inputs/make_npy.py %t/row.npy '<i8' 1,4 10,20,30,40
-// RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry small_outer --openmp --input %t/col.npy --input %t/row.npy | FileCheck %s
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %s --entry small_outer --openmp --input %t/col.npy --input %t/row.npy | FileCheck %s
 // CHECK: result0: tensor<3x4xi64>
 // CHECK-NEXT: [11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43]
 //
 // --repeat N runs N times (the first run also starts libomp's threads) and
 // reports the fastest.
-// RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry small_outer --openmp --input %t/col.npy --input %t/row.npy --repeat 3 --time | FileCheck %s --check-prefix=REPEAT
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %s --entry small_outer --openmp --input %t/col.npy --input %t/row.npy --repeat 3 --time | FileCheck %s --check-prefix=REPEAT
 // REPEAT: result0: tensor<3x4xi64>
 // REPEAT-NEXT: [11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43]
 // REPEAT-NEXT: compile: {{[0-9.]+}} ms, run: {{[0-9.]+}} ms (best of 3)
@@ -46,7 +46,7 @@
 // REPEAT0: error: --repeat must be at least 1
 //
 // Zero-size and rank-0 tensors run on threads too.
-// RUN: env OMP_NUM_THREADS=2 kiln-run %s --entry empty_and_scalar --openmp --random-inputs | FileCheck %s --check-prefix=EDGE
+// RUN: env %no_leak_check OMP_NUM_THREADS=2 kiln-run %s --entry empty_and_scalar --openmp --random-inputs | FileCheck %s --check-prefix=EDGE
 // EDGE: result0: tensor<0x5xf32>
 // EDGE-NEXT: []
 // EDGE: result1: tensor<f64>

@@ -9,7 +9,7 @@
 // RUN: mlir-opt %s --pass-pipeline="builtin.module(gpu-kernel-outlining, convert-vector-to-llvm, convert-scf-to-cf, convert-func-to-llvm, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, gpu.module(convert-gpu-to-nvvm), gpu-to-llvm, reconcile-unrealized-casts)" -o %t/nvvm.mlir
 // RUN: kiln-opt %t/nvvm.mlir --kiln-gpu-emulate-kernels | mlir-translate --mlir-to-llvmir -o %t/copy.ll
 // RUN: llc -O0 -relocation-model=pic -filetype=obj %t/copy.ll -o %t/copy.o
-// RUN: cc -o %t/copy %t/copy.o %S/Inputs/misaligned_emulator_main.c %kiln_gpu_emulator -lm -lpthread
+// RUN: cc %kiln_cflags -o %t/copy %t/copy.o %S/Inputs/misaligned_emulator_main.c %kiln_gpu_emulator -lm -lpthread
 // RUN: %t/copy | FileCheck %s
 //
 // CHECK: offset 0: 128 of 128 copied: no error

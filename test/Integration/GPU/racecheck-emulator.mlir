@@ -11,7 +11,7 @@
 // RUN: mlir-opt %s --pass-pipeline="builtin.module(gpu-kernel-outlining, convert-scf-to-cf, convert-func-to-llvm, finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, gpu.module(convert-gpu-to-nvvm), gpu-to-llvm, reconcile-unrealized-casts)" -o %t/nvvm.mlir
 // RUN: kiln-opt %t/nvvm.mlir --kiln-gpu-emulate-kernels | mlir-translate --mlir-to-llvmir -o %t/rotate.ll
 // RUN: llc -O0 -relocation-model=pic -filetype=obj %t/rotate.ll -o %t/rotate.o
-// RUN: cc -o %t/rotate %t/rotate.o %S/Inputs/racecheck_emulator_main.c %kiln_gpu_emulator -lm -lpthread
+// RUN: cc %kiln_cflags -o %t/rotate %t/rotate.o %S/Inputs/racecheck_emulator_main.c %kiln_gpu_emulator -lm -lpthread
 // RUN: env -u KILN_EMU_RACECHECK %t/rotate | FileCheck %s --check-prefix=OFF
 // RUN: env KILN_EMU_RACECHECK=1 %t/rotate | FileCheck %s --check-prefix=ON
 //
