@@ -117,7 +117,8 @@ NR = "lib/Dialect/Kiln/Transforms/Rules/NNRules.cpp"
 TR = "lib/Dialect/Kiln/Transforms/Rules/TensorRules.cpp"
 CR = "lib/Dialect/Kiln/Transforms/Rules/ConvRules.cpp"
 AR = "lib/Dialect/Kiln/Transforms/Rules/AttentionRules.cpp"
-GJ = "lib/Target/GraphJson/GraphJsonImport.cpp"
+GJ = "lib/Target/GraphJson/GraphJsonImportNode.cpp"
+GJV = "lib/Target/GraphJson/GraphJsonImportValues.cpp"
 K2L = "lib/Conversion/KilnToLinalg/KilnToLinalg.cpp"
 EP = "lib/Conversion/KilnToLinalg/EntryPoints.cpp"
 KC = "lib/Runtime/AotEntryPoints.c"
@@ -510,7 +511,7 @@ MUTANTS = [
            "    if (refused)\n      return signalPassFailure();", "",
            "an op without a CPU lowering no longer fails the pass up front",
            [gtest("KilnCPUBackendTests", "KilnToLinalgTest.*")]),
-    Mutant("json-data-count", "error paths", GJ,
+    Mutant("json-data-count", "error paths", GJV,
            "if (int64_t(it->size()) != numElements)", "if (int64_t(it->size()) > numElements)",
            "a short constant data array accepted", [GRAPH_JSON, lit("Translate", ("kiln-opt", "kiln-translate"))]),
     Mutant("json-bad-index", "error paths", GJ,
