@@ -402,7 +402,7 @@ MUTANTS = [
            "mma backward: a block one key left of the band taken as whole",
            [EMU_F16_MMA]),
     Mutant("gpu-bwdmma-softcap", "GPU kernels", GBM,
-           "                    if (entry.logit.capFactor)\n                      ds = kb.mulf(ds, entry.logit.capFactor);\n",
+           "        if (entry.logit.capFactor)\n          ds = kb.mulf(ds, entry.logit.capFactor);\n",
            "",
            "mma backward drops the softcap factor", [EMU_F16_MMA]),
 
