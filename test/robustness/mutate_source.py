@@ -106,6 +106,9 @@ PH = "lib/Dialect/Kiln/Utils/Philox.cpp"
 DR = "lib/Conversion/KilnToLinalg/Dropout.cpp"
 DA = "lib/Dialect/Kiln/Transforms/DecomposeAttention.cpp"
 GF = "lib/Conversion/KilnToGPU/AttentionForward.cpp"
+GFH = "lib/Conversion/KilnToGPU/AttentionForward.h"
+GFS = "lib/Conversion/KilnToGPU/AttentionForwardSimt.cpp"
+GFM = "lib/Conversion/KilnToGPU/AttentionForwardMma.cpp"
 GB = "lib/Conversion/KilnToGPU/AttentionBackward.cpp"
 GBM = "lib/Conversion/KilnToGPU/AttentionBackwardMma.cpp"
 VER = "lib/Dialect/Kiln/IR/AttentionOps.cpp"
@@ -348,28 +351,28 @@ MUTANTS = [
            "    hi = kb.min(hi, kb.add(endKey, kb.index(-1)));",
            "forward key range stops one key before the band's right edge",
            [EMU_F32]),
-    Mutant("gpu-fwd-gqa-pack", "GPU kernels", GF,
+    Mutant("gpu-fwd-gqa-pack", "GPU kernels", GFH,
            "return {kb.add(kb.mul(kvHead, group), member), at};",
            "return {kb.add(kvHead, member), at};",
            "packed GQA row maps to head g + r instead of g * R + r", [EMU_F32]),
-    Mutant("gpu-fwd-alpha", "GPU kernels", GF,
+    Mutant("gpu-fwd-alpha", "GPU kernels", GFS,
            "kb.select(stillEmpty, kb.fconst(1.0), kb.exp(kb.subf(m, newMax)));",
            "kb.select(stillEmpty, kb.fconst(1.0), kb.exp(kb.subf(newMax, m)));",
            "SIMT online-softmax rescale exp(m' - m) instead of exp(m - m')",
            [EMU_F32]),
-    Mutant("gpu-fwd-sum-dropped", "GPU kernels", GF,
+    Mutant("gpu-fwd-sum-dropped", "GPU kernels", GFS,
            "return {kb.addf(sum[0], p)};", "return {kb.addf(sum[0], w)};",
            "SIMT row sum l adds the dropped-out weight", [EMU_F32]),
-    Mutant("gpu-fwd-lse-empty", "GPU kernels", GF,
+    Mutant("gpu-fwd-lse-empty", "GPU kernels", GFS,
            "kb.select(empty, kb.fconst(std::numeric_limits<double>::infinity()),",
            "kb.select(empty, kb.fconst(-std::numeric_limits<double>::infinity()),",
            "SIMT LSE of an empty row -inf", [EMU_PAIRED_F32]),
-    Mutant("gpu-fwd-mma-whole-left", "GPU kernels", GF,
+    Mutant("gpu-fwd-mma-whole-left", "GPU kernels", GFM,
            "arith::CmpIPredicate::sge, kt,\n                                firstKey));",
            "arith::CmpIPredicate::sge, kt,\n                                kb.add(firstKey, kb.index(-1))));",
            "mma forward: a tile one key left of the band taken as whole",
            [EMU_F16_MMA]),
-    Mutant("gpu-fwd-mma-whole-right", "GPU kernels", GF,
+    Mutant("gpu-fwd-mma-whole-right", "GPU kernels", GFM,
            "kb.lt(last, endKey));",
            "kb.lt(last, kb.add(endKey, kb.index(1))));",
            "mma forward: a tile one key right of the band taken as whole",
