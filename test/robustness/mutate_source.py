@@ -453,9 +453,10 @@ MUTANTS = [
            "Value dropped = LtOp::create(c.b, c.loc, op.getResult(), zero);",
            "relu'(0) = 1", [AD_CASE("relu"), FIX_AD]),
     Mutant("ad-clamp-bound", "autodiff", ER,
-           "GeOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);",
            "GtOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);",
-           "clamp passes no adjoint at x = min", [AD_CASE("clamp"), FIX_AD]),
+           "GeOp::create(c.b, c.loc, x, c.scalar(et, lo.getValueAsDouble())), d);",
+           "clamp passes the adjoint at x = min (torch 1.13's rule, not torch "
+           "2's)", [AD_CASE("clamp"), FIX_AD]),
     Mutant("ad-amax-tie", "autodiff", RR,
            "c.set(0, mul(c.b, c.loc, mask, share));",
            "c.set(0, mul(c.b, c.loc, mask, g));",
