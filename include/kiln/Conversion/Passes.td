@@ -138,8 +138,8 @@ def ConvertKilnAttentionToGPUPass
     kernels (a `gpu.launch` workgroup attribution could not ask for the
     alignment).
 
-    The forward lives in `lib/Conversion/KilnToGPU/AttentionForward.cpp`, the
-    backward in `AttentionBackward.cpp`; see docs/GPUBackend.md.
+    The forward lives in `lib/Conversion/KilnToGPU/AttentionForward*.cpp`, the
+    backward in `AttentionBackward*.cpp`; see docs/GPUBackend.md.
   }];
   let options = [
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
