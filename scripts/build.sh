@@ -12,7 +12,7 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
-    -DLLVM_ENABLE_ASSERTIONS=ON
+    -DKILN_ENABLE_ASSERTIONS=ON
 fi
 # KILN_SANITIZE (e.g. address,undefined) instruments Kiln and its tests
 # (cmake/KilnSanitize.cmake); reconfigure only when it changes.

@@ -19,7 +19,6 @@ class OpBuilderTest : public ::testing::Test {
 protected:
   OpBuilderTest() : builder(&context) {
     context.loadDialect<KilnDialect>();
-    loc = builder.getUnknownLoc();
     module = ModuleOp::create(loc);
     builder.setInsertionPointToEnd(module->getBody());
     f32 = builder.getF32Type();
@@ -41,7 +40,8 @@ protected:
 
   MLIRContext context;
   OpBuilder builder;
-  Location loc = UnknownLoc();
+  // A null UnknownLoc() would trip Location's assertion: the context's own.
+  Location loc = UnknownLoc::get(&context);
   OwningOpRef<ModuleOp> module;
   Type f32;
 };

@@ -36,7 +36,7 @@ static constexpr StringLiteral kValueLayout = "[B, Hkv, Sk, Dv]";
 /// Returns `type` as a ranked tensor of rank 4, or emits
 /// "<name> must have rank 4 <layout>, got rank N" through `emitError`.
 static FailureOr<RankedTensorType>
-getRank4Type(function_ref<InFlightDiagnostic()> emitError, Type type,
+getRank4Type(function_ref<OptionalDiagnostic()> emitError, Type type,
              StringRef name, StringRef layout) {
   auto tensorType = dyn_cast<RankedTensorType>(type);
   if (!tensorType) {
@@ -149,13 +149,8 @@ AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                               ValueRange operands, DictionaryAttr attributes,
                               OpaqueProperties properties, RegionRange regions,
                               SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = [&]() -> InFlightDiagnostic {
-    // Without a location there is nowhere to report: return an empty
-    // diagnostic, which converts to failure() like a reported one.
-    if (loc)
-      return mlir::emitError(*loc);
-    return InFlightDiagnostic();
-  };
+  // Without a location there is nowhere to report: the errors are dropped.
+  auto emitError = optionalErrorAt(loc);
   // query, key and value lead the operand list whatever optional operands
   // follow, so this does not depend on the (not yet verified) segment sizes.
   if (operands.size() < 3) {

@@ -80,7 +80,7 @@ LogicalResult mlir::kiln::inferBroadcastBinaryResult(
 }
 
 LogicalResult
-mlir::kiln::verifyAxes(function_ref<InFlightDiagnostic()> emitError,
+mlir::kiln::verifyAxes(function_ref<OptionalDiagnostic()> emitError,
                        ArrayRef<int64_t> axes, int64_t rank, StringRef what) {
   llvm::SmallSet<int64_t, 8> seen;
   for (int64_t axis : axes) {

@@ -19,17 +19,14 @@ using namespace mlir::kiln;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-using EmitErrorFn = function_ref<InFlightDiagnostic()>;
+/// Starts an error: at the op in a verifier, at the inference's location
+/// (or nowhere, OptionalDiagnostic) in type inference.
+using EmitErrorFn = function_ref<OptionalDiagnostic()>;
 
-/// Returns a callback that emits errors at `loc`. Without a location the
-/// callback returns an inactive diagnostic, so that type inference can be
-/// queried silently.
+/// Returns a callback that emits errors at `loc`; without a location the
+/// errors are dropped, so that type inference can be queried silently.
 static auto errorEmitterAt(std::optional<Location> loc) {
-  return [loc]() -> InFlightDiagnostic {
-    if (loc)
-      return mlir::emitError(*loc);
-    return InFlightDiagnostic();
-  };
+  return optionalErrorAt(loc);
 }
 
 /// Returns the type of `value` when it is a statically shaped ranked tensor;

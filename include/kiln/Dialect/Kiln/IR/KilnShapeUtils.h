@@ -9,6 +9,7 @@
 #define KILN_DIALECT_KILN_IR_KILNSHAPEUTILS_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/ValueRange.h"
 #include "mlir/Support/LLVM.h"
@@ -17,6 +18,42 @@
 #include <optional>
 
 namespace mlir::kiln {
+
+/// A diagnostic to stream a message into that is reported when there is a
+/// location and dropped when there is none: type inference may be asked
+/// without a location (to query it silently), and streaming into an
+/// inactive InFlightDiagnostic is an error (MLIR asserts on it). Like
+/// InFlightDiagnostic it converts to failure().
+class OptionalDiagnostic {
+public:
+  OptionalDiagnostic() = default;
+  OptionalDiagnostic(InFlightDiagnostic &&diag) : diag(std::move(diag)) {}
+
+  template <typename Arg>
+  OptionalDiagnostic &operator<<(Arg &&arg) {
+    if (diag)
+      *diag << std::forward<Arg>(arg);
+    return *this;
+  }
+  operator LogicalResult() const { return failure(); }
+  template <typename T>
+  operator FailureOr<T>() const {
+    return failure();
+  }
+
+private:
+  std::optional<InFlightDiagnostic> diag;
+};
+
+/// Returns a callback that starts an error at `loc`, or, without a
+/// location, one that drops it.
+inline auto optionalErrorAt(std::optional<Location> loc) {
+  return [loc]() -> OptionalDiagnostic {
+    if (loc)
+      return OptionalDiagnostic(mlir::emitError(*loc));
+    return OptionalDiagnostic();
+  };
+}
 
 /// Broadcasts two static shapes NumPy-style: the shapes are aligned at their
 /// trailing dimension and each pair of sizes must be equal or contain a 1.
@@ -48,7 +85,7 @@ inferBroadcastBinaryResult(std::optional<Location> loc, ValueRange operands,
 /// Checks that every axis in `axes` is in [0, rank) and appears once.
 /// Emits "<what> <axis> is out of range [0, <rank>)" or
 /// "<what> <axis> is repeated" through `emitError` on failure.
-LogicalResult verifyAxes(function_ref<InFlightDiagnostic()> emitError,
+LogicalResult verifyAxes(function_ref<OptionalDiagnostic()> emitError,
                          ArrayRef<int64_t> axes, int64_t rank,
                          StringRef what = "axis");
 
