@@ -16,9 +16,13 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
 # The flags of a sanitized Kiln (KILN_SANITIZE, cmake/KilnSanitize.cmake) for
 # every C program a test compiles and links against Kiln's runtimes or
-# libraries: empty in a normal build. ctest gives lit the sanitizers' options
-# (ASAN_OPTIONS, UBSAN_OPTIONS), which lit passes on to the tests.
+# libraries: empty in a normal build. The sanitizers' options (ASAN_OPTIONS,
+# UBSAN_OPTIONS) are those every ctest entry gets, unless set already, so
+# that lit run on its own sees them too.
 config.substitutions.append(("%kiln_cflags", config.kiln_sanitize_cflags))
+for _assignment in filter(None, config.kiln_sanitize_environment.split(";")):
+    _name, _value = _assignment.split("=", 1)
+    config.environment[_name] = os.environ.get(_name, _value)
 if config.kiln_sanitize:
     config.available_features.add("sanitized")
 # `env %no_leak_check VAR=... kiln-run ... --openmp`: LeakSanitizer's exit
@@ -27,7 +31,7 @@ if config.kiln_sanitize:
 # it in a sanitized build (AddressSanitizer and UBSan stay on); nothing
 # otherwise.
 def _asan_options(extra):
-    return ":".join(filter(None, [os.environ.get("ASAN_OPTIONS", ""), extra]))
+    return ":".join(filter(None, [config.environment.get("ASAN_OPTIONS", ""), extra]))
 config.substitutions.append(
     ("%no_leak_check",
      "ASAN_OPTIONS=" + _asan_options("detect_leaks=0") if config.kiln_sanitize else ""))

@@ -381,14 +381,7 @@ getAccess(Operation *op, NVPTXAlignments &alignments) {
                 alignments.getABIAlignment(store.getValue().getType())),
             AccessKind::Store);
       })
-      .Case([&](LLVM::AtomicRMWOp atomic) {
-        return std::make_tuple(
-            atomic.getPtr(),
-            atomic.getAlignment().value_or(
-                alignments.getStoreSize(atomic.getVal().getType())),
-            AccessKind::Atomic);
-      })
-      .Case([&](LLVM::AtomicCmpXchgOp atomic) {
+      .Case<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp>([&](auto atomic) {
         return std::make_tuple(
             atomic.getPtr(),
             atomic.getAlignment().value_or(

@@ -23,11 +23,7 @@ using namespace mlir::kiln;
 /// (or nowhere, OptionalDiagnostic) in type inference.
 using EmitErrorFn = function_ref<OptionalDiagnostic()>;
 
-/// Returns a callback that emits errors at `loc`; without a location the
-/// errors are dropped, so that type inference can be queried silently.
-static auto errorEmitterAt(std::optional<Location> loc) {
-  return optionalErrorAt(loc);
-}
+
 
 /// Returns the type of `value` when it is a statically shaped ranked tensor;
 /// otherwise emits an error naming the operand `name` and fails. Builders run
@@ -182,7 +178,7 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 LogicalResult TransposeOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -220,7 +216,7 @@ LogicalResult
 PermuteOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                             Adaptor adaptor,
                             SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -272,7 +268,7 @@ LogicalResult
 FlattenOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                             Adaptor adaptor,
                             SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -313,7 +309,7 @@ LogicalResult
 SqueezeOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                             Adaptor adaptor,
                             SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -352,7 +348,7 @@ OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) {
 LogicalResult UnsqueezeOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -376,7 +372,7 @@ LogicalResult
 ConcatOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                            Adaptor adaptor,
                            SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty())
     return emitError() << "expected at least one input";
@@ -432,7 +428,7 @@ LogicalResult
 SplitOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                           Adaptor adaptor,
                           SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -479,7 +475,7 @@ LogicalResult
 SliceOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                           Adaptor adaptor,
                           SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -533,7 +529,7 @@ LogicalResult
 PadOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                         Adaptor adaptor,
                         SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -635,7 +631,7 @@ LogicalResult
 UnfoldOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                            Adaptor adaptor,
                            SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> type =
       getStaticTensorType(emitError, adaptor.getInput(), "input");
   if (failed(type))
@@ -670,7 +666,7 @@ template <typename AdaptorT>
 static LogicalResult inferIndexingType(std::optional<Location> loc,
                                        AdaptorT adaptor, bool rankOneIndices,
                                        SmallVectorImpl<Type> &inferredTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> dataType =
       getStaticTensorType(emitError, adaptor.getData(), "data");
   if (failed(dataType))
@@ -722,7 +718,7 @@ LogicalResult
 IndexAddOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                              Adaptor adaptor,
                              SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto emitError = errorEmitterAt(loc);
+  auto emitError = optionalErrorAt(loc);
   FailureOr<RankedTensorType> destType =
       getStaticTensorType(emitError, adaptor.getDest(), "dest");
   if (failed(destType))

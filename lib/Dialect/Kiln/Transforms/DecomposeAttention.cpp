@@ -113,13 +113,11 @@ private:
   /// in the rank-5 layout: its head dim is split into [Hkv, R] (or [1, 1]).
   SmallVector<int64_t> maskShape5(RankedTensorType maskType);
   /// The shape of ALiBi slopes of rank 1 or 2, broadcastable to [B, Hq], in
-  /// the rank-5 layout [B, Hkv, R, 1, 1] (or [B, 1, 1, 1, 1]).
+  /// the rank-5 layout: those of a [B, Hq, 1, 1] mask.
   SmallVector<int64_t> slopesShape5(RankedTensorType slopesType) {
-    SmallVector<int64_t> shape2(2 - slopesType.getRank(), 1);
-    llvm::append_range(shape2, slopesType.getShape());
-    if (shape2[1] == 1)
-      return {shape2[0], 1, 1, 1, 1};
-    return {shape2[0], numKVHeads, groupSize, 1, 1};
+    SmallVector<int64_t> shape(slopesType.getShape());
+    shape.append({1, 1});
+    return maskShape5(RankedTensorType::get(shape, slopesType.getElementType()));
   }
   /// ALiBi's bias -slope[b, h] * |j - p(i)| (AttentionLogits), broadcastable
   /// to [B, Hkv, R, Sq, Sk] in the compute type.

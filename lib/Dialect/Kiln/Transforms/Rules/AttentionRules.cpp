@@ -37,8 +37,8 @@ static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
   // ALiBi's slopes are constants of the model: their gradient
   // (-sum dT * |j - p(i)| per head) is not computed, and a dropped one would
   // be a silently wrong gradient.
-  unsigned slopesOperand = op.getODSOperandIndexAndLength(7).first;
-  if (op.getAlibiSlopes() && c.needs(slopesOperand))
+  if (op.getAlibiSlopes() &&
+      c.needs(op.getAlibiSlopesMutable()[0].getOperandNumber()))
     return op.emitError("cannot differentiate kiln.attention with respect to "
                         "'alibi_slopes': the slopes get no gradient (make them "
                         "a constant or an input that is not differentiated)");
