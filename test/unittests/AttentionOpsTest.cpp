@@ -112,7 +112,8 @@ TEST_F(AttentionOpTest, EveryOptionalOperandAndAttribute) {
   Value seed = arg({}, builder.getI64Type());
   auto op = AttentionOp::create(
       builder, loc, q, k, v, mask, keyLengths, queryLengths, seed,
-      /*alibi_slopes=*/nullptr, /*scale=*/builder.getF64FloatAttr(0.5),
+      /*alibi_slopes=*/nullptr, /*sinks=*/nullptr,
+      /*scale=*/builder.getF64FloatAttr(0.5),
       /*causal=*/builder.getUnitAttr(),
       /*window_left=*/builder.getI64IntegerAttr(2),
       /*window_right=*/nullptr,
@@ -144,7 +145,8 @@ TEST_F(AttentionOpTest, OnlySomeOptionalOperands) {
   Value keyLengths = arg({1}, builder.getI64Type());
   auto op = AttentionOp::create(
       builder, loc, q, kv, kv, bias, keyLengths, /*query_lengths=*/nullptr,
-      /*seed=*/nullptr, /*alibi_slopes=*/nullptr, /*scale=*/nullptr,
+      /*seed=*/nullptr, /*alibi_slopes=*/nullptr, /*sinks=*/nullptr,
+      /*scale=*/nullptr,
       /*causal=*/nullptr, /*window_left=*/nullptr,
       /*window_right=*/builder.getI64IntegerAttr(1), /*alignment=*/nullptr,
       /*softcap=*/nullptr, /*dropout_p=*/nullptr);
@@ -192,7 +194,8 @@ TEST_F(AttentionOpTest, VerifierRejectsBuiltOps) {
   auto noSeed =
       AttentionOp::create(builder, loc, q, kv, kv, nullptr, nullptr, nullptr,
                           nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                          nullptr, nullptr, builder.getF64FloatAttr(0.25));
+                          nullptr, nullptr, nullptr,
+                          builder.getF64FloatAttr(0.25));
   EXPECT_FALSE(verifies(noSeed));
   EXPECT_EQ(lastError, "'kiln.attention' op 'dropout_p' = 0.25 needs a seed "
                        "operand");

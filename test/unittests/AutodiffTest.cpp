@@ -568,6 +568,19 @@ std::vector<Case> attentionCases() {
        {{"mask", f64({1, 4, 1, 4}), true},
         {"alibi_slopes",
          given({2, 4}, {0.25, 0.5, 0.75, 1.0, 1.25, 0.0625, 0.125, 2.0})}}},
+      // Sinks: a per-head logit in every row's softmax, differentiated
+      // (d_sinks), with GQA and causal rows of which the first sees one key,
+      // and with lengths that leave a batch's rows with the sink alone.
+      {"attention_sinks_causal_gqa",
+       {2, 4, 2, 3, 4, 2, 2},
+       "{causal}",
+       {{"sinks", given({4}, {0.5, -1.0, 1.5, 0.0}), true}}},
+      {"attention_sinks_mask_lengths_softcap",
+       {2, 2, 1, 3, 4, 2, 2},
+       "{softcap = 1.5 : f64}",
+       {{"mask", f64({1, 2, 1, 4}), true},
+        {"key_lengths", i64({2}, {4, 0})},
+        {"sinks", given({2}, {-0.5, 2.0}), true}}},
   };
   std::vector<Case> cases;
   for (const test::AttentionCase &a : table)

@@ -4,9 +4,10 @@
 // numerics the PyTorch fixtures check) and for the GPU pipeline with its
 // kernels run by Kiln's GPU emulator (JitTarget::GPUEmulator: the same NVVM
 // kernels the H200 runs, compiled for the host), and compares the results:
-// kiln.attention and kiln.attention_grad in every mask form of the contract,
-// f32/f16/bf16 with and without the tensor-core kernel (and f64), a few
-// generic-path ops, and the transformer block's loss and gradients.
+// kiln.attention and kiln.attention_grad in every mask form of the contract
+// (attention sinks too), f32/f16/bf16 with and without the tensor-core
+// kernel (and f64), a few generic-path ops, and the transformer block's loss
+// and gradients.
 //
 // Tolerances (u = the unit roundoff of the precision the kernels compute in:
 // 2^-24 for f32, 2^-53 for f64; uh that of the result type: 2^-11 f16,
@@ -49,7 +50,8 @@
 // 2^-24 in f16's subnormal range, plus the f32 sums and the tensor-core
 // forward's rounding of P),
 //   e_id = 2 uh |O_id| [+ 2^-24 f16] + (2 Sk + 32) u max|V| [+ uh max|V|],
-// and the two f32 sums of Dv products give
+// (with sinks, the last two terms times 1 - P_sink: the row's P sums to
+// that), and the two f32 sums of Dv products give
 //   |D_i - D'_i| <= sum_d |dO_id| e_id + (2 Dv + 32) u sum_d |dO_id||O_id|
 // with the CPU's O; delta = the max over the rows. D enters only
 // dT_ij = P_ij (dP_ij - D_i) (Z does not multiply D), and dS = cap' dT with
@@ -60,6 +62,10 @@
 //   d_mask = dT summed over the N = B Hq Sq Sk / |mask| entries it
 //            broadcasts over:          + N delta                (P_ij <= 1)
 // with C = max_j sum_i P_ij over a group's rows as above (from the CPU).
+// d_sinks[h] = -sum_{b, i} P_sink D_i sums B Sq terms, each from a sum over
+// the keys (n = B Sq + Sk + Dv), and moves by at most sum_{b, i} P_sink
+// delta_i, P_sink = exp(sinks[h] - LSE) from the CPU's LSE and delta_i the
+// row's bound above (delta its max).
 // With tensor cores the backward's rounding terms above are added too,
 // with |dS_ij| <= scale P_ij (2 M / (1 - p) + delta), since D now comes
 // from a rounded O.
@@ -117,6 +123,12 @@ struct AttentionCase {
   /// ALiBi slopes' shape ([Hq] or [B, Hq]; empty: none) and values, f32.
   SmallVector<int64_t> alibiShape;
   SmallVector<double> alibiSlopes;
+  /// Attention sinks ([Hq]) of type `sinksType` ("" for the dtype), drawn in
+  /// [-2, 2) except on the heads of `largeSinks`, which get 30: their sink
+  /// takes nearly all of each row's probability.
+  bool sinks = false;
+  std::string sinksType;
+  SmallVector<int64_t> largeSinks;
 };
 
 std::vector<AttentionCase> getAttentionCases() {
@@ -247,6 +259,32 @@ std::vector<AttentionCase> getAttentionCases() {
     batch.alibiShape = {2, 2};
     batch.alibiSlopes = {0.5, 0.125, 0.03125, 0.75};
   }
+  {
+    // Attention sinks (f32, as gpt-oss keeps them) over causal GQA, two
+    // batches (d_sinks sums over both) and several key and query tiles.
+    AttentionCase &c = add("sinks_causal_gqa", 2, 4, 2, 70, 100, 16, 16);
+    c.causal = true;
+    c.sinks = true;
+    c.sinksType = "f32";
+    // Sinks in the dtype with an additive mask (the tensor-core forward's
+    // logits, not raw scores; d_mask before d_sinks) whose rows 3 and 39
+    // see no key, and a batch without keys: those rows' O is 0 and their
+    // LSE the sink. Head 1's sink of 30 dominates every row.
+    AttentionCase &mask = add("sinks_mask_lengths", 3, 2, 1, 40, 70, 16, 16);
+    mask.mask = "add";
+    mask.maskShape = {3, 1, 40, 70};
+    mask.emptyRows = {3, 39};
+    mask.keyLengths = {45, 0, 1000};
+    mask.sinks = true;
+    mask.largeSinks = {1};
+    // With dropout (which leaves the sink alone) and the common head dim.
+    AttentionCase &dropout = add("sinks_dropout_d64", 1, 2, 1, 70, 100, 64, 64);
+    dropout.causal = true;
+    dropout.dropoutP = 0.25;
+    dropout.seed = 2468;
+    dropout.sinks = true;
+    dropout.largeSinks = {0};
+  }
   add("dv_ne_dk", 1, 2, 2, 40, 70, 32, 16);
   add("odd_dims", 1, 2, 1, 40, 70, 20, 12).causal = true;
   // The common head dim: four k-steps of the mma per fragment.
@@ -265,6 +303,11 @@ std::string tensorType(ArrayRef<int64_t> shape, StringRef element) {
   return text + element.str() + ">";
 }
 
+/// The type of `c`'s sinks (and of d_sinks) for queries of `dtype`.
+std::string getSinksType(const AttentionCase &c, StringRef dtype) {
+  return tensorType({c.Hq}, c.sinksType.empty() ? dtype : c.sinksType);
+}
+
 /// The optional operands of `c` in kiln's order: (name, type).
 SmallVector<std::pair<std::string, std::string>>
 getOptionalOperands(const AttentionCase &c, StringRef dtype) {
@@ -280,6 +323,8 @@ getOptionalOperands(const AttentionCase &c, StringRef dtype) {
     operands.push_back({"seed", "tensor<i64>"});
   if (!c.alibiShape.empty())
     operands.push_back({"alibi_slopes", tensorType(c.alibiShape, "f32")});
+  if (c.sinks)
+    operands.push_back({"sinks", getSinksType(c, dtype)});
   return operands;
 }
 
@@ -307,8 +352,27 @@ std::string getAttributes(const AttentionCase &c) {
   return attrs.empty() ? "" : "{" + llvm::join(attrs, ", ") + "}";
 }
 
+/// The result types and SSA names of kiln.attention_grad for `c`:
+/// dq, dk, dv[, dmask][, dsinks].
+std::pair<std::string, std::string> getGradientTypes(const AttentionCase &c,
+                                                     StringRef dtype) {
+  std::string results = tensorType({c.B, c.Hq, c.Sq, c.Dk}, dtype) + ", " +
+                        tensorType({c.B, c.Hkv, c.Sk, c.Dk}, dtype) + ", " +
+                        tensorType({c.B, c.Hkv, c.Sk, c.Dv}, dtype);
+  std::string values = "%dq, %dk, %dv";
+  if (c.mask == "add") {
+    results += ", " + tensorType(c.maskShape, dtype);
+    values += ", %dm";
+  }
+  if (c.sinks) {
+    results += ", " + getSinksType(c, dtype);
+    values += ", %ds";
+  }
+  return {results, values};
+}
+
 /// @fwd_<name>(q, k, v, optional...) -> o, or @<prefix>_<name>(q, k, v,
-/// dout, optional...) -> (dq, dk, dv[, dmask]).
+/// dout, optional...) -> (dq, dk, dv[, dmask][, dsinks]).
 std::string getAttentionFunction(const AttentionCase &c, StringRef dtype,
                                  bool backward, StringRef prefix = "bwd") {
   std::string q = tensorType({c.B, c.Hq, c.Sq, c.Dk}, dtype);
@@ -328,12 +392,7 @@ std::string getAttentionFunction(const AttentionCase &c, StringRef dtype,
           v + args + ") -> " + o + " {\n  %o = kiln.attention %q, %k, %v" +
           groups + " " + attrs + " : " + q + ", " + k + ", " + v + " -> " + o +
           "\n  return %o : " + o + "\n}\n";
-  std::string results = q + ", " + k + ", " + v;
-  std::string values = "%dq, %dk, %dv";
-  if (c.mask == "add") {
-    results += ", " + tensorType(c.maskShape, dtype);
-    values += ", %dm";
-  }
+  auto [results, values] = getGradientTypes(c, dtype);
   return "func.func @" + prefix.str() + "_" + c.name + "(%q: " + q + ", %k: " + k + ", %v: " +
           v + ", %do: " + o + args + ") -> (" + results + ") {\n  " + values +
           " = kiln.attention_grad %q, %k, %v, %do" + groups + " " + attrs +
@@ -405,7 +464,25 @@ SmallVector<HostTensor> getAttentionInputs(const AttentionCase &c, DType dtype,
     inputs.push_back(makeTensor(DType::I64, {}, {double(c.seed)}));
   if (!c.alibiShape.empty())
     inputs.push_back(makeTensor(DType::F32, c.alibiShape, c.alibiSlopes));
+  if (c.sinks) {
+    HostTensor draw = randomTensor(DType::F64, {c.Hq}, seed + 5);
+    SmallVector<double> sinks;
+    for (int64_t h = 0; h < c.Hq; ++h)
+      sinks.push_back(llvm::is_contained(c.largeSinks, h)
+                          ? 30.0
+                          : 2 * draw.getElementAsDouble(h));
+    DType type = c.sinksType.empty() ? dtype : *parseDType(c.sinksType);
+    inputs.push_back(makeTensor(type, {c.Hq}, sinks));
+  }
   return inputs;
+}
+
+/// The index of `c`'s seed among the inputs of @bwd_ (q, k, v, dout, then
+/// the optional operands in kiln's order), or -1 without dropout.
+int64_t getSeedInput(const AttentionCase &c) {
+  if (c.dropoutP == 0)
+    return -1;
+  return 4 + !c.mask.empty() + !c.keyLengths.empty() + !c.queryLengths.empty();
 }
 
 double maxAbs(const HostTensor &tensor) {
@@ -740,8 +817,8 @@ FailureOr<BackwardSums> getBackwardSums(const AttentionCase &c, DType dtype,
         }
   SmallVector<HostTensor> colsumInputs;
   for (auto [n, input] : llvm::enumerate(inputs)) {
-    if (c.dropoutP > 0 && n + 1 == inputs.size())
-      continue; // the seed
+    if (int64_t(n) == getSeedInput(c))
+      continue;
     if (n == 3) {
       SmallVector<double> ones(input.getNumElements(), 1.0);
       colsumInputs.push_back(makeTensor(dtype, input.getShape(), ones));
@@ -778,6 +855,28 @@ void addTensorCoreBackwardTerms(const AttentionCase &c, DType dtype,
   extras[2] += (uh * keep * sums.columns + rows * subnormal) * maxAbs(inputs[3]);
 }
 
+/// One result of kiln.attention_grad: its kind (0 dQ, 1 dK, 2 dV,
+/// 3 d_mask, 4 d_sinks), its name and the length n of the sums that give an
+/// element of it (see the header).
+struct GradientResult {
+  int64_t kind;
+  std::string name;
+  int64_t length;
+};
+
+/// The results of `c`'s kiln.attention_grad, in order.
+SmallVector<GradientResult> getGradientResults(const AttentionCase &c) {
+  int64_t group = c.Hq / c.Hkv;
+  SmallVector<GradientResult> results = {{0, "dQ", c.Sk + c.Dv},
+                                         {1, "dK", c.Sq * group + c.Dv},
+                                         {2, "dV", c.Sq * group}};
+  if (c.mask == "add")
+    results.push_back({3, "d_mask", c.B * c.Hq + c.Dv});
+  if (c.sinks)
+    results.push_back({4, "d_sinks", c.B * c.Sq + c.Sk + c.Dv});
+  return results;
+}
+
 TEST_P(GPUEmulationAttention, Backward) {
   AttentionParam param = GetParam();
   JitModule *cpu, *emulated;
@@ -790,24 +889,23 @@ TEST_P(GPUEmulationAttention, Backward) {
     SmallVector<HostTensor> a, b;
     if (!runBoth(cpu, emulated, "bwd_" + c.name, inputs, a, b))
       continue;
-    int64_t group = c.Hq / c.Hkv;
     // The tensor-core backward's rounding of P' and dS (see the header).
-    double extras[4] = {0, 0, 0, 0};
+    double extras[5] = {0, 0, 0, 0, 0};
     if (halfType && param.tensorCores) {
       FailureOr<BackwardSums> sums = getBackwardSums(c, param.dtype, inputs, cpu);
       ASSERT_TRUE(succeeded(sums));
       addTensorCoreBackwardTerms(c, param.dtype, inputs, *sums, /*deltaD=*/0,
                                  extras);
     }
-    StringRef names[] = {"dQ", "dK", "dV", "d_mask"};
     // dQ sums over keys, dK and dV over the query rows of a group, d_mask
-    // over the heads and batches it broadcasts over.
-    int64_t lengths[] = {c.Sk + c.Dv, c.Sq * group + c.Dv, c.Sq * group,
-                         c.B * c.Hq + c.Dv};
-    for (size_t i = 0; i < a.size(); ++i) {
+    // over the heads and batches it broadcasts over, d_sinks over the rows
+    // of a head (each a term of a sum over the keys).
+    SmallVector<GradientResult> gradients = getGradientResults(c);
+    ASSERT_EQ(gradients.size(), a.size());
+    for (auto [i, gradient] : llvm::enumerate(gradients)) {
       double scale = 4 * std::max(maxAbs(a[i]), maxAbs(b[i]));
-      expectClose(c.name + " " + names[i].str(), a[i], b[i], lengths[i], scale,
-                  extras[i]);
+      expectClose(c.name + " " + gradient.name, a[i], b[i], gradient.length,
+                  scale, extras[gradient.kind]);
     }
   }
 }
@@ -832,12 +930,7 @@ std::string getPairedFunction(const AttentionCase &c, StringRef dtype) {
     groups += " " + name + "(%" + name + " : " + type + ")";
   }
   std::string attrs = getAttributes(c);
-  std::string results = q + ", " + k + ", " + v;
-  std::string values = "%dq, %dk, %dv";
-  if (c.mask == "add") {
-    results += ", " + tensorType(c.maskShape, dtype);
-    values += ", %dm";
-  }
+  auto [results, values] = getGradientTypes(c, dtype);
   return "func.func @pair_" + c.name + "(%q: " + q + ", %k: " + k +
          ", %v: " + v + ", %do: " + o + args + ") -> (" + o + ", " + l + ", " +
          results + ") {\n  %o, %lse = kiln.attention %q, %k, %v" + groups +
@@ -913,22 +1006,46 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
     expectClose("LSE", cpuLse, emuLse, c.Sk + c.Dk, maxLse);
 
     // The half types' difference of D and what it moves (see above).
-    double extras[4] = {0, 0, 0, 0};
+    double extras[5] = {0, 0, 0, 0, 0};
     if (halfType) {
       double u = getUnitRoundoff(DType::F32);
       double subnormal = param.dtype == DType::F16 ? std::ldexp(1.0, -24) : 0;
-      double perO = (2.0 * c.Sk + 32) * u * maxV + roundP + subnormal;
+      double perO = (2.0 * c.Sk + 32) * u * maxV + roundP;
       const HostTensor &out = a[0], &dout = inputs[3];
+      // With sinks, row (b, h, i)'s P sums to 1 - P_sink, P_sink =
+      // exp(sinks[h] - LSE) from the CPU's LSE: the f32 sums and the
+      // rounding of P move its O by that much less.
+      auto sinkProbability = [&](int64_t row) {
+        if (!c.sinks)
+          return 0.0;
+        double sink = inputs.back().getElementAsDouble(row / c.Sq % c.Hq);
+        return std::min(1.0, std::exp(sink - cpuLse.getElementAsDouble(row)));
+      };
       double delta = 0;
+      SmallVector<double> rowDeltas;
       for (int64_t row = 0; row < c.B * c.Hq * c.Sq; ++row) {
         double sum = 0, sumAbs = 0;
+        double perRow = (1 - sinkProbability(row)) * perO + subnormal;
         for (int64_t d = 0; d < c.Dv; ++d) {
           double o = std::abs(out.getElementAsDouble(row * c.Dv + d));
           double g = std::abs(dout.getElementAsDouble(row * c.Dv + d));
-          sum += g * (2 * uh * o + perO);
+          sum += g * (2 * uh * o + perRow);
           sumAbs += g * o;
         }
-        delta = std::max(delta, sum + (2.0 * c.Dv + 32) * u * sumAbs);
+        rowDeltas.push_back(sum + (2.0 * c.Dv + 32) * u * sumAbs);
+        delta = std::max(delta, rowDeltas.back());
+      }
+      // d_sinks[h] = -sum_{b, i} P_sink D: + sum_{b, i} P_sink delta_i.
+      if (c.sinks) {
+        for (int64_t h = 0; h < c.Hq; ++h) {
+          double sum = 0;
+          for (int64_t bi = 0; bi < c.B; ++bi)
+            for (int64_t i = 0; i < c.Sq; ++i) {
+              int64_t row = (bi * c.Hq + h) * c.Sq + i;
+              sum += sinkProbability(row) * rowDeltas[row];
+            }
+          extras[4] = std::max(extras[4], sum);
+        }
       }
       ASSERT_TRUE(cpuBackward);
       FailureOr<BackwardSums> sums =
@@ -948,21 +1065,20 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
                                    extras);
     }
 
-    int64_t group = c.Hq / c.Hkv;
-    const char *names[] = {"dQ", "dK", "dV", "d_mask"};
-    int64_t lengths[] = {c.Sk + c.Dv, c.Sq * group + c.Dv, c.Sq * group,
-                         c.B * c.Hq + c.Dv};
     // The CPU computes rowsum(dP * P) where the GPU kernels use D from the
     // rounded O: in half types a cancellation the CPU makes exact (two
     // visible keys whose K entries are equal: dQ = scale dS (K0 - K1) = 0)
     // is within the bounds but not exact on the GPU. So only whole zero
     // rows (empty query rows, padded keys) must be exact there.
     int64_t zeroRows[] = {halfType ? c.Dk : 1, halfType ? c.Dk : 1,
-                          halfType ? c.Dv : 1, 1};
-    for (size_t i = 2; i < a.size(); ++i) {
-      double scale = 4 * std::max(maxAbs(a[i]), maxAbs(b[i]));
-      expectClose(names[i - 2], a[i], b[i], lengths[i - 2] + c.Sk, scale,
-                  extras[i - 2], zeroRows[i - 2]);
+                          halfType ? c.Dv : 1, 1, 1};
+    SmallVector<GradientResult> gradients = getGradientResults(c);
+    ASSERT_EQ(gradients.size() + 2, a.size());
+    for (auto [i, gradient] : llvm::enumerate(gradients)) {
+      const HostTensor &x = a[i + 2], &y = b[i + 2];
+      double scale = 4 * std::max(maxAbs(x), maxAbs(y));
+      expectClose(gradient.name, x, y, gradient.length + c.Sk, scale,
+                  extras[gradient.kind], zeroRows[gradient.kind]);
     }
   }
   EXPECT_GT(getSwitchCount(), switches) << "no kernel ran on the emulator";

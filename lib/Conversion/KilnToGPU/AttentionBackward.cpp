@@ -2,7 +2,7 @@
 //
 // kiln.attention_grad on tensors becomes FlashAttention-2's backward pass: a
 // few gpu.launch ops between bufferization.to_buffer of the operands and
-// bufferization.to_tensor of dQ, dK, dV (and d_mask). Nothing of size
+// bufferization.to_tensor of dQ, dK, dV (and d_mask, d_sinks). Nothing of size
 // [Sq, Sk] is ever stored outside a block's shared memory.
 //
 //  1. zero: the f32 accumulators of dQ (and of an additive mask's adjoint).
@@ -28,6 +28,10 @@
 //     (With backward-tensor-cores, f16/bf16 with Dk, Dv multiples of 16 up
 //     to 128 use the mma.sync kernel of AttentionBackwardMma.cpp instead.)
 //  4. cast: the f32 accumulators of dQ (and d_mask) to the result types.
+//
+// With attention sinks the preprocess folds each row's sink into its
+// statistics (so the main kernels' P includes it), and a kernel after it
+// sums d_sinks[h] = -sum_{b, i} P_sink D over each head's rows in order.
 //
 // With the forward's `out` and `lse` operands (FlashAttention-2's saved
 // residuals) the preprocess walks no key: one thread per row computes
@@ -209,12 +213,44 @@ static Value buildRowIndex(KernelBuilder &kb, const BackwardProblem &p,
       i);
 }
 
+/// Stores the statistics {m, l, acc} of row (b, h, i) after the
+/// preprocess's walk over its keys (m its max, l = sum_j exp(t - m),
+/// acc = sum_j exp(t - m) dP): lse = m, correction = log(l), delta = acc / l;
+/// +inf, 0 and 0 for an empty row (l = 0). With sinks, sinks[h] joins m and l
+/// first (AttentionSinkFold): lse = m', correction = log(l'),
+/// delta = acc * rescale / l', the row empty only if l' = 0.
+static void storeRowStatistics(KernelBuilder &kb, const BackwardProblem &p,
+                               Value b, Value h, Value i, ValueRange stats,
+                               Value lse, Value correction, Value delta) {
+  double inf = std::numeric_limits<double>::infinity();
+  Value m = stats[0], l = stats[1], acc = stats[2];
+  if (p.sinks) {
+    Value sink = buildSinkRead(kb.b, kb.loc, p.sinks, h, kb.b.getF32Type());
+    AttentionSinkFold fold = AttentionSinkFold::build(kb.b, kb.loc, m, l, sink);
+    Value empty = kb.eqf(fold.sum, kb.f32(0.0));
+    Value logSum = math::LogOp::create(kb.b, kb.loc, fold.sum);
+    Value row = buildRowIndex(kb, p, b, h, i);
+    kb.store(kb.select(empty, kb.f32(inf), fold.max), lse, row);
+    kb.store(kb.select(empty, kb.f32(0.0), logSum), correction, row);
+    kb.store(kb.mulf(acc, fold.buildProbabilityScale(kb.b, kb.loc)), delta,
+             row);
+    return;
+  }
+  Value empty = kb.eqf(l, kb.f32(0.0));
+  Value logSum = math::LogOp::create(kb.b, kb.loc, l);
+  Value row = buildRowIndex(kb, p, b, h, i);
+  kb.store(kb.select(empty, kb.f32(inf), m), lse, row);
+  kb.store(kb.select(empty, kb.f32(0.0), logSum), correction, row);
+  kb.store(kb.select(empty, kb.f32(0.0), kb.divf(acc, l)), delta, row);
+}
+
 /// The preprocess kernel: the row statistics of every (b, h, i), as
 /// [B * Hq * Sq] f32 buffers: the row max m in `lse` and log(l) in
 /// `correction`, so that the main kernels' exp(t - lse - correction) is
 /// exp(t - m) / l however large |m| is (LSE = m + log(l) would round log(l)
 /// away: AttentionUtils.h, kAttentionSavedLseBound), and D. An empty row gets
-/// lse = +inf, correction = 0 and D = 0, so that each of its P is 0.
+/// lse = +inf, correction = 0 and D = 0, so that each of its P is 0. With
+/// sinks, the row's sink joins m and l after the walk (storeRowStatistics).
 static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                                   const BackwardProblem &problem, Value lse,
                                   Value correction, Value delta) {
@@ -285,13 +321,7 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
                         kb.select(visible, lNew, l),
                         kb.select(visible, accNew, acc)};
               });
-          Value m = stats[0], l = stats[1], acc = stats[2];
-          Value empty = kb.eqf(l, kb.f32(0.0));
-          Value logSum = math::LogOp::create(kb.b, kb.loc, l);
-          Value row = buildRowIndex(kb, p, b, h, i);
-          kb.store(kb.select(empty, kb.f32(-negInf), m), lse, row);
-          kb.store(kb.select(empty, kb.f32(0.0), logSum), correction, row);
-          kb.store(kb.select(empty, kb.f32(0.0), kb.divf(acc, l)), delta, row);
+          storeRowStatistics(kb, p, b, h, i, stats, lse, correction, delta);
         });
       });
 }
@@ -301,7 +331,8 @@ static void buildPreprocessKernel(OpBuilder &builder, Location loc,
 /// [B * Hq * Sq] f32 `delta`. The row's LSE comes with the op; an empty row
 /// has O = 0, hence D = 0. `correction` gets c_i = 0, or, for a row whose
 /// |LSE| is beyond kAttentionSavedLseBound (AttentionUtils.h),
-/// c_i = log(sum_j exp(t_ij - LSE_i)) over its visible keys, so that the
+/// c_i = log(sum_j exp(t_ij - LSE_i)) over its visible keys (plus the
+/// sink's exp(sinks[h] - LSE_i) with sinks), so that the
 /// main kernels' exp(t - LSE - c) is P exactly. Only such rows (none in a
 /// model without huge biases) read keys, walking them one by one.
 ///
@@ -395,6 +426,14 @@ static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
                               args[0], kb.select(visible, e, kb.f32(0.0)))};
                         })
                     .front();
+            // The sink is one more term, exp(s - LSE): LSE >= s, so the
+            // fold's rescale is 1.
+            if (p.sinks) {
+              Value sink =
+                  buildSinkRead(kb.b, kb.loc, p.sinks, h, kb.b.getF32Type());
+              sum =
+                  AttentionSinkFold::build(kb.b, kb.loc, rowLse, sum, sink).sum;
+            }
             Value positive = arith::CmpFOp::create(
                 kb.b, kb.loc, arith::CmpFPredicate::OGT, sum, kb.f32(0.0));
             kb.ifThen(positive, [&](KernelBuilder &kb) {
@@ -403,6 +442,43 @@ static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
             });
           });
         });
+      });
+}
+
+/// The d_sinks kernel: d_sinks[h] = -sum_{b, i} P_sink[b, h, i] D[b, h, i]
+/// into the [Hq] `dsinks` (the sinks' type), with the sink's probability
+/// P_sink = exp(sinks[h] - lse - correction), 0 where lse = +inf (an empty
+/// row, whose D is 0 too). Both preprocesses leave lse + correction the
+/// row's LSE with its sink (recomputed: m' and log(l'); saved: the given
+/// LSE and c). One thread per query head adds its rows in order of (b, i):
+/// deterministic, no atomics; the kernel reads B * Hq * Sq values thrice.
+static void buildSinkGradientKernel(OpBuilder &builder, Location loc,
+                                    const BackwardProblem &p, Value lse,
+                                    Value correction, Value delta,
+                                    Value dsinks) {
+  double inf = std::numeric_limits<double>::infinity();
+  buildElementwiseLaunch(
+      builder, loc, p.numHeads, [&](KernelBuilder &kb, Value h) {
+        Value sink = buildSinkRead(kb.b, kb.loc, p.sinks, h, kb.b.getF32Type());
+        // Row n of the head: query i = n % Sq of batch b = n / Sq.
+        Value numQueries = kb.index(p.numQueries);
+        Value sum =
+            kb.loop(kb.index(0), kb.index(p.batch * p.numQueries), kb.index(1),
+                    {kb.f32(0.0)},
+                    [&](KernelBuilder &kb, Value n,
+                        ValueRange args) -> SmallVector<Value> {
+                      Value row = buildRowIndex(kb, p, kb.div(n, numQueries), h,
+                                                kb.rem(n, numQueries));
+                      Value rowLse = kb.load(lse, row);
+                      Value exponent = kb.subf(kb.subf(sink, rowLse),
+                                               kb.load(correction, row));
+                      Value prob = kb.select(kb.eqf(rowLse, kb.f32(inf)),
+                                             kb.f32(0.0), kb.exp(exponent));
+                      return {
+                          kb.addf(args[0], kb.mulf(prob, kb.load(delta, row)))};
+                    })
+                .front();
+        kb.store(arith::NegFOp::create(kb.b, kb.loc, sum), dsinks, h);
       });
 }
 
@@ -755,6 +831,7 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
       llvm::append_range(p.maskShape, maskType.getShape());
     if (p.dropout > 0.0)
       p.seed = toBuffer(op.getSeed());
+    p.sinks = toBuffer(op.getSinks());
 
     // Workspaces and results (device allocations after the pipeline).
     auto alloc = [&](ArrayRef<int64_t> shape, Type type) -> Value {
@@ -785,6 +862,11 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
       dmaskAcc = alloc({maskType.getNumElements()}, f32);
       dmask = alloc(maskType.getShape(), maskType.getElementType());
     }
+    Value dsinks;
+    if (p.sinks) {
+      auto sinksType = cast<RankedTensorType>(op.getSinks().getType());
+      dsinks = alloc(sinksType.getShape(), sinksType.getElementType());
+    }
 
     auto zeroFill = [&](Value buffer) {
       int64_t count = cast<MemRefType>(buffer.getType()).getNumElements();
@@ -811,6 +893,8 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
                                  correction, delta);
     else
       buildPreprocessKernel(rewriter, loc, p, lse, correction, delta);
+    if (dsinks)
+      buildSinkGradientKernel(rewriter, loc, p, lse, correction, delta, dsinks);
     if (canUseMmaMainKernel(p, options))
       buildMmaMainKernel(rewriter, loc, p, lse, correction, delta, dqAcc,
                          dmaskAcc, dk, dv, options.backwardMinBlocksPerSM);
@@ -822,7 +906,7 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
       castInto(dmaskAcc, dmask);
 
     SmallVector<Value> results;
-    for (Value buffer : {dq, dk, dv, dmask}) {
+    for (Value buffer : {dq, dk, dv, dmask, dsinks}) {
       if (!buffer)
         continue;
       auto type = cast<MemRefType>(buffer.getType());

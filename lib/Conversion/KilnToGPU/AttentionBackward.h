@@ -3,7 +3,8 @@
 // Private to the KilnToGPU library: what the kernels of kiln.attention_grad
 // share. AttentionBackward.cpp builds the launches and the SIMT main kernel,
 // AttentionBackwardMma.cpp the tensor-core main kernel; both recompute the
-// forward's entries with the same builders. See
+// forward's entries with the same builders (and read attention sinks only
+// through the preprocess's row statistics). See
 // docs/GPUAttentionBackward.md.
 //
 //===----------------------------------------------------------------------===//
@@ -111,6 +112,10 @@ struct BackwardProblem : AttentionSizes {
   AttentionLogits logits;
   /// The buffers of the operands (null when absent).
   Value query, key, value, dout, seed;
+  /// The [Hq] attention sinks, or null: the preprocess folds them into each
+  /// row's statistics (the main kernels' P then includes them), and a kernel
+  /// of its own computes d_sinks.
+  Value sinks;
   /// The shape of an additive mask (rank <= 4).
   SmallVector<int64_t> maskShape;
 };

@@ -8,7 +8,8 @@
 // staged in workgroup memory once for the whole group); each query row keeps a
 // running max m, a running sum l and its output accumulator, rescaled whenever
 // m grows, and writes O = acc / l once (0 for an empty row). No [Sq, Sk] buffer
-// exists.
+// exists. Attention sinks are folded into m and l once, after the key loop
+// (AttentionSinkFold): O = acc * rescale / l', LSE = m' + log(l').
 //
 // The sizes, the visibility predicate, the logits and the dropout draw are
 // those of kiln/Dialect/Kiln/Utils/AttentionUtils.h, called on memrefs, so
@@ -191,6 +192,7 @@ LogicalResult mlir::kiln::buildAttentionForwardLaunch(
   c.seed = operandBuffer(6);
   c.out = outMemref;
   c.lse = lseMemref;
+  c.sinks = operandBuffer(8);
   if (useMmaKernel(c, options))
     buildMmaKernel(b, loc, c, options);
   else

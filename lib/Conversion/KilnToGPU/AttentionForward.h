@@ -6,6 +6,7 @@
 // form) and AttentionForwardMma.cpp the tensor-core one (f16/bf16, head dims
 // multiples of 16 up to 128); both read one ForwardConfig, pack a block's
 // query rows as RowTile does and skip the key tiles outside buildKeyRange.
+// Attention sinks join a row's softmax after its key loop (AttentionSinkFold).
 // See docs/GPUAttention.md.
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +44,9 @@ struct ForwardConfig : AttentionSizes {
   /// The logits and the predicate, on memrefs.
   AttentionLogits logits;
   Value query, key, value, seed, out, lse;
+  /// The [Hq] attention sinks, or null: each kernel folds sinks[h] into a
+  /// row's final m and l (AttentionSinkFold) before it writes O and LSE.
+  Value sinks;
 };
 
 /// The forward kernels' IR helpers: KernelArith plus constants and

@@ -8,7 +8,8 @@
 // fragments stay in registers, each K/V tile of 64 keys is staged in
 // workgroup memory (software pipelined where it pays), S = Q Kᵀ and
 // O += P V are mma, and P's A fragments are S's C fragments
-// (FlashAttention-2's register layout). See docs/GPUAttention.md.
+// (FlashAttention-2's register layout). A row's sink joins its m and l in
+// the epilogue. See docs/GPUAttention.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -572,17 +573,37 @@ struct MmaForwardKernel {
     // instruction sequence, and Dv / 4 of them per row took as many
     // instructions as a few key tiles. The product differs from acc / l by
     // at most an f32 ulp, far below the f16/bf16 rounding of O.
+    // With sinks, row r's sink sinks[heads[r]] joins its m (in natural
+    // units) and l first (AttentionSinkFold): 1 / l becomes rescale / l'
+    // and the LSE m' + log(l').
     Value sums[2];
     for (int64_t r = 0; r < 2; ++r)
       sums[r] = mb.quadReduce(tiles.getResult(2 + r),
                               [&](Value x, Value y) { return kb.addf(x, y); });
+    // Row r's m in natural units: scale m for raw scores.
+    auto rowMax = [&](int64_t r) {
+      Value m = tiles.getResult(r);
+      if (rawScores)
+        m = kb.mulf(m, kb.fconst(c.logits.scale));
+      return m;
+    };
     Value numPacked = kb.index(tile.numPacked);
     for (int64_t r = 0; r < 2; ++r) {
       kb.ifThen(kb.lt(rows[r], numPacked), [&] {
-        Value empty = kb.eqf(sums[r], f32Zero);
-        Value inverse = kb.select(
-            empty, f32Zero,
-            arith::DivFOp::create(builder, loc, kb.fconst(1.0), sums[r]));
+        Value sum = sums[r], max, inverse;
+        if (c.sinks) {
+          Value sink = buildSinkRead(builder, loc, c.sinks, heads[r], f32);
+          AttentionSinkFold fold =
+              AttentionSinkFold::build(builder, loc, rowMax(r), sum, sink);
+          inverse = fold.buildProbabilityScale(builder, loc);
+          max = fold.max;
+          sum = fold.sum;
+        }
+        Value empty = kb.eqf(sum, f32Zero);
+        if (!inverse)
+          inverse = kb.select(
+              empty, f32Zero,
+              arith::DivFOp::create(builder, loc, kb.fconst(1.0), sum));
         for (int64_t dn = 0; dn < valueTiles; ++dn) {
           for (int64_t e = 2 * r; e < 2 * r + 2; ++e) {
             Value a = tiles.getResult(4 + 4 * dn + e);
@@ -595,13 +616,10 @@ struct MmaForwardKernel {
         }
         if (c.lse) {
           kb.ifThen(kb.lt(quadLane, one), [&] {
-            // m in natural units: scale m for raw scores.
-            Value m = tiles.getResult(r);
-            if (rawScores)
-              m = kb.mulf(m, kb.fconst(c.logits.scale));
+            Value m = max ? max : rowMax(r);
             Value lse = kb.select(
                 empty, kb.fconst(std::numeric_limits<double>::infinity()),
-                kb.addf(m, math::LogOp::create(builder, loc, sums[r])));
+                kb.addf(m, math::LogOp::create(builder, loc, sum)));
             Type lseType = cast<MemRefType>(c.lse.getType()).getElementType();
             memref::StoreOp::create(builder, loc, kb.convert(lse, lseType),
                                     c.lse,

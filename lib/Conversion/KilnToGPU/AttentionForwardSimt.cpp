@@ -5,7 +5,8 @@
 // does not apply): one thread per packed query row (RowTile), with its q
 // row, its scores of the current key tile and its output accumulator in
 // private memory and m and l in registers; all threads of a block stage each
-// K/V tile in workgroup memory. See docs/GPUAttention.md.
+// K/V tile in workgroup memory. A row's sink joins its m and l once, before
+// O and LSE are stored. See docs/GPUAttention.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -239,14 +240,26 @@ SmallVector<Value> SimtForwardKernel::buildKeyTile(Value kt,
   });
 }
 
-/// O = acc / l, exactly 0 for an empty row (l = 0); LSE = m + log l.
+/// O = acc / l, exactly 0 for an empty row (l = 0); LSE = m + log l. With
+/// sinks, sinks[h] joins m and l first (AttentionSinkFold): O = acc * w with
+/// w = rescale / l' (0 for l' = 0), LSE = m' + log l', +inf only for l' = 0.
 void SimtForwardKernel::storeOutput(Value m, Value l) {
   kb.ifThen(rowValid, [&] {
+    Value weight;
+    if (c.sinks) {
+      Value sink = buildSinkRead(builder, loc, c.sinks, h, c.computeType);
+      AttentionSinkFold fold =
+          AttentionSinkFold::build(builder, loc, m, l, sink);
+      weight = fold.buildProbabilityScale(builder, loc);
+      m = fold.max;
+      l = fold.sum;
+    }
     Value empty = kb.eqf(l, kb.fconst(0.0));
     kb.loop(zero, kb.index(c.valueDim), one, {}, [&](Value d, ValueRange) {
       Value a = memref::LoadOp::create(builder, loc, acc, d);
-      Value o = kb.select(empty, kb.fconst(0.0),
-                          arith::DivFOp::create(builder, loc, a, l));
+      Value o = weight ? kb.mulf(a, weight)
+                       : kb.select(empty, kb.fconst(0.0),
+                                   arith::DivFOp::create(builder, loc, a, l));
       memref::StoreOp::create(builder, loc, kb.convert(o, c.elementType),
                               c.out, ValueRange{b, h, i, d});
       return SmallVector<Value>{};

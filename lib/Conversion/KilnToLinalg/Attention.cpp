@@ -364,6 +364,47 @@ Value AttentionBlockBuilder::rowSum(Value block) {
                     });
 }
 
+// Into a fresh tensor, not in place: the LSE written into `rowMax` (which
+// the block updates read too) came out wrong when the (b, h) loop has a
+// single iteration (the `ties` case of attention_grad.json caught it),
+// apparently the elementwise-fusion issue of the P'·V comment below.
+Value AttentionBlockBuilder::mapRows(
+    ValueRange rows,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  auto type = cast<RankedTensorType>(rows[0].getType());
+  Value init = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                       type.getElementType());
+  SmallVector<AffineMap> maps(rows.size() + 1, map(1, {0}));
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{type}, rows, ValueRange{init}, maps,
+      {utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, body(b, l, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+std::array<Value, 3> AttentionBlockBuilder::foldSinkIntoRows(Value rowMax,
+                                                             Value rowSum,
+                                                             Value sink) {
+  auto type = cast<RankedTensorType>(rowMax.getType());
+  SmallVector<Value> inits;
+  for (int i = 0; i < 3; ++i)
+    inits.push_back(tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                            type.getElementType()));
+  SmallVector<AffineMap> maps(5, map(1, {0}));
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{type, type, type}, ValueRange{rowMax, rowSum},
+      inits, maps, {utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        auto fold = AttentionSinkFold::build(b, l, args[0], args[1], sink);
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{fold.max, fold.sum, fold.buildProbabilityScale(b, l)});
+      });
+  return {generic.getResult(0), generic.getResult(1), generic.getResult(2)};
+}
+
 Value AttentionBlockBuilder::blockGeneric(Value init, bool readInit,
                                           ValueRange ins,
                                           ArrayRef<AffineMap> inMaps,
@@ -589,27 +630,6 @@ Value AttentionBlockBuilder::contract(Value lhs, AffineMap lhsMap, Value rhs,
 
 namespace {
 
-/// A parallel 1-D generic over rows into a fresh [Sq] tensor: `body(m[i],
-/// l[i])`. Not in place: written into `rowMax` (which the block updates read
-/// too), the CPU pipeline produced wrong LSE values when the (b, h) loop has a
-/// single iteration (the `ties` case of attention_grad.json caught it),
-/// apparently the elementwise-fusion issue of the P'·V comment below.
-static Value
-mapRows(AttentionBlockBuilder &bb, Value rowMax, Value rowSum,
-        function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
-  auto type = cast<RankedTensorType>(rowMax.getType());
-  Value init = tensor::EmptyOp::create(bb.builder, bb.loc, type.getShape(),
-                                       type.getElementType());
-  SmallVector<AffineMap> maps(3, bb.map(1, {0}));
-  auto generic = linalg::GenericOp::create(
-      bb.builder, bb.loc, TypeRange{type}, ValueRange{rowMax, rowSum},
-      ValueRange{init}, maps, {utils::IteratorType::parallel},
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        linalg::YieldOp::create(b, l, body(b, l, args[0], args[1]));
-      });
-  return generic.getResult(0);
-}
-
 /// What every query block of one kiln.attention reads: its sizes, logit
 /// parameters and dropout, the query operand and whether it has the lse.
 struct ForwardContext {
@@ -618,6 +638,8 @@ struct ForwardContext {
   AttentionDropout dropout;
   Value query;
   bool hasLse;
+  /// The [Hq] sinks, or null.
+  Value sinks;
 };
 
 /// P'[i, j] = e / l * Z / (1 - p) of a block from its logits, and 0 for an
@@ -641,6 +663,25 @@ buildProbabilities(AttentionBlockBuilder &bb, const ForwardContext &c,
                               });
 
   Value rowSum = bb.rowSum(exps);
+
+  // With a sink: P = e * w, w = rescale / l' (0 for an empty row), and the
+  // LSE from the folded m' and l'.
+  if (c.sinks) {
+    Value sink = buildSinkRead(bb.builder, bb.loc, c.sinks, at.h, computeType);
+    auto [sinkMax, sinkSum, scale] = bb.foldSinkIntoRows(rowMax, rowSum, sink);
+    Value probs = bb.updateBlock(
+        exps, scale, bb.map(2, {0}),
+        [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
+            Value j) -> Value {
+          Value p = arith::MulFOp::create(pb, pl, args[0], args[1]);
+          if (c.dropout.isActive()) {
+            auto [row, key] = at.globalIndices(pb, pl, i, j);
+            p = c.dropout.apply(pb, pl, p, at.b, at.h, row, key);
+          }
+          return p;
+        });
+    return {probs, sinkMax, sinkSum};
+  }
 
   Value probs = bb.updateBlock(
       exps, rowSum, bb.map(2, {0}),
@@ -668,9 +709,9 @@ static Value insertBlockLse(AttentionBlockBuilder &bb, const ForwardContext &c,
   OpBuilder &builder = bb.builder;
   Type computeType = c.sizes.computeType;
   double negInf = -std::numeric_limits<double>::infinity();
-  Value rowLse = mapRows(
-      bb, rowMax, rowSum,
-      [&](OpBuilder &pb, Location pl, Value m, Value l) -> Value {
+  Value rowLse = bb.mapRows(
+      {rowMax, rowSum}, [&](OpBuilder &pb, Location pl, ValueRange ml) -> Value {
+        Value m = ml[0], l = ml[1];
         Value empty = arith::CmpFOp::create(
             pb, pl, arith::CmpFPredicate::OEQ, m,
             arith::ConstantOp::create(pb, pl,
@@ -788,7 +829,7 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     ForwardContext c{
         sizes, logitParams,
         AttentionDropout::get(rewriter, loc, sizes, adaptor.getSeed()),
-        adaptor.getQuery(), bool(lseInit)};
+        adaptor.getQuery(), bool(lseInit), adaptor.getSinks()};
     SmallVector<Value> inits = {init};
     if (lseInit)
       inits.push_back(lseInit);

@@ -21,6 +21,7 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <array>
 #include <optional>
 
 namespace mlir {
@@ -183,6 +184,18 @@ struct AttentionBlockBuilder {
 
   /// sum_j block[i, j].
   Value rowSum(Value block);
+
+  /// A parallel 1-D generic over rows into a fresh tensor of the shape and
+  /// type of `rows[0]`: out[i] = body(rows[0][i], rows[1][i], ...).
+  Value mapRows(ValueRange rows,
+                function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+  /// The rows' statistics with the attention sink `sink` (a scalar of their
+  /// type) folded in (AttentionSinkFold), from the row max `rowMax` and the
+  /// row sum `rowSum` of exp(t - rowMax), each [rows]: {m', l', w} with
+  /// w = rescale / l', the factor that turns exp(t - rowMax) into P.
+  std::array<Value, 3> foldSinkIntoRows(Value rowMax, Value rowSum,
+                                        Value sink);
 
   /// The payload of a parallel 2-D generic over a block: the elements it
   /// reads, then the indices i and j; returns the element to write.

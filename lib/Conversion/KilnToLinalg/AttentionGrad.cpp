@@ -87,8 +87,9 @@ struct GradContext {
   /// The forward's dropout draw; read (the seed) only once the op is known
   /// to have scores.
   AttentionDropout dropout;
-  /// The converted Q, K, V, dO and, with the saved forward, LSE.
-  Value query, key, value, dout, lse;
+  /// The converted Q, K, V, dO and, with the saved forward, LSE; the [Hq]
+  /// sinks or null.
+  Value query, key, value, dout, lse, sinks;
   /// The forward's O and LSE, when given (the verifier pairs them).
   bool saved = false;
   /// The mask's type; null without a mask.
@@ -99,6 +100,9 @@ struct GradContext {
 
   /// Whether the op has a d_mask result (its mask is additive).
   bool hasMaskAdjoint() const { return bool(logitParams.additiveMask); }
+  /// The loop-carried values are dQ, dK, dV, then d_mask (with an additive
+  /// mask), then d_sinks ([Hq] in the compute type, with sinks).
+  unsigned getSinksAdjointIndex() const { return 3 + hasMaskAdjoint(); }
 
   /// The block helpers at the builder's point, in the compute type.
   GradBlockBuilder blocks(OpBuilder &builder, Location loc) const {
@@ -126,6 +130,7 @@ static GradContext getGradContext(AttentionGradOp op,
   ctx.value = adaptor.getValue();
   ctx.dout = adaptor.getDout();
   ctx.lse = adaptor.getLse();
+  ctx.sinks = adaptor.getSinks();
   // The forward's O and LSE, when given (the verifier pairs them).
   ctx.saved = op.hasSavedForward();
 
@@ -144,7 +149,7 @@ static GradContext getGradContext(AttentionGradOp op,
 static void replaceWithAdjoints(ConversionPatternRewriter &rewriter,
                                 Location loc, AttentionGradOp op,
                                 const GradContext &ctx, ValueRange grads,
-                                Value dmask4Final) {
+                                Value dmask4Final, Value dsinksFinal) {
   GradBlockBuilder top = ctx.blocks(rewriter, loc);
   RankedTensorType maskType = ctx.maskType;
   SmallVector<Value> results = llvm::to_vector(grads);
@@ -166,15 +171,26 @@ static void replaceWithAdjoints(ConversionPatternRewriter &rewriter,
     }
     results.push_back(dmask);
   }
+  if (ctx.sinks)
+    results.push_back(top.round(
+        dsinksFinal,
+        cast<RankedTensorType>(op.getSinks().getType()).getElementType()));
   rewriter.replaceOp(op, results);
 }
 
-/// The probabilities P of a query block from the forward's saved LSE
-/// (`logits`: the block's recomputed logits t).
-static Value buildSavedProbabilities(OpBuilder &builder, Location loc,
-                                     const GradContext &ctx, Value logits,
-                                     Value b, Value h, OpFoldResult firstRow,
-                                     int64_t rows) {
+/// A query block's probabilities: P [rows, width] and, with a sink, the
+/// sink's own probability per row ([rows]; null without).
+struct BlockProbabilities {
+  Value probs, sinkProbs;
+};
+
+/// The probabilities of a query block from the forward's saved LSE
+/// (`logits`: the block's recomputed logits t; `sink`: the head's sink
+/// logit, or null).
+static BlockProbabilities
+buildSavedProbabilities(OpBuilder &builder, Location loc,
+                        const GradContext &ctx, Value logits, Value sink,
+                        Value b, Value h, OpFoldResult firstRow, int64_t rows) {
   GradBlockBuilder bb = ctx.blocks(builder, loc);
   AffineMap id2 = bb.map(2, {0, 1});
   AffineMap row = bb.map(2, {0});
@@ -196,24 +212,53 @@ static Value buildSavedProbabilities(OpBuilder &builder, Location loc,
         return buildGuardedExp(pb, pl, a[0], a[1], -negInf);
       });
   Value rowSum = bb.rowSum(exps);
-  return bb.elementwise(
-      logits, ValueRange{exps, lse, rowSum}, {id2, row, row},
-      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
-        Value renormalize = arith::AndIOp::create(
-            pb, pl, buildSavedLseNeedsRenormalization(pb, pl, a[1]),
-            arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OGT, a[2],
-                                  bb.constant(pb, pl, 0.0)));
+  if (!sink)
+    return {bb.elementwise(
+        logits, ValueRange{exps, lse, rowSum}, {id2, row, row},
+        [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+          Value renormalize = arith::AndIOp::create(
+              pb, pl, buildSavedLseNeedsRenormalization(pb, pl, a[1]),
+              arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OGT, a[2],
+                                    bb.constant(pb, pl, 0.0)));
+          return arith::SelectOp::create(
+              pb, pl, renormalize, arith::DivFOp::create(pb, pl, a[0], a[2]),
+              a[0]);
+        })};
+
+  // With a sink, the renormalising sum holds it too (AttentionSinkFold with
+  // m = LSE): P = e * w and P_sink = exp(s - m') / l' in the rows beyond the
+  // bound, P = e and P_sink = exp(s - LSE) in the others.
+  auto [foldMax, foldSum, scale] = bb.foldSinkIntoRows(lse, rowSum, sink);
+  Value rowScale = bb.mapRows(
+      {lse, scale}, [&](OpBuilder &pb, Location pl, ValueRange a) -> Value {
         return arith::SelectOp::create(
-            pb, pl, renormalize, arith::DivFOp::create(pb, pl, a[0], a[2]),
-            a[0]);
+            pb, pl, buildSavedLseNeedsRenormalization(pb, pl, a[0]), a[1],
+            bb.constant(pb, pl, 1.0));
       });
+  Value sinkProbs = bb.mapRows(
+      {lse, foldMax, foldSum},
+      [&](OpBuilder &pb, Location pl, ValueRange a) -> Value {
+        Value renormalized = arith::DivFOp::create(
+            pb, pl, buildGuardedExp(pb, pl, sink, a[1], negInf), a[2]);
+        return arith::SelectOp::create(
+            pb, pl, buildSavedLseNeedsRenormalization(pb, pl, a[0]),
+            renormalized, buildGuardedExp(pb, pl, sink, a[0], -negInf));
+      });
+  Value probs = bb.elementwise(
+      logits, ValueRange{exps, rowScale}, {id2, row},
+      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        return arith::MulFOp::create(pb, pl, a[0], a[1]);
+      });
+  return {probs, sinkProbs};
 }
 
-/// The probabilities P of a query block recomputed from its logits `logits`
-/// as the forward does: its row max, exponentials and row sum.
-static Value buildRecomputedProbabilities(OpBuilder &builder, Location loc,
-                                          const GradContext &ctx,
-                                          Value logits) {
+/// The probabilities of a query block recomputed from its logits `logits`
+/// as the forward does: its row max, exponentials and row sum, and the sink
+/// `sink` (null without) folded in.
+static BlockProbabilities
+buildRecomputedProbabilities(OpBuilder &builder, Location loc,
+                             const GradContext &ctx, Value logits,
+                             Value sink) {
   GradBlockBuilder bb = ctx.blocks(builder, loc);
   AffineMap id2 = bb.map(2, {0, 1});
   AffineMap row = bb.map(2, {0});
@@ -225,16 +270,36 @@ static Value buildRecomputedProbabilities(OpBuilder &builder, Location loc,
         return buildGuardedExp(pb, pl, a[0], a[1], negInf);
       });
   Value rowSum = bb.rowSum(exps);
-  // P = e / l, 0 in an empty row.
-  return bb.elementwise(
-      logits, ValueRange{exps, rowSum}, {id2, row},
+  if (!sink)
+    // P = e / l, 0 in an empty row.
+    return {bb.elementwise(
+        logits, ValueRange{exps, rowSum}, {id2, row},
+        [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+          Value zeroValue = bb.constant(pb, pl, 0.0);
+          Value empty = arith::CmpFOp::create(
+              pb, pl, arith::CmpFPredicate::OEQ, a[1], zeroValue);
+          Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
+          return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+        })};
+
+  // P = e * w (w = rescale / l', 0 in an empty row), P_sink = exp(s - m') w
+  // / rescale = exp(s - m') / l'.
+  auto [foldMax, foldSum, scale] = bb.foldSinkIntoRows(rowMax, rowSum, sink);
+  Value probs = bb.elementwise(
+      logits, ValueRange{exps, scale}, {id2, row},
       [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
+        return arith::MulFOp::create(pb, pl, a[0], a[1]);
+      });
+  Value sinkProbs = bb.mapRows(
+      {foldMax, foldSum}, [&](OpBuilder &pb, Location pl, ValueRange a) -> Value {
         Value zeroValue = bb.constant(pb, pl, 0.0);
         Value empty = arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OEQ,
                                             a[1], zeroValue);
-        Value p = arith::DivFOp::create(pb, pl, a[0], a[1]);
+        Value p = arith::DivFOp::create(
+            pb, pl, buildGuardedExp(pb, pl, sink, a[0], negInf), a[1]);
         return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
       });
+  return {probs, sinkProbs};
 }
 
 /// acc[j, d] += sum_i block[i, j] x[i, d] on each visible key tile of
@@ -258,10 +323,13 @@ static Value accumulateTransposed(OpBuilder &builder, Location loc,
 }
 
 /// dS = P * (dP - rowsum(dP * P)) of a query block (`logits` gives its
-/// sizes): the adjoint of the logits, hence of the additive mask.
-static Value buildScoreAdjoint(OpBuilder &builder, Location loc,
-                               const GradContext &ctx, Value logits,
-                               Value probs, Value dprobs) {
+/// sizes): the adjoint of the logits, hence of the additive mask. Also
+/// returns rowsum(dP * P) ([rows]), which the sink's adjoint reads.
+static std::pair<Value, Value> buildScoreAdjoint(OpBuilder &builder,
+                                                 Location loc,
+                                                 const GradContext &ctx,
+                                                 Value logits, Value probs,
+                                                 Value dprobs) {
   GradBlockBuilder bb = ctx.blocks(builder, loc);
   AffineMap id2 = bb.map(2, {0, 1});
   AffineMap row = bb.map(2, {0});
@@ -279,12 +347,43 @@ static Value buildScoreAdjoint(OpBuilder &builder, Location loc,
   Value rowDot = bb.rowSum(products);
   // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits, hence of
   // the additive mask.
-  return bb.elementwise(
+  Value dscores = bb.elementwise(
       logits, ValueRange{probs, dprobs, rowDot}, {id2, id2, row},
       [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
         return arith::MulFOp::create(pb, pl, a[0],
                                      arith::SubFOp::create(pb, pl, a[1], a[2]));
       });
+  return {dscores, rowDot};
+}
+
+/// d_sinks[h] -= sum_i P_sink[i] * rowsum(dP * P)[i] over the rows of a
+/// query block of head h: the sink's logit gets P_sink (0 - D) per row, its
+/// value being 0. `acc` is the [Hq] accumulator; returns it updated.
+static Value accumulateSinkAdjoint(OpBuilder &builder, Location loc,
+                                   const GradContext &ctx, Value h,
+                                   Value sinkProbs, Value rowDot, Value acc) {
+  GradBlockBuilder bb = ctx.blocks(builder, loc);
+  Type computeType = ctx.sizes.computeType;
+  auto scalarType = RankedTensorType::get({}, computeType);
+  Value init = bb.filled({}, computeType, 0.0);
+  Value dot =
+      linalg::GenericOp::create(
+          builder, loc, TypeRange{scalarType}, ValueRange{sinkProbs, rowDot},
+          ValueRange{init},
+          SmallVector<AffineMap>{bb.map(1, {0}), bb.map(1, {0}),
+                                 AffineMap::get(1, 0, builder.getContext())},
+          {utils::IteratorType::reduction},
+          [&](OpBuilder &pb, Location pl, ValueRange a) {
+            linalg::YieldOp::create(
+                pb, pl,
+                Value(arith::AddFOp::create(
+                    pb, pl, a[2], arith::MulFOp::create(pb, pl, a[0], a[1]))));
+          })
+          .getResult(0);
+  Value sum = arith::SubFOp::create(
+      builder, loc, tensor::ExtractOp::create(builder, loc, acc, ValueRange{h}),
+      tensor::ExtractOp::create(builder, loc, dot, ValueRange{}));
+  return tensor::InsertOp::create(builder, loc, sum, acc, ValueRange{h});
 }
 
 /// Adds the block's dS (`dscores`: [rows, width], the visible columns of
@@ -408,10 +507,13 @@ buildQueryBlockAdjoints(OpBuilder &builder, Location loc,
   // fresh block: softcap's derivative reads s again.
   Value scores = bb.visibleProduct(q, kt, tiles, numKeys, computeType);
   Value logits = bb.blockLogits(ctx.logitParams, scores, at, /*inPlace=*/false);
-  Value probs = ctx.saved
-                    ? buildSavedProbabilities(builder, loc, ctx, logits, b, h,
-                                              firstRow, rows)
-                    : buildRecomputedProbabilities(builder, loc, ctx, logits);
+  Value sink = ctx.sinks ? buildSinkRead(builder, loc, ctx.sinks, h,
+                                         computeType)
+                         : Value();
+  auto [probs, sinkProbs] =
+      ctx.saved ? buildSavedProbabilities(builder, loc, ctx, logits, sink, b,
+                                          h, firstRow, rows)
+                : buildRecomputedProbabilities(builder, loc, ctx, logits, sink);
   // x * Z / (1 - p): dropout's keep bit, redrawn from the seed at the
   // forward's (b, h, i, j).
   auto dropped = [&](Value block) -> Value {
@@ -432,7 +534,8 @@ buildQueryBlockAdjoints(OpBuilder &builder, Location loc,
   // dP[i, j] = (sum_d dO[i, d] V[j, d]) * Z / (1 - p)
   Value dprobs =
       dropped(bb.visibleProduct(dout, vt, tiles, numKeys, computeType));
-  Value dscores = buildScoreAdjoint(builder, loc, ctx, logits, probs, dprobs);
+  auto [dscores, rowDot] =
+      buildScoreAdjoint(builder, loc, ctx, logits, probs, dprobs);
 
   Value dmaskAcc;
   if (ctx.hasMaskAdjoint())
@@ -455,6 +558,10 @@ buildQueryBlockAdjoints(OpBuilder &builder, Location loc,
   yields.push_back(dvAcc);
   if (dmaskAcc)
     yields.push_back(dmaskAcc);
+  if (ctx.sinks)
+    yields.push_back(accumulateSinkAdjoint(builder, loc, ctx, h, sinkProbs,
+                                           rowDot,
+                                           args[ctx.getSinksAdjointIndex()]));
   return yields;
 }
 
@@ -489,6 +596,8 @@ static SmallVector<Value> buildKVHeadAdjoints(OpBuilder &builder, Location loc,
       gb.filled({sizes.numKeys, sizes.valueDim}, computeType, 0.0)};
   if (ctx.hasMaskAdjoint())
     innerInits.push_back(outerArgs[3]);
+  if (ctx.sinks)
+    innerInits.push_back(outerArgs[ctx.getSinksAdjointIndex()]);
   SmallVector<Value> inner = buildGroupHeadLoop(
       builder, loc, g, sizes.groupSize, innerInits,
       [&](OpBuilder &builder, Location loc, Value h, ValueRange args) {
@@ -509,6 +618,8 @@ static SmallVector<Value> buildKVHeadAdjoints(OpBuilder &builder, Location loc,
                       outerArgs[2], b, g)};
   if (ctx.hasMaskAdjoint())
     yields.push_back(inner[3]);
+  if (ctx.sinks)
+    yields.push_back(inner[ctx.getSinksAdjointIndex()]);
   return yields;
 }
 
@@ -532,10 +643,15 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
     Value dmask4;
     if (ctx.hasMaskAdjoint())
       dmask4 = top.filled(ctx.mask4Shape, sizes.computeType, 0.0);
+    Value dsinks;
+    if (ctx.sinks)
+      dsinks = top.filled({sizes.numHeads}, sizes.computeType, 0.0);
 
-    // No score: every adjoint is 0.
+    // No score: every adjoint is 0 (with Sk = 0 each row's sink has P = 1,
+    // but D = 0).
     if (sizes.batch * sizes.numHeads * sizes.numQueries * sizes.numKeys == 0) {
-      replaceWithAdjoints(rewriter, loc, op, ctx, {dq, dk, dv}, dmask4);
+      replaceWithAdjoints(rewriter, loc, op, ctx, {dq, dk, dv}, dmask4,
+                          dsinks);
       return success();
     }
 
@@ -545,6 +661,8 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
     SmallVector<Value> outerInits = {dq, dk, dv};
     if (dmask4)
       outerInits.push_back(dmask4);
+    if (dsinks)
+      outerInits.push_back(dsinks);
     SmallVector<Value> results = buildKVHeadLoop(
         rewriter, loc, sizes.batch, sizes.numKVHeads, outerInits,
         [&](OpBuilder &builder, Location loc, Value b, Value g,
@@ -553,7 +671,8 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
         });
     replaceWithAdjoints(rewriter, loc, op, ctx,
                         ArrayRef<Value>(results).take_front(3),
-                        dmask4 ? results[3] : Value());
+                        dmask4 ? results[3] : Value(),
+                        dsinks ? results[ctx.getSinksAdjointIndex()] : Value());
     return success();
   }
 };

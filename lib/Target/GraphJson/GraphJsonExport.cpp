@@ -568,6 +568,23 @@ LogicalResult Exporter::exportResultTypes(Operation *node, const OpSpec &spec,
                              "ranked tensor");
     types.push_back(encodeType(tensor));
   }
+  // With result groups: one entry per group, null for an absent optional
+  // result, trailing nulls dropped.
+  if (auto segs = node->getInherentAttr("resultSegmentSizes");
+      node->hasTrait<OpTrait::AttrSizedResultSegments>() && segs && *segs &&
+      isa<DenseI32ArrayAttr>(*segs)) {
+    ojson grouped = ojson::array();
+    size_t next = 0;
+    for (int32_t size : cast<DenseI32ArrayAttr>(*segs).asArrayRef()) {
+      if (size > 1)
+        return node->emitError("graph JSON export: a variadic result group");
+      grouped.push_back(size == 1 ? types[next++] : ojson());
+    }
+    while (!grouped.empty() && grouped.back().is_null())
+      grouped.erase(grouped.size() - 1);
+    entry["types"] = grouped;
+    return success();
+  }
   if (node->getNumResults() == 1 && !spec.variadicResults)
     entry["type"] = types[0];
   else

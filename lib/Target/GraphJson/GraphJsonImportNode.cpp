@@ -86,6 +86,22 @@ LogicalResult Importer::buildNode(size_t index) {
   SmallVector<Type> declared;
   if (failed(parseDeclaredTypes(node, declared)))
     return failure();
+  // One "types" entry per result group, null for an absent optional result
+  // (trailing nulls may be left out): the groups' sizes.
+  if (opName.hasTrait<OpTrait::AttrSizedResultSegments>()) {
+    if (declared.size() > spec.numResultGroups)
+      return fail(node.path + ".types",
+                  "kiln." + spec.name + " has " +
+                      std::to_string(spec.numResultGroups) +
+                      " result groups, got " + std::to_string(declared.size()) +
+                      " types");
+    SmallVector<int32_t> resultSegments(spec.numResultGroups, 0);
+    for (auto [i, type] : llvm::enumerate(declared))
+      resultSegments[i] = type ? 1 : 0;
+    attrs.set("resultSegmentSizes",
+              builder.getDenseI32ArrayAttr(resultSegments));
+    llvm::erase(declared, Type());
+  }
   return createOp(node, opName, opLoc, operands, attrs, declared);
 }
 
@@ -206,7 +222,15 @@ LogicalResult Importer::parseDeclaredTypes(const Node &node,
   } else if (auto it = object.find("types"); it != object.end()) {
     if (!it->is_array())
       return fail(path + ".types", "expected an array of tensor types");
+    // Null stands for an absent optional result of an op with result
+    // groups (buildNode).
+    OperationName opName("kiln." + node.spec->name, context);
+    bool groups = opName.hasTrait<OpTrait::AttrSizedResultSegments>();
     for (size_t i = 0; i < it->size(); ++i) {
+      if (groups && (*it)[i].is_null()) {
+        declared.push_back(Type());
+        continue;
+      }
       FailureOr<RankedTensorType> t =
           parseType((*it)[i], path + ".types[" + std::to_string(i) + "]");
       if (failed(t))

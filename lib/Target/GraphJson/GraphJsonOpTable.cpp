@@ -21,8 +21,9 @@ const std::map<std::string, OpSpec> &getOpSpecs() {
   current.operands.push_back({NAME, OK::KIND});
 #define KILN_GRAPH_ATTR(NAME, KIND, PRESENCE)                                  \
   current.attrs.push_back({NAME, AK::KIND, P::PRESENCE});
-#define KILN_GRAPH_END(VARIADIC)                                               \
+#define KILN_GRAPH_END(VARIADIC, GROUPS)                                       \
   current.variadicResults = VARIADIC;                                          \
+  current.numResultGroups = GROUPS;                                            \
   result[current.name] = current;
 #include "GraphJsonOps.inc"
 #undef KILN_GRAPH_OP

@@ -63,6 +63,10 @@ struct OpSpec {
   std::vector<OperandSpec> operands;
   std::vector<AttrSpec> attrs;
   bool variadicResults = false;
+  /// The ODS result groups (results, optional or not). An op with
+  /// AttrSizedResultSegments (kiln.attention_grad) writes one "types" entry
+  /// per group, null for an absent optional result.
+  unsigned numResultGroups = 0;
 
   const AttrSpec *findAttr(StringRef attr) const {
     for (const AttrSpec &spec : attrs)

@@ -6,7 +6,7 @@ the JSON graph importer maps attributes by their ODS kind, not a hand list.
   KILN_GRAPH_OP(name)                         starts an op ("add" = kiln.add)
   KILN_GRAPH_OPERAND(name, Single|Optional|Variadic)
   KILN_GRAPH_ATTR(name, kind, Required|Optional|Defaulted)
-  KILN_GRAPH_END(variadicResults)
+  KILN_GRAPH_END(variadicResults, numResultGroups)
 
 kind is one of I64 F64 Bool Unit I64Array Elements or an enum's C++ name
 (GeluApproximation, ...). An attribute kind the importer does not know fails
@@ -80,7 +80,8 @@ def main(records_path, out_path):
                      "operands" % rec["opName"])
         varRes = any("Variadic" in records[r["def"]]["!superclasses"]
                      for r, _ in rec["results"]["args"])
-        lines.append("KILN_GRAPH_END(%s)" % ("true" if varRes else "false"))
+        lines.append("KILN_GRAPH_END(%s, %d)" % ("true" if varRes else "false",
+                                                 len(rec["results"]["args"])))
     text = "\n".join(lines) + "\n"
     try:
         with open(out_path) as f:

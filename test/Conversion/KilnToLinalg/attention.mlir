@@ -325,3 +325,38 @@ func.func @alibi(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x
   %o = kiln.attention %q, %k, %v alibi_slopes(%s : tensor<2xf32>) : tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x3x4xf32>
   return %o : tensor<1x2x3x4xf32>
 }
+
+// -----
+
+// Sinks: after the block's row max m and row sum l, one row generic folds
+// the head's sink s in (m' = max(m, s), rescale = exp(m - m'),
+// l' = l * rescale + exp(s - m'), w = rescale / l'), and P = exp(t - m) * w.
+// CHECK-LABEL: func.func @sinks
+// CHECK-SAME: %[[S:[^:]*]]: tensor<2xf32>)
+// CHECK: %[[H:.*]] = arith.remui
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}["parallel", "reduction"]{{.*}} ins(%[[E]]
+// CHECK: %[[SINK:.*]] = tensor.extract %[[S]][%[[H]]] : tensor<2xf32>
+// CHECK: %[[FOLD:.*]]:3 = linalg.generic {{.*}} ins(%[[MAX]], %[[SUM]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[M:[^:]*]]: f32, %[[L:[^:]*]]: f32,
+// CHECK-NEXT: %[[M2:.*]] = arith.maximumf %[[M]], %[[SINK]] : f32
+// CHECK: %[[DM:.*]] = arith.subf %[[M]], %[[M2]] : f32
+// CHECK: math.exp %[[DM]]
+// CHECK: %[[RESCALE:.*]] = arith.select
+// CHECK: %[[DS:.*]] = arith.subf %[[SINK]], %[[M2]] : f32
+// CHECK: math.exp %[[DS]]
+// CHECK: %[[TERM:.*]] = arith.select
+// CHECK: %[[LR:.*]] = arith.mulf %[[L]], %[[RESCALE]] : f32
+// CHECK: %[[L2:.*]] = arith.addf %[[LR]], %[[TERM]] : f32
+// CHECK: %[[W:.*]] = arith.divf %[[RESCALE]], %[[L2]] : f32
+// CHECK: %[[W0:.*]] = arith.select %{{.*}}, %{{.*}}, %[[W]] : f32
+// CHECK: linalg.yield %[[M2]], %[[L2]], %[[W0]] : f32, f32, f32
+// CHECK: linalg.generic {{.*}} ins(%[[FOLD]]#2 : tensor<3xf32>) outs(%[[E]] : tensor<3x5xf32>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+func.func @sinks(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>, %s: tensor<2xf32>) -> tensor<1x2x3x4xf32> {
+  %o = kiln.attention %q, %k, %v sinks(%s : tensor<2xf32>) : tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x3x4xf32>
+  return %o : tensor<1x2x3x4xf32>
+}

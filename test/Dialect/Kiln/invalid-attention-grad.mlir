@@ -113,3 +113,38 @@ func.func @grad_alibi_kv_heads(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>,
   %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do alibi_slopes(%s : tensor<1x2xf32>) : tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x4x3x8xf32> -> tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>
   return
 }
+
+// -----
+
+// Sinks have a d_sinks result.
+func.func @grad_sinks_without_dsinks(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %do: tensor<1x2x3x8xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op has a 'dsinks' result if and only if it has 'sinks'}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do sinks(%s : tensor<2xf32>) : tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x3x8xf32> -> tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @grad_dsinks_type(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %do: tensor<1x2x3x8xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op dsinks type 'tensor<2xf64>' must be the sinks type 'tensor<2xf32>'}}
+  %dq, %dk, %dv, %ds = kiln.attention_grad %q, %k, %v, %do sinks(%s : tensor<2xf32>) : tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x3x8xf32> -> tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<2xf64>
+  return
+}
+
+// -----
+
+// A d_sinks type without sinks is read as d_mask and rejected as one.
+func.func @grad_dsinks_without_sinks(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %do: tensor<1x2x3x8xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op has a 'dmask' result if and only if the mask is additive (a float mask)}}
+  %dq, %dk, %dv, %ds = kiln.attention_grad %q, %k, %v, %do : tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x3x8xf32> -> tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<2xf32>
+  return
+}
+
+// -----
+
+// The adjoint carries its forward's sinks, checked by the same rule.
+func.func @grad_sinks_heads(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %do: tensor<1x4x3x8xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op 'sinks' shape [2] must be [Hq] = [4]}}
+  %dq, %dk, %dv, %ds = kiln.attention_grad %q, %k, %v, %do sinks(%s : tensor<2xf32>) : tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x4x3x8xf32> -> tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<2xf32>
+  return
+}

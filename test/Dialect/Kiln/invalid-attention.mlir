@@ -78,7 +78,7 @@ func.func @wrong_result_element_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8
 
 func.func @operand_segments(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>) {
   // expected-error @+1 {{'kiln.attention' op 'operandSegmentSizes' must give query, key and value one operand each}}
-  %0 = "kiln.attention"(%q, %k, %k) <{operandSegmentSizes = array<i32: 2, 1, 0, 0, 0, 0, 0, 0>}> : (tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32>) -> tensor<2x4x3x8xf32>
+  %0 = "kiln.attention"(%q, %k, %k) <{operandSegmentSizes = array<i32: 2, 1, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32>) -> tensor<2x4x3x8xf32>
   return
 }
 
@@ -441,5 +441,30 @@ func.func @lse_half_type(%q: tensor<1x1x3x2xf16>, %k: tensor<1x1x5x2xf16>, %v: t
 func.func @lse_element_type(%q: tensor<1x1x3x2xf64>, %k: tensor<1x1x5x2xf64>, %v: tensor<1x1x5x2xf64>) {
   // expected-error @+1 {{'kiln.attention' op lse type 'tensor<1x1x3xf32>' must be 'tensor<1x1x3xf64>'}}
   %0, %1 = kiln.attention %q, %k, %v : tensor<1x1x3x2xf64>, tensor<1x1x5x2xf64>, tensor<1x1x5x2xf64> -> tensor<1x1x3x2xf64>, tensor<1x1x3xf32>
+  return
+}
+
+// -----
+
+// Sinks are per query head: [Hq], not [B, Hq] and not per kv head.
+func.func @sinks_rank(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>, %s: tensor<2x4xf32>) {
+  // expected-error @+1 {{'kiln.attention' op 'sinks' shape [2, 4] must be [Hq] = [4]}}
+  %0 = kiln.attention %q, %k, %v sinks(%s : tensor<2x4xf32>) : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @sinks_kv_heads(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x2x5x8xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.attention' op 'sinks' shape [2] must be [Hq] = [4]}}
+  %0 = kiln.attention %q, %k, %v sinks(%s : tensor<2xf32>) : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32> -> tensor<2x4x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @sinks_element_type(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x4x5x8xbf16>, %v: tensor<2x4x5x8xbf16>, %s: tensor<4xf16>) {
+  // expected-error @+1 {{'kiln.attention' op 'sinks' element type 'f16' must be f32 or the query element type 'bf16'}}
+  %0 = kiln.attention %q, %k, %v sinks(%s : tensor<4xf16>) : tensor<2x4x3x8xbf16>, tensor<2x4x5x8xbf16>, tensor<2x4x5x8xbf16> -> tensor<2x4x3x8xbf16>
   return
 }

@@ -56,3 +56,25 @@ func.func @alibi(%q: tensor<1x2x3x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x
       -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>
   return %dq, %dk, %dv : tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>
 }
+
+// The sinks' adjoint follows d_mask, also without one.
+// CHECK-LABEL: func.func @sinks
+// CHECK: kiln.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} sinks(%{{.*}} : tensor<2xf32>) out(%{{.*}} : tensor<1x2x3x2xf32>) lse(%{{.*}} : tensor<1x2x3xf32>) : {{.*}} -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<2xf32>
+// CHECK: kiln.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<3x5xf32>) sinks(%{{.*}} : tensor<2xf32>) : {{.*}} -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<3x5xf32>, tensor<2xf32>
+// CHECK: kiln.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<3x5xi1>) sinks(%{{.*}} : tensor<2xf32>) : {{.*}} -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<2xf32>
+func.func @sinks(%q: tensor<1x2x3x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x2x3x2xf32>,
+                 %s: tensor<2xf32>, %o: tensor<1x2x3x2xf32>, %lse: tensor<1x2x3xf32>,
+                 %m: tensor<3x5xf32>, %b: tensor<3x5xi1>)
+    -> (tensor<2xf32>, tensor<3x5xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %dq, %dk, %dv, %ds = kiln.attention_grad %q, %k, %v, %do sinks(%s : tensor<2xf32>)
+      out(%o : tensor<1x2x3x2xf32>) lse(%lse : tensor<1x2x3xf32>)
+      : tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<1x2x3x2xf32>
+      -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<2xf32>
+  %dq2, %dk2, %dv2, %dm2, %ds2 = kiln.attention_grad %q, %k, %v, %do mask(%m : tensor<3x5xf32>) sinks(%s : tensor<2xf32>)
+      : tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<1x2x3x2xf32>
+      -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<3x5xf32>, tensor<2xf32>
+  %dq3, %dk3, %dv3, %ds3 = kiln.attention_grad %q, %k, %v, %do mask(%b : tensor<3x5xi1>) sinks(%s : tensor<2xf32>)
+      : tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<1x2x3x2xf32>
+      -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<2xf32>
+  return %ds, %dm2, %ds2, %ds3 : tensor<2xf32>, tensor<3x5xf32>, tensor<2xf32>, tensor<2xf32>
+}

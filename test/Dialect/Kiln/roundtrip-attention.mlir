@@ -237,3 +237,14 @@ func.func @alibi(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: tensor<2x
       : tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32> -> tensor<2x4x3x8xf32>
   return %0, %1 : tensor<2x4x3x8xf32>, tensor<2x4x3x8xf32>
 }
+
+// Sinks per query head, after the ALiBi slopes; with the lse result.
+// CHECK-LABEL: func.func @sinks
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x3x8xbf16>, %[[K:.*]]: tensor<2x2x5x8xbf16>, %[[V:.*]]: tensor<2x2x5x8xbf16>, %[[S:.*]]: tensor<4xf32>, %[[A:.*]]: tensor<4xf32>)
+// CHECK: kiln.attention %[[Q]], %[[K]], %[[V]] alibi_slopes(%[[A]] : tensor<4xf32>) sinks(%[[S]] : tensor<4xf32>) {causal} : tensor<2x4x3x8xbf16>, tensor<2x2x5x8xbf16>, tensor<2x2x5x8xbf16> -> tensor<2x4x3x8xbf16>, tensor<2x4x3xf32>
+func.func @sinks(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x2x5x8xbf16>, %v: tensor<2x2x5x8xbf16>, %s: tensor<4xf32>, %a: tensor<4xf32>)
+    -> (tensor<2x4x3x8xbf16>, tensor<2x4x3xf32>) {
+  %0, %lse = kiln.attention %q, %k, %v alibi_slopes(%a : tensor<4xf32>) sinks(%s : tensor<4xf32>) {causal}
+      : tensor<2x4x3x8xbf16>, tensor<2x2x5x8xbf16>, tensor<2x2x5x8xbf16> -> tensor<2x4x3x8xbf16>, tensor<2x4x3xf32>
+  return %0, %lse : tensor<2x4x3x8xbf16>, tensor<2x4x3xf32>
+}

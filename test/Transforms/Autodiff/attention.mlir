@@ -63,3 +63,17 @@ func.func @f(%q: tensor<1x1x3x2xf64>) -> tensor<f64> {
   %l = kiln.sum %o {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x3x2xf64> -> tensor<f64>
   return %l : tensor<f64>
 }
+
+// -----
+
+// Sinks get the last result, d_sinks, after d_mask.
+// CHECK-LABEL: func.func @f_value_and_grad
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x3x2xf32>, %[[K:.*]]: tensor<1x2x4x2xf32>, %[[V:.*]]: tensor<1x2x4x2xf32>, %[[M:.*]]: tensor<3x4xf32>, %[[S:.*]]: tensor<2xf32>)
+// CHECK: %[[DQ:[^ ]*]], %[[DK:[^ ]*]], %[[DV:[^ ]*]], %[[DM:[^ ]*]], %[[DS:[^ ]*]] = kiln.attention_grad %[[Q]], %[[K]], %[[V]], %{{.*}} mask(%[[M]] : tensor<3x4xf32>) sinks(%[[S]] : tensor<2xf32>)
+// CHECK-SAME: -> tensor<1x2x3x2xf32>, tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32>, tensor<3x4xf32>, tensor<2xf32>
+// CHECK: return %{{.*}}, %[[DQ]], %[[DK]], %[[DV]], %[[DM]], %[[DS]]
+func.func @f(%q: tensor<1x2x3x2xf32>, %k: tensor<1x2x4x2xf32>, %v: tensor<1x2x4x2xf32>, %m: tensor<3x4xf32>, %s: tensor<2xf32>) -> tensor<f32> {
+  %o = kiln.attention %q, %k, %v mask(%m : tensor<3x4xf32>) sinks(%s : tensor<2xf32>) : tensor<1x2x3x2xf32>, tensor<1x2x4x2xf32>, tensor<1x2x4x2xf32> -> tensor<1x2x3x2xf32>
+  %l = kiln.sum %o {axes = array<i64: 0, 1, 2, 3>} : tensor<1x2x3x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -11,6 +11,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -20,6 +21,46 @@
 
 using namespace mlir;
 using namespace mlir::kiln;
+
+//===----------------------------------------------------------------------===//
+// kiln.attention_grad's optional result types
+//===----------------------------------------------------------------------===//
+
+/// `-> dq, dk, dv [, dmask] [, dsinks]`: the optional adjoints follow the
+/// three required ones as plain types. Up to two are parsed; one alone is
+/// d_sinks only when the op has sinks and no additive mask could own it
+/// (its mask, if any, is boolean), so that the verifier, not the parser,
+/// reports an adjoint that does not match the operands.
+static ParseResult parseAttentionGradOptionalResultTypes(OpAsmParser &parser,
+                                                         Type &dmaskType,
+                                                         Type &dsinksType,
+                                                         Type maskType,
+                                                         Type sinksType) {
+  SmallVector<Type, 2> types;
+  while (types.size() < 2 && succeeded(parser.parseOptionalComma())) {
+    Type type;
+    if (parser.parseType(type))
+      return failure();
+    types.push_back(type);
+  }
+  bool additiveMask =
+      maskType && !getElementTypeOrSelf(maskType).isInteger(1);
+  if (types.size() == 2) {
+    dmaskType = types[0];
+    dsinksType = types[1];
+  } else if (types.size() == 1) {
+    (sinksType && !additiveMask ? dsinksType : dmaskType) = types[0];
+  }
+  return success();
+}
+
+static void printAttentionGradOptionalResultTypes(OpAsmPrinter &printer,
+                                                  Operation *, Type dmaskType,
+                                                  Type dsinksType, Type, Type) {
+  for (Type type : {dmaskType, dsinksType})
+    if (type)
+      printer << ", " << type;
+}
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnAttentionOps.cpp.inc"
@@ -139,8 +180,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         Value key, Value value) {
   build(builder, state, query, key, value, /*mask=*/nullptr,
         /*key_lengths=*/nullptr, /*query_lengths=*/nullptr, /*seed=*/nullptr,
-        /*alibi_slopes=*/nullptr, /*scale=*/nullptr, /*causal=*/nullptr, /*window_left=*/nullptr,
-        /*window_right=*/nullptr, /*alignment=*/nullptr, /*softcap=*/nullptr,
+        /*alibi_slopes=*/nullptr, /*sinks=*/nullptr, /*scale=*/nullptr,
+        /*causal=*/nullptr, /*window_left=*/nullptr, /*window_right=*/nullptr, /*alignment=*/nullptr, /*softcap=*/nullptr,
         /*dropout_p=*/nullptr);
 }
 
@@ -336,6 +377,20 @@ static LogicalResult verifyAttentionOptionalOperands(OpT op,
              << formatShape(headsShape);
   }
 
+  // Sinks: [Hq] of f32 or the query's float type.
+  if (Value sinks = op.getSinks()) {
+    auto sinksType = cast<RankedTensorType>(sinks.getType());
+    if (sinksType.getRank() != 1 || sinksType.getDimSize(0) != q[1])
+      return op.emitOpError()
+             << "'sinks' shape " << formatShape(sinksType.getShape())
+             << " must be [Hq] = " << formatShape(q.slice(1, 1));
+    Type sinksElementType = sinksType.getElementType();
+    if (!sinksElementType.isF32() && sinksElementType != elementType)
+      return op.emitOpError()
+             << "'sinks' element type " << sinksElementType
+             << " must be f32 or the query element type " << elementType;
+  }
+
   // Lengths: [B] of i32 or i64.
   if (failed(verifyLengths(op, op.getKeyLengths(), "key_lengths", q[0])) ||
       failed(verifyLengths(op, op.getQueryLengths(), "query_lengths", q[0])))
@@ -464,7 +519,6 @@ LogicalResult AttentionOp::fold(FoldAdaptor adaptor,
   // for empty rows, whatever Q, K and V hold): no keys at all, a mask that
   // blocks every key, or lengths that leave no key or no query.
   auto keyType = cast<RankedTensorType>(getKey().getType());
-  // The lse of an empty row is +inf.
   auto resultType = cast<RankedTensorType>(getResult().getType());
   int64_t numKeys = keyType.getDimSize(2);
   if (!(numKeys == 0 || isBlockingMask(adaptor.getMask()) ||
@@ -472,6 +526,9 @@ LogicalResult AttentionOp::fold(FoldAdaptor adaptor,
                    [](int64_t length) { return length <= 0; }) ||
         allLengths(adaptor.getQueryLengths(),
                    [](int64_t length) { return length <= 0; })))
+    return failure();
+  // With sinks the lse of an empty row is the sink, not a constant.
+  if (getLse() && getSinks())
     return failure();
   results.push_back(Builder(getContext()).getZeroAttr(resultType));
   if (Value lse = getLse()) {
@@ -630,6 +687,14 @@ LogicalResult AttentionGradOp::verify() {
           return emitOpError()
                  << "dmask type " << dmask.getType()
                  << " must be the mask type " << getMask().getType();
+        if (static_cast<bool>(getSinks()) != static_cast<bool>(getDsinks()))
+          return emitOpError()
+                 << "has a 'dsinks' result if and only if it has 'sinks'";
+        if (Value dsinks = getDsinks();
+            dsinks && dsinks.getType() != getSinks().getType())
+          return emitOpError()
+                 << "dsinks type " << dsinks.getType()
+                 << " must be the sinks type " << getSinks().getType();
         // The forward's O and LSE, both or neither.
         if (static_cast<bool>(getOut()) != static_cast<bool>(getLse()))
           return emitOpError() << "'out' and 'lse' must be given together "

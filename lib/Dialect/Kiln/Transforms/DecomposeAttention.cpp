@@ -44,7 +44,10 @@ struct AttentionForward {
   /// P and P' = dropout(P), [B, Hkv, R, Sq, Sk]; the same value without
   /// dropout.
   Value probs, droppedProbs;
-  /// The softmax's input t with empty rows set to 0, the row max
+  /// The sinks' probabilities [B, Hkv, R, Sq, 1], or null without sinks.
+  Value sinkProbs;
+  /// The softmax's input t (with a sinks column last, when the op has
+  /// sinks) with empty rows set to 0, the row max
   /// [B, Hkv, R, Sq, 1] and the i1 empty-row flags (null when no row can be
   /// empty).
   Value logits, rowMax, emptyRows;
@@ -259,11 +262,28 @@ AttentionForward AttentionDecomposer::buildForward() {
   if (visible)
     t = SelectOp::create(b, loc, visible, t, negInf);
 
+  // Sinks: each row's softmax gets the column sinks[h] (a logit with no
+  // value), which is split off again after it.
+  Value sinks = op.getSinks();
+  int64_t width = numKeys;
+  if (sinks) {
+    Value sinks5 = reshapeTo(b, loc, toCompute(sinks, computeType),
+                             {1, numKVHeads, groupSize, 1, 1});
+    auto columnType = RankedTensorType::get(
+        {batch, numKVHeads, groupSize, numQueries, 1}, computeType);
+    t = ConcatOp::create(
+        b, loc, ValueRange{t, BroadcastToOp::create(b, loc, columnType, sinks5)},
+        uint64_t(4));
+    width = numKeys + 1;
+    if (!negInf)
+      negInf = createScalar(b, loc, computeType, -inf);
+  }
+
   // P = softmax(t), with empty rows (max = -inf) exactly 0: they take the
   // softmax of 0 instead of exp(-inf - -inf), and are zeroed after. Without
   // keys (Sk = 0) P is empty and there is no row max to take.
   Value probs;
-  if ((visible || additive) && numKeys > 0) {
+  if ((visible || additive || sinks) && width > 0) {
     Value rowMax = MaxOp::create(b, loc, t, ArrayRef<int64_t>{4},
                                  /*keep_dims=*/true);
     Value empty = EqOp::create(b, loc, rowMax, negInf);
@@ -277,6 +297,12 @@ AttentionForward AttentionDecomposer::buildForward() {
     probs = SoftmaxOp::create(b, loc, t, uint64_t(4));
   }
   forward.logits = t;
+  if (sinks) {
+    auto split = SplitOp::create(b, loc, probs, uint64_t(4),
+                                 ArrayRef<int64_t>{numKeys, 1});
+    probs = split.getResult(0);
+    forward.sinkProbs = split.getResult(1);
+  }
   forward.probs = probs;
   // kiln.dropout on [B, Hkv, R, Sq, Sk] numbers its elements as the fused
   // op numbers [B, Hq, Sq, Sk] (h = g * R + r), so it draws the same Z.
@@ -297,9 +323,9 @@ Value AttentionDecomposer::buildLse(const AttentionForward &forward) {
   auto lseType =
       RankedTensorType::get({batch, numQueryHeads, numQueries}, computeType);
   double inf = std::numeric_limits<double>::infinity();
-  // Sk = 0: every row is empty (and the max over no key is not -inf
-  // everywhere kiln.max could be asked).
-  if (numKeys == 0)
+  // Sk = 0 without sinks: every row is empty (and the max over no key is
+  // not -inf everywhere kiln.max could be asked).
+  if (numKeys == 0 && !op.getSinks())
     return ConstantOp::create(
         b, loc,
         DenseElementsAttr::get(lseType, b.getFloatAttr(computeType, inf)));
@@ -339,7 +365,8 @@ AttentionDecomposer::buildGradients(const AttentionForward &forward,
   if (op.getDropoutProbability() > 0)
     dprobs = DropoutOp::create(b, loc, dprobs, op.getSeed(),
                                op.getDropoutPAttr());
-  // dT = P * (dP - rowsum(dP * P)).
+  // dT = P * (dP - rowsum(dP * P)). The sink's value is 0, so its dP is 0:
+  // rowsum(dP * P) over the keys alone is the whole row's.
   Value rowDot = SumOp::create(b, loc, mul(b, loc, dprobs, forward.probs),
                                ArrayRef<int64_t>{4}, /*keep_dims=*/true);
   Value dt = mul(b, loc, forward.probs, sub(b, loc, dprobs, rowDot));
@@ -376,6 +403,14 @@ AttentionDecomposer::buildGradients(const AttentionForward &forward,
     Type maskCompute = cast<RankedTensorType>(maskType).clone(computeType);
     results.push_back(
         fromCompute(reduceToType(b, loc, dt4, maskCompute), maskType));
+  }
+  if (Value sinks = op.getSinks()) {
+    // d_sinks[h] = sum_{b, i} P_sink (0 - rowsum(dP * P)).
+    Value dsinks = NegOp::create(b, loc, mul(b, loc, forward.sinkProbs, rowDot));
+    dsinks = SumOp::create(b, loc, dsinks, ArrayRef<int64_t>{0, 3, 4},
+                           /*keep_dims=*/false);
+    dsinks = reshapeTo(b, loc, dsinks, {numQueryHeads});
+    results.push_back(fromCompute(dsinks, sinks.getType()));
   }
   return results;
 }

@@ -135,7 +135,8 @@ AttentionOp rebuildAttention(RewriterBase &rewriter, AttentionOp op, Value mask,
   auto attention = AttentionOp::create(
       rewriter, op.getLoc(), op->getResultTypes(), op.getQuery(), op.getKey(),
       op.getValue(), mask, op.getKeyLengths(), op.getQueryLengths(),
-      op.getSeed(), op.getAlibiSlopes(), op.getScaleAttr(), causal, windowLeft, windowRight,
+      op.getSeed(), op.getAlibiSlopes(), op.getSinks(), op.getScaleAttr(), causal,
+      windowLeft, windowRight,
       AttentionAlignmentAttr::get(context, band.alignment), op.getSoftcapAttr(),
       op.getDropoutPAttr());
   attention->setDiscardableAttrs(op->getDiscardableAttrDictionary());

@@ -206,7 +206,7 @@ FailureOr<AttentionOp> raiseWrittenOut(MatmulOp pv, RewriterBase &rewriter,
   auto attention = AttentionOp::create(
       rewriter, pv.getLoc(), TypeRange{outType}, scores->query, scores->key,
       pv.getRhs(), mask, /*key_lengths=*/Value(), /*query_lengths=*/Value(),
-      dropoutP > 0 ? seed : Value(), /*alibi_slopes=*/Value(),
+      dropoutP > 0 ? seed : Value(), /*alibi_slopes=*/Value(), /*sinks=*/Value(),
       rewriter.getF64FloatAttr(scores->scale),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(),

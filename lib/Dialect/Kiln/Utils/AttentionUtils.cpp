@@ -354,6 +354,37 @@ Value mlir::kiln::buildGuardedExp(OpBuilder &builder, Location loc, Value x,
       e);
 }
 
+Value mlir::kiln::buildSinkRead(OpBuilder &builder, Location loc, Value sinks,
+                                Value h, Type type) {
+  return convertFloat(builder, loc,
+                      buildBroadcastRead(builder, loc, sinks, ValueRange{h}),
+                      type);
+}
+
+AttentionSinkFold AttentionSinkFold::build(OpBuilder &builder, Location loc,
+                                           Value m, Value l, Value sink) {
+  double negInf = -std::numeric_limits<double>::infinity();
+  AttentionSinkFold fold;
+  fold.max = arith::MaximumFOp::create(builder, loc, m, sink);
+  fold.rescale = buildGuardedExp(builder, loc, m, fold.max, negInf);
+  fold.sum = arith::AddFOp::create(
+      builder, loc, arith::MulFOp::create(builder, loc, l, fold.rescale),
+      buildGuardedExp(builder, loc, sink, fold.max, negInf));
+  return fold;
+}
+
+Value AttentionSinkFold::buildProbabilityScale(OpBuilder &builder,
+                                               Location loc) const {
+  Type type = sum.getType();
+  Value zero =
+      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(type, 0.0));
+  Value empty = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OEQ,
+                                      sum, zero);
+  return arith::SelectOp::create(
+      builder, loc, empty, zero,
+      arith::DivFOp::create(builder, loc, rescale, sum));
+}
+
 Value mlir::kiln::buildSavedLseNeedsRenormalization(OpBuilder &builder,
                                                     Location loc, Value lse) {
   Type type = lse.getType();

@@ -21,8 +21,8 @@ def Kiln_AttentionOpInterface : OpInterface<"AttentionOpInterface"> {
     An op that computes (or differentiates) scaled dot-product attention of
     `query` [B, Hq, Sq, Dk] against `key` [B, Hkv, Sk, Dk] and `value`
     [B, Hkv, Sk, Dv], with the optional `mask` (boolean or additive),
-    `key_lengths`/`query_lengths`, dropout `seed`, ALiBi `alibi_slopes`, and
-    the attributes
+    `key_lengths`/`query_lengths`, dropout `seed`, ALiBi `alibi_slopes`,
+    attention `sinks`, and the attributes
     `scale`, `causal`, `window_left`, `window_right`, `alignment`, `softcap`
     and `dropout_p` of docs/Attention.md.
 
@@ -47,6 +47,8 @@ def Kiln_AttentionOpInterface : OpInterface<"AttentionOpInterface"> {
                     "getSeed">,
     InterfaceMethod<"The ALiBi slopes, broadcastable to [B, Hq], or null.",
                     "::mlir::Value", "getAlibiSlopes">,
+    InterfaceMethod<"The [Hq] sink logits, or null.", "::mlir::Value",
+                    "getSinks">,
     InterfaceMethod<"The `scale` attribute, or null.", "::mlir::FloatAttr",
                     "getScaleAttr">,
     InterfaceMethod<"Whether `causal` is set.", "bool", "getCausal">,

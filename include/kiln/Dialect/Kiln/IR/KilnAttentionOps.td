@@ -49,6 +49,13 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
       position `p(i)` of `alignment` below (FlashAttention's `alibi_slopes`
       with the default alignment). The bias is computed, never stored as
       `[Sq, Sk]`; the slopes are constants of the model and get no gradient.
+    - `sinks`: attention sinks (gpt-oss), `[Hq]` of f32 or the query's type:
+      a learnable logit `sinks[h]` that joins the softmax of every row of
+      query head `h` with no value. The probabilities become
+      `P[i, j] = exp(t[i, j]) / (exp(sinks[h]) + sum_j exp(t[i, j]))`, so a
+      row's probabilities sum to less than 1. The sink is neither scaled,
+      capped, biased nor masked, and dropout leaves it alone (it weighs no
+      value). A row that sees no key still produces exactly 0.
 
     Attributes:
 
@@ -72,7 +79,9 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
 
     An optional second result `lse` holds each row's log-sum-exp of the
     logits, `LSE[b, h, i] = m_i + log sum_j exp(t[i, j] - m_i)` with
-    `m_i = max_j t[i, j]`, and `+inf` for an empty row. Its shape is
+    `m_i = max_j t[i, j]`, and `+inf` for an empty row; with `sinks` the
+    sink joins the sum (`LSE = log(exp(sinks[h]) + sum_j exp(t[i, j]))`,
+    `sinks[h]` for an empty row). Its shape is
     `[B, Hq, Sq]`; its element type is f32 for f16 and bf16 queries, else
     the query's. The adjoint (`kiln.attention_grad` with `out` and `lse`)
     rebuilds the probabilities from it as `P = exp(t - LSE)` instead of
@@ -101,6 +110,7 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     Optional<Kiln_IndexTensor>:$query_lengths,
     Optional<Kiln_SeedTensor>:$seed,
     Optional<Kiln_FloatTensor>:$alibi_slopes,
+    Optional<Kiln_FloatTensor>:$sinks,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -120,6 +130,7 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     (`query_lengths` `(` $query_lengths^ `:` type($query_lengths) `)`)?
     (`seed` `(` $seed^ `:` type($seed) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
     `->` type($result) (`,` type($lse)^)?
   }];
@@ -155,15 +166,17 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
 }
 
 def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
-    AttrSizedOperandSegments, Kiln_AttentionOpInterface]> {
+    AttrSizedOperandSegments, AttrSizedResultSegments,
+    Kiln_AttentionOpInterface]> {
   let summary = "the adjoint of kiln.attention (from O and LSE, or recomputed)";
   let description = [{
     The reverse-mode adjoint of `kiln.attention` with the same operands and
     attributes, plus `dout`, the adjoint of the attention's result
     (`[B, Hq, Sq, Dv]`). Results: `dQ`, `dK`, `dV` in the types of `query`,
-    `key` and `value`, and, only when the mask is additive (float), `d_mask`
-    in the mask's own type. The boolean mask, the lengths, the seed and the
-    ALiBi slopes get no gradient.
+    `key` and `value`, only when the mask is additive (float) `d_mask` in
+    the mask's own type, and only with `sinks` `d_sinks` in the sinks' type.
+    The boolean mask, the lengths, the seed and the ALiBi slopes get no
+    gradient.
 
     The optional operands `out` (the forward's result O, `[B, Hq, Sq, Dv]`
     in the query's type) and `lse` (the forward's `lse` result, `[B, Hq,
@@ -179,6 +192,7 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     ```
 
     where `c[i] = log sum_j exp(t[i, j] - LSE[i])` over the visible keys
+    (plus `exp(sinks[h] - LSE[i])` with sinks)
     when `|LSE[i]|` is finite and above 256, else 0: beyond that bound the
     rounding of LSE would make `exp(t - LSE)` arbitrarily wrong (a row whose
     every key carries a bias of -1e30 has LSE = its max in f32), and the
@@ -201,7 +215,11 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     dS'    = dS * (1 - tanh²(scale * s / c))   (softcap only)
     dQ     = scale * dS' · K
     dK     = scale * dS'ᵀ · Q         (summed over the R query heads of a kv head)
+    d_sinks[h] = -sum_{b, i} P_sink[b, h, i] * rowsum(dP * P)[b, h, i]
     ```
+
+    where `P_sink = exp(sinks[h] - LSE[i])` is the sink's probability (its
+    value is 0, so its dP is 0 and it changes neither D nor dS).
 
     Masked entries and empty rows contribute exactly 0 to every result.
     The contract is the "Adjoint" section of docs/Attention.md.
@@ -226,6 +244,7 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     Optional<Kiln_FloatTensor>:$out,
     Optional<Kiln_FloatTensor>:$lse,
     Optional<Kiln_FloatTensor>:$alibi_slopes,
+    Optional<Kiln_FloatTensor>:$sinks,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -237,7 +256,8 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
   );
   let results = (outs Kiln_FloatTensor:$dquery, Kiln_FloatTensor:$dkey,
                       Kiln_FloatTensor:$dvalue,
-                      Optional<Kiln_FloatTensor>:$dmask);
+                      Optional<Kiln_FloatTensor>:$dmask,
+                      Optional<Kiln_FloatTensor>:$dsinks);
 
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $dout
@@ -246,10 +266,13 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     (`query_lengths` `(` $query_lengths^ `:` type($query_lengths) `)`)?
     (`seed` `(` $seed^ `:` type($seed) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     (`out` `(` $out^ `:` type($out) `)`)?
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($dout)
-    `->` type($dquery) `,` type($dkey) `,` type($dvalue) (`,` type($dmask)^)?
+    `->` type($dquery) `,` type($dkey) `,` type($dvalue)
+    `` custom<AttentionGradOptionalResultTypes>(type($dmask), type($dsinks),
+                                             ref(type($mask)), ref(type($sinks)))
   }];
 
   let hasVerifier = 1;

@@ -16,7 +16,8 @@
 // - AttentionLogits: how a score becomes the softmax's logit (scale,
 //   softcap, additive mask, the predicate).
 // - The dropout draw (Philox.h) at an entry's [B, Hq, Sq, Sk] counter, the
-//   guarded exponential of an empty row, and the saved-LSE renormalisation.
+//   guarded exponential of an empty row, the sink's place in a row's
+//   softmax (AttentionSinkFold) and the saved-LSE renormalisation.
 //
 // The builders work on scalars (inside linalg payloads or GPU kernels), and
 // read operands through tensor.extract or memref.load, whichever the value
@@ -245,6 +246,37 @@ struct AttentionDropout {
 /// exp(x - m) would be NaN.
 Value buildGuardedExp(OpBuilder &builder, Location loc, Value x, Value m,
                       double emptyRow);
+
+/// Reads sinks[h] of the [Hq] `sinks` (a tensor or memref) in the float
+/// `type`.
+Value buildSinkRead(OpBuilder &builder, Location loc, Value sinks, Value h,
+                    Type type);
+
+/// Attention sinks: the logit s = sinks[h] of query head h joins the softmax
+/// of each of its rows with no value (docs/Attention.md, "Sinks"). A row's
+/// statistics without it, m (its max, -inf while no key is visible) and
+/// l = sum_j exp(t[j] - m) (0 then), become those of the row with it:
+///
+///   m' = max(m, s),   rescale = exp(m - m'),   l' = l * rescale + exp(s - m')
+///
+/// each exponential 0 where m' = -inf (no visible key and a sink of -inf:
+/// the row stays empty, l' = 0). The row's probabilities are then
+/// exp(t - m) * rescale / l', its sink's exp(s - m') / l' and its LSE
+/// m' + log(l'). The two-pass CPU softmax folds the sink into its row max
+/// and sum, the online GPU kernels into their final m and l, and the
+/// adjoint's saved-LSE renormalisation into its row sum (m = LSE >= s, so
+/// rescale = 1 there).
+struct AttentionSinkFold {
+  Value max, sum, rescale;
+
+  /// Folds `sink` into the row statistics `m` and `l` (float scalars of one
+  /// type, as `sink`).
+  static AttentionSinkFold build(OpBuilder &builder, Location loc, Value m,
+                                 Value l, Value sink);
+  /// rescale / l', the factor that turns exp(t - m) into P: 0 for an empty
+  /// row (l' = 0).
+  Value buildProbabilityScale(OpBuilder &builder, Location loc) const;
+};
 
 /// The adjoint rebuilds P from a saved LSE as exp(t - LSE - c), where c is 0
 /// unless |LSE| exceeds this bound. LSE = m + log(l) rounded to its type is

@@ -6,7 +6,7 @@
 // adjoint gets the forward's O and LSE and rebuilds the probabilities from
 // them; otherwise it recomputes them from Q, K and the masks. The boolean
 // mask, the lengths and the seed are inactive by type; an additive mask
-// gets the op's d_mask result.
+// gets the op's d_mask result and the sinks its d_sinks result.
 //
 // kiln.attention_grad's own adjoint (second order) is not written out by
 // hand: the rule expands the op into its primitive decomposition
@@ -47,16 +47,18 @@ static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
     return success();
   Value mask = op.getMask();
   Type dmaskType = op.hasAdditiveMask() ? mask.getType() : Type();
+  Value sinks = op.getSinks();
+  Type dsinksType = sinks ? sinks.getType() : Type();
   // With the lse result (the pass adds it before the sweep), the adjoint
   // reads the forward's O and LSE instead of recomputing the row max and
   // sum.
   Value out = op.getLse() ? op.getResult() : Value();
   auto grad = AttentionGradOp::create(
       c.b, c.loc, op.getQuery().getType(), op.getKey().getType(),
-      op.getValue().getType(), dmaskType, op.getQuery(), op.getKey(),
-      op.getValue(), dout, mask, op.getKeyLengths(), op.getQueryLengths(),
-      op.getSeed(), out, op.getLse(), op.getAlibiSlopes(), op.getScaleAttr(),
-      op.getCausalAttr(),
+      op.getValue().getType(), dmaskType, dsinksType, op.getQuery(),
+      op.getKey(), op.getValue(), dout, mask, op.getKeyLengths(),
+      op.getQueryLengths(), op.getSeed(), out, op.getLse(),
+      op.getAlibiSlopes(), sinks, op.getScaleAttr(), op.getCausalAttr(),
       op.getWindowLeftAttr(), op.getWindowRightAttr(), op.getAlignmentAttr(),
       op.getSoftcapAttr(), op.getDropoutPAttr());
   for (unsigned operand = 0; operand < 3; ++operand)
@@ -65,6 +67,11 @@ static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
   // The mask is operand 3 when present; only an additive one is active.
   if (op.hasAdditiveMask() && c.needs(3))
     c.set(3, grad.getDmask());
+  if (sinks) {
+    unsigned sinksOperand = op.getSinksMutable()[0].getOperandNumber();
+    if (c.needs(sinksOperand))
+      c.set(sinksOperand, grad.getDsinks());
+  }
   return success();
 }
 
