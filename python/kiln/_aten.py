@@ -341,6 +341,24 @@ def argmax(imp, n, a):
     return out
 
 
+@handles("aten.max.dim", "aten.min.dim")
+def max_dim(imp, n, a):
+    """(values, indices) of torch.max/min(x, dim, keepdim): kiln.max/min over
+    `dim` and kiln.argmax (of -x for min), whose first index of the extremum,
+    NaN above every number, is torch's choice too."""
+    (vdtype, vshape), (idtype, ishape) = imp.meta(n)
+    kind = "max" if str(n.target).startswith("aten.max") else "min"
+    x = imp.val(a["self"])
+    keep = bool(a.get("keepdim", False))
+    if x.rank == 0:
+        raise _Unsupported("%s.dim of a rank-0 tensor" % kind)
+    dim = imp.dim(a["dim"], x.rank)
+    values = imp.op(kind, [x], vdtype, vshape, {"axes": [dim], "keep_dims": keep})
+    source = x if kind == "max" else imp.op("neg", [x], x.dtype, x.shape)
+    indices = imp.op("argmax", [source], idtype, ishape, {"axis": dim, "keep_dims": keep})
+    return [values, indices]
+
+
 @handles("aten.softmax.int", "aten._softmax.default", "aten.log_softmax.int",
          "aten._log_softmax.default")
 def softmax(imp, n, a):

@@ -1,6 +1,8 @@
 """Each ATen op family the importer maps, compiled by Kiln and compared with
 torch in float64: the outputs and the gradients of every input that
 requires grad (torch autograd is the reference, computed in the test)."""
+import re
+
 import pytest
 import torch
 import torch.nn as nn
@@ -223,6 +225,51 @@ def test_sdpa_forms():
                                                           v.repeat_interleave(2, 1),
                                                           attn_mask=add)),
           [q, k, v], [])
+
+
+def test_max_min_dim():
+    # (values, indices): ties to the first index and NaN wins, as torch.
+    x = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, float("nan"), 5.0, -7.0],
+                      [-1.0, -1.0, -2.0, -2.0]], dtype=torch.float64)
+
+    def f(x):
+        mx, ix = x.max(dim=1)
+        mn, jn = x.min(dim=-1, keepdim=True)
+        m0, i0 = torch.max(x, 0)
+        return mx, ix, mn, jn, m0, i0
+    # The indices with NaN (max_relative_error counts NaN as an error), then
+    # everything on the rows without it.
+    check(lambda x: tuple(f(x)[1::2]), [], [x])
+    check(f, [], [x[::2]])
+    check(lambda x: x.max(dim=1).values.sum() + x.min(0, keepdim=True).values.sum(),
+          [r(3, 4)], [])
+
+
+def sink_attention(q, k, v, sinks, mask):
+    """gpt-oss's eager attention with learned sinks (Hugging Face GptOss,
+    with repeat_kv's K/V): the sink column joins the softmax and is sliced
+    off."""
+    k, v = k.repeat_interleave(2, 1), v.repeat_interleave(2, 1)
+    w = torch.matmul(q, k.transpose(2, 3)) * q.shape[-1] ** -0.5 + mask
+    column = sinks.reshape(1, -1, 1, 1).expand(q.shape[0], -1, q.shape[-2], -1)
+    c = torch.cat([w, column], dim=-1)
+    c = c - c.max(dim=-1, keepdim=True).values
+    p = F.softmax(c, dim=-1, dtype=c.dtype)[..., :-1]
+    return torch.matmul(p, v)
+
+
+def test_attention_sinks_are_raised():
+    # Causal with padding: batch 1's first key is masked with finfo.min.
+    i = torch.arange(5)
+    mask = torch.zeros(5, 5, dtype=torch.float64).masked_fill(
+        i[None, :] > i[:, None], torch.finfo(torch.float64).min)
+    mask = mask.expand(2, 1, 5, 5).clone()
+    mask[1, :, :, 0] = torch.finfo(torch.float64).min
+    compiled = check(lambda q, k, v, sinks: sink_attention(q, k, v, sinks, mask),
+                     [r(2, 4, 5, 8), r(2, 2, 5, 8), r(2, 2, 5, 8), r(4)], [])
+    text = open(compiled.kiln_mlir).read()
+    assert re.search(r"kiln\.attention .* sinks\(", text), text
+    assert "kiln.softmax" not in text and "kiln.concat" not in text
 
 
 def test_dropout_in_train_mode():

@@ -2,7 +2,9 @@
 //
 // RaiseWrittenOutAttention: matmul(softmax(cap(scale * Q Kᵀ) + mask), V) as
 // PyTorch's eager attention writes it (with an optional dropout, and the
-// softmax optionally in a wider float type), to kiln.attention.
+// softmax optionally in a wider float type), to kiln.attention; with
+// attention sinks as gpt-oss writes them (a per-head column concatenated to
+// the logits, softmaxed with them and sliced off), to its `sinks` operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +96,94 @@ std::optional<ScoresMatch> matchScores(Value scores) {
   return match;
 }
 
+/// gpt-oss's sinks around the softmax: `slice(softmax(c'))` that drops the
+/// first or the last column of the keys' axis, where `c'` is
+/// `c - max(c, axis 3, keep_dims)` or `c` itself and
+/// `c = concat(t, column)` (or `concat(column, t)`) on axis 3, `column` a
+/// [B, Hq, Sq, 1] broadcast of one logit per head. The max subtraction is
+/// exact (softmax subtracts its row max again, and the sink column is part
+/// of the row). Every intermediate is read by the pattern alone.
+struct SinksMatch {
+  /// The sinks, [Hq] or (to be reshaped to it) [1, Hq, 1, 1], and the
+  /// logits t, [B, Hq, Sq, Sk].
+  Value sinks, logits;
+};
+
+/// Matches the slice side: returns the value the slice reads and whether
+/// it dropped the first column (else the last).
+std::optional<std::pair<Value, bool>> matchSinkSlice(SliceOp slice) {
+  RankedTensorType in = getRankedType(slice.getInput());
+  RankedTensorType out = getRankedType(slice.getResult());
+  if (!in || !out || in.getRank() != 4 || !slice->hasOneUse() ||
+      in.getDimSize(3) != out.getDimSize(3) + 1)
+    return std::nullopt;
+  ArrayRef<int64_t> starts = slice.getStarts(), stops = slice.getStops();
+  if (llvm::any_of(slice.getStrides(), [](int64_t s) { return s != 1; }))
+    return std::nullopt;
+  for (int64_t d = 0; d < 3; ++d)
+    if (starts[d] != 0 || stops[d] != in.getDimSize(d))
+      return std::nullopt;
+  bool first = starts[3] == 1 && stops[3] == in.getDimSize(3);
+  bool last = starts[3] == 0 && stops[3] == in.getDimSize(3) - 1;
+  if (!first && !last)
+    return std::nullopt;
+  return std::make_pair(slice.getInput(), first);
+}
+
+/// The sinks of a [B, Hq, Sq, 1] column broadcast from [1, Hq, 1, 1]: the
+/// [Hq] tensor that was reshaped to it, else the [1, Hq, 1, 1] source; or
+/// null.
+Value matchSinkColumn(Value column) {
+  auto broadcast = column.getDefiningOp<BroadcastToOp>();
+  RankedTensorType columnType = getRankedType(column);
+  if (!broadcast || !broadcast->hasOneUse() || !columnType ||
+      columnType.getDimSize(3) != 1)
+    return Value();
+  Value source = broadcast.getInput();
+  RankedTensorType sourceType = getRankedType(source);
+  int64_t heads = columnType.getDimSize(1);
+  if (!sourceType || sourceType.getRank() != 4 ||
+      sourceType.getShape() != ArrayRef<int64_t>{1, heads, 1, 1})
+    return Value();
+  if (auto reshape = source.getDefiningOp<ReshapeOp>()) {
+    RankedTensorType inner = getRankedType(reshape.getInput());
+    if (inner && inner.getShape() == ArrayRef<int64_t>{heads})
+      return reshape.getInput();
+  }
+  return source;
+}
+
+/// Matches the softmax input `x` of a sink slice (`sinkFirst`: the column
+/// the slice dropped) as `[c - max(c)] of concat(t, column)`.
+std::optional<SinksMatch> matchSinkLogits(Value x, bool sinkFirst) {
+  Value combined = x;
+  if (auto sub = x.getDefiningOp<SubOp>()) {
+    auto max = sub.getRhs().getDefiningOp<MaxOp>();
+    if (!sub->hasOneUse() || !max || !max->hasOneUse() ||
+        max.getInput() != sub.getLhs() || !max.getKeepDims() ||
+        max.getAxes() != ArrayRef<int64_t>{3} ||
+        sub.getType() != sub.getLhs().getType())
+      return std::nullopt;
+    combined = sub.getLhs();
+    // The concat feeds the max and the subtraction, nothing else.
+    if (!llvm::all_of(combined.getUsers(), [&](Operation *user) {
+          return user == sub || user == max;
+        }))
+      return std::nullopt;
+  } else if (!combined.hasOneUse()) {
+    return std::nullopt;
+  }
+  auto concat = combined.getDefiningOp<ConcatOp>();
+  if (!concat || concat.getAxis() != 3 || concat.getInputs().size() != 2)
+    return std::nullopt;
+  Value logits = concat.getInputs()[sinkFirst ? 1 : 0];
+  Value column = concat.getInputs()[sinkFirst ? 0 : 1];
+  Value sinks = matchSinkColumn(column);
+  if (!sinks)
+    return std::nullopt;
+  return SinksMatch{sinks, logits};
+}
+
 } // namespace
 
 /// Replaces the written-out attention ending in `pv` by a kiln.attention,
@@ -120,6 +210,13 @@ FailureOr<AttentionOp> raiseWrittenOut(MatmulOp pv, RewriterBase &rewriter,
     seed = dropout.getSeed();
     x = dropout.getInput();
   }
+  // [slice dropping the sink column of] the probabilities.
+  std::optional<std::pair<Value, bool>> sinkSlice;
+  if (auto slice = x.getDefiningOp<SliceOp>()) {
+    if (!(sinkSlice = matchSinkSlice(slice)))
+      return rewriter.notifyMatchFailure(pv, "a slice that drops no sink column");
+    x = sinkSlice->first;
+  }
   SoftmaxOp softmax;
   Value logits;
   if (auto back = x.getDefiningOp<ConvertOp>()) {
@@ -144,6 +241,15 @@ FailureOr<AttentionOp> raiseWrittenOut(MatmulOp pv, RewriterBase &rewriter,
   }
   if (!softmax->hasOneUse() || softmax.getAxis() != 3)
     return rewriter.notifyMatchFailure(pv, "not a softmax over the keys");
+  Value sinks;
+  if (sinkSlice) {
+    std::optional<SinksMatch> match =
+        matchSinkLogits(logits, sinkSlice->second);
+    if (!match)
+      return rewriter.notifyMatchFailure(pv, "no per-head sink column");
+    sinks = match->sinks;
+    logits = match->logits;
+  }
 
   // [scores + mask].
   Value mask;
@@ -176,6 +282,12 @@ FailureOr<AttentionOp> raiseWrittenOut(MatmulOp pv, RewriterBase &rewriter,
       keyType.getElementType() != elementType ||
       valueType.getElementType() != elementType)
     return rewriter.notifyMatchFailure(pv, "operand types");
+  // The sinks in the logits' type: the query's, or f32 (softmax widened).
+  if (sinks) {
+    Type sinksElement = getRankedType(sinks).getElementType();
+    if (sinksElement != elementType && !sinksElement.isF32())
+      return rewriter.notifyMatchFailure(pv, "sinks type");
+  }
   int64_t batch = queryType.getDimSize(0), heads = queryType.getDimSize(1);
   int64_t numQueries = queryType.getDimSize(2);
   int64_t numKeys = keyType.getDimSize(2);
@@ -203,10 +315,18 @@ FailureOr<AttentionOp> raiseWrittenOut(MatmulOp pv, RewriterBase &rewriter,
   }
 
   MLIRContext *context = rewriter.getContext();
+  if (sinks && getRankedType(sinks).getRank() != 1) {
+    RankedTensorType sinksType = getRankedType(sinks);
+    sinks = ReshapeOp::create(
+        rewriter, pv.getLoc(),
+        RankedTensorType::get({sinksType.getDimSize(1)},
+                              sinksType.getElementType()),
+        sinks);
+  }
   auto attention = AttentionOp::create(
       rewriter, pv.getLoc(), TypeRange{outType}, scores->query, scores->key,
       pv.getRhs(), mask, /*key_lengths=*/Value(), /*query_lengths=*/Value(),
-      dropoutP > 0 ? seed : Value(), /*alibi_slopes=*/Value(), /*sinks=*/Value(),
+      dropoutP > 0 ? seed : Value(), /*alibi_slopes=*/Value(), sinks,
       rewriter.getF64FloatAttr(scores->scale),
       /*causal=*/UnitAttr(), /*window_left=*/IntegerAttr(),
       /*window_right=*/IntegerAttr(),
