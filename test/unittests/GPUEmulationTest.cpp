@@ -124,11 +124,12 @@ struct AttentionCase {
   SmallVector<int64_t> alibiShape;
   SmallVector<double> alibiSlopes;
   /// Attention sinks ([Hq]) of type `sinksType` ("" for the dtype), drawn in
-  /// [-2, 2) except on the heads of `largeSinks`, which get 30: their sink
-  /// takes nearly all of each row's probability.
+  /// [-2, 2) except on the heads of `largeSinks`, which get `largeSink` (30:
+  /// their sink takes nearly all of each row's probability).
   bool sinks = false;
   std::string sinksType;
   SmallVector<int64_t> largeSinks;
+  double largeSink = 30.0;
 };
 
 std::vector<AttentionCase> getAttentionCases() {
@@ -284,6 +285,18 @@ std::vector<AttentionCase> getAttentionCases() {
     dropout.seed = 2468;
     dropout.sinks = true;
     dropout.largeSinks = {0};
+    // Rows 3 and 39 see every key through a bias of +300 and sinks of 301:
+    // |LSE| > 256, so the saved-LSE backward renormalises those rows, the
+    // sink among their terms (it holds about half of each row).
+    AttentionCase &large = add("sinks_large_logits", 2, 2, 1, 40, 70, 16, 16);
+    large.mask = "add";
+    large.maskShape = {2, 1, 40, 70};
+    large.emptyRows = {3, 39};
+    large.rowBias = 300.0;
+    large.sinks = true;
+    large.sinksType = "f32";
+    large.largeSinks = {0, 1};
+    large.largeSink = 301.0;
   }
   add("dv_ne_dk", 1, 2, 2, 40, 70, 32, 16);
   add("odd_dims", 1, 2, 1, 40, 70, 20, 12).causal = true;
@@ -469,7 +482,7 @@ SmallVector<HostTensor> getAttentionInputs(const AttentionCase &c, DType dtype,
     SmallVector<double> sinks;
     for (int64_t h = 0; h < c.Hq; ++h)
       sinks.push_back(llvm::is_contained(c.largeSinks, h)
-                          ? 30.0
+                          ? c.largeSink
                           : 2 * draw.getElementAsDouble(h));
     DType type = c.sinksType.empty() ? dtype : *parseDType(c.sinksType);
     inputs.push_back(makeTensor(type, {c.Hq}, sinks));
