@@ -640,12 +640,14 @@ def cat(imp, n, a):
     return imp.op("concat", parts, dtype, shape, {"axis": axis})
 
 
-@handles("aten.split.Tensor", "aten.split_with_sizes.default")
+@handles("aten.split.Tensor", "aten.split_with_sizes.default", "aten.chunk.default")
 def split(imp, n, a):
+    """split, split_with_sizes and chunk: the pieces' sizes are those torch
+    gave the results (chunk's last piece may be smaller, or pieces fewer)."""
     results = imp.meta(n)
     x = imp.val(a["self"])
     axis = imp.dim(a["dim"], x.rank)
-    a.get("split_size"), a.get("split_sizes")
+    a.get("split_size"), a.get("split_sizes"), a.get("chunks")
     sizes = [s[axis] for _, s in results]
     if len(sizes) == 1:
         return [x]

@@ -245,6 +245,13 @@ def test_max_min_dim():
           [r(3, 4)], [])
 
 
+def test_chunk():
+    # Equal pieces, a smaller last one, and fewer pieces than asked (7 in 4:
+    # torch gives 2, 2, 2, 1; 3 in 4 gives 1, 1, 1).
+    check(lambda x: (*x.chunk(2, dim=-1), *x.chunk(4, dim=1), *x[:, :3].chunk(4, 1)),
+          [r(3, 7, 4)], [])
+
+
 def sink_attention(q, k, v, sinks, mask):
     """gpt-oss's eager attention with learned sinks (Hugging Face GptOss,
     with repeat_kv's K/V): the sink column joins the softmax and is sliced
