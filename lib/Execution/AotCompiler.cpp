@@ -360,6 +360,7 @@ LogicalResult AotCompiler::Impl::runPipeline() {
     pipelineOptions.features = options.gpuFeatures;
     pipelineOptions.format = options.gpuFormat;
     pipelineOptions.tensorCores = options.gpuTensorCores;
+    pipelineOptions.deterministic = options.gpuDeterministic;
     pipelineOptions.softwarePipeline = options.gpuSoftwarePipeline;
     if (failed(verifyKilnToNVVMPipelineOptions(
             pipelineOptions, [&](const Twine &message) {

@@ -201,6 +201,7 @@ static void buildJitPipeline(PassManager &pm, const JitOptions &options) {
     pipelineOptions.emulate = true;
     pipelineOptions.tensorCores = options.tensorCores;
     pipelineOptions.softwarePipeline = options.softwarePipeline;
+    pipelineOptions.deterministic = options.deterministic;
     buildKilnToNVVMPipeline(pm, pipelineOptions);
   } else {
     KilnToCPUPipelineOptions pipelineOptions;

@@ -156,6 +156,7 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   attention.softwarePipeline = options.softwarePipeline;
   attention.forwardMinBlocksPerSM = options.forwardMinBlocksPerSM;
   attention.backwardMinBlocksPerSM = options.backwardMinBlocksPerSM;
+  attention.deterministic = options.deterministic;
   pm.addPass(createConvertKilnAttentionToGPUPass(attention));
 
   // Everything else goes the CPU's way to linalg on tensors, then to

@@ -13,10 +13,12 @@
 // 2^-24 for f32, 2^-53 for f64; uh that of the result type: 2^-11 f16,
 // 2^-8 bf16). Both backends evaluate the same sums in different orders (the
 // CPU softmax over the whole row, the GPU's online softmax over 64-key tiles
-// with rescaling; tiles of threads, atomics for dQ), so a result that is a
-// sum of n terms may differ by up to about 2 n u sum|terms| (the forward
-// error bound of recursive summation, once per backend); the softmax adds a
-// few u of the exp and of the rescaling per tile. The bound used is
+// with rescaling; tiles of threads, atomics for dQ, or with the
+// deterministic backward one thread's sum over a row's keys), so a result
+// that is a sum of n terms may differ by up to about 2 n u sum|terms| (the
+// forward error bound of recursive summation, once per backend); the
+// softmax adds a few u of the exp and of the rescaling per tile. The bound
+// used is
 //   tol = (2 n + 32) u scale,
 // where n is the reduction length of the result (Sk for O and dQ, Sq times
 // the group size for dK and dV) and `scale` bounds sum|terms| per element:
@@ -632,10 +634,12 @@ JitOptions cpuOptions() {
   return options;
 }
 
-JitOptions emulatorOptions(bool tensorCores, bool softwarePipeline = false) {
+JitOptions emulatorOptions(bool tensorCores, bool softwarePipeline = false,
+                           bool deterministic = false) {
   JitOptions options;
   options.target = JitTarget::GPUEmulator;
   options.tensorCores = tensorCores;
+  options.deterministic = deterministic;
   // Explicit either way, so that each test names the kernel it checks
   // (auto would pipeline head dims in (64, 128]).
   options.softwarePipeline = softwarePipeline ? AttentionSoftwarePipeline::On
@@ -697,6 +701,8 @@ struct AttentionParam {
   bool tensorCores;
   /// The forward tensor-core kernel's software-pipeline option.
   bool softwarePipeline = false;
+  /// The backward without float atomics (the pipeline's deterministic).
+  bool deterministic = false;
 };
 
 /// Every dtype, the half types with and without tensor cores.
@@ -708,10 +714,16 @@ const AttentionParam kAttentionParams[] = {
 const AttentionParam kPipelinedParams[] = {{DType::F16, true, true},
                                            {DType::BF16, true, true}};
 
+/// The deterministic backward: the SIMT main kernel (f32) and the
+/// tensor-core one (f16), each with the dQ kernel.
+const AttentionParam kDeterministicParams[] = {{DType::F32, false, false, true},
+                                               {DType::F16, true, false, true}};
+
 std::string getParamName(const testing::TestParamInfo<AttentionParam> &info) {
   return stringifyDType(info.param.dtype).str() +
          (info.param.tensorCores ? "_mma" : "_simt") +
-         (info.param.softwarePipeline ? "_pipelined" : "");
+         (info.param.softwarePipeline ? "_pipelined" : "") +
+         (info.param.deterministic ? "_deterministic" : "");
 }
 
 /// The CPU module of every case's @bwd_<name> in `dtype`, plus the CPU-only
@@ -748,13 +760,18 @@ protected:
     std::string variant = param.tensorCores ? "-mma" : "-simt";
     if (param.softwarePipeline)
       variant += "-pipelined";
+    if (param.deterministic)
+      variant += "-deterministic";
     emulated = Backends::get().compile(
         "attention-emu-" + kind + dtype.str() + variant, source,
-        emulatorOptions(param.tensorCores, param.softwarePipeline));
+        emulatorOptions(param.tensorCores, param.softwarePipeline,
+                        param.deterministic));
   }
 
   /// Every case's forward on the emulator against the CPU.
   void checkForward();
+  /// Every case's backward on the emulator against the CPU.
+  void checkBackward();
 };
 
 /// The forward with the software-pipelined tensor-core kernel (the
@@ -890,7 +907,7 @@ SmallVector<GradientResult> getGradientResults(const AttentionCase &c) {
   return results;
 }
 
-TEST_P(GPUEmulationAttention, Backward) {
+void GPUEmulationAttention::checkBackward() {
   AttentionParam param = GetParam();
   JitModule *cpu, *emulated;
   compileBoth(/*backward=*/true, cpu, emulated);
@@ -923,9 +940,50 @@ TEST_P(GPUEmulationAttention, Backward) {
   }
 }
 
+TEST_P(GPUEmulationAttention, Backward) { checkBackward(); }
+
 // f64 attention: the SIMT forward kernel; the backward goes the generic way.
 INSTANTIATE_TEST_SUITE_P(, GPUEmulationAttention,
                          testing::ValuesIn(kAttentionParams), getParamName);
+
+/// The deterministic backward (the pipeline's `deterministic`): the main
+/// kernels without dQ, the dQ kernel of one thread per query row, and the
+/// forms with an additive mask the generic way (d_mask would take
+/// atomics). The same cases and bounds as Backward: the dQ kernel sums the
+/// Sk keys of a row in order, within the bound of the atomics' sums.
+class GPUEmulationDeterministic : public GPUEmulationAttention {};
+
+TEST_P(GPUEmulationDeterministic, Backward) { checkBackward(); }
+
+/// Runs every case's deterministic backward twice on the same inputs and
+/// requires bitwise equal dQ. The emulator runs blocks in a fixed order, so
+/// it would repeat even the atomics' sums: this checks that nothing else
+/// (uninitialised workspaces, races the race check misses) varies between
+/// runs. That a GPU repeats too rests on the absence of atomics, which
+/// test/Conversion/KilnToGPU/attention-backward-deterministic.mlir checks.
+TEST_P(GPUEmulationDeterministic, RepeatsDqBitwise) {
+  AttentionParam param = GetParam();
+  JitModule *cpu, *emulated;
+  compileBoth(/*backward=*/true, cpu, emulated);
+  ASSERT_TRUE(emulated);
+  DiagnosticCollector diagnostics(Backends::get().getSession().getContext());
+  for (auto [index, c] : llvm::enumerate(getAttentionCases())) {
+    SCOPED_TRACE("bwd_" + c.name);
+    SmallVector<HostTensor> inputs =
+        getAttentionInputs(c, param.dtype, /*backward=*/true, 100 * index + 7);
+    enableRaceCheck();
+    FailureOr<SmallVector<HostTensor>> first =
+        emulated->invoke("bwd_" + c.name, inputs);
+    FailureOr<SmallVector<HostTensor>> second =
+        emulated->invoke("bwd_" + c.name, inputs);
+    ASSERT_TRUE(succeeded(first) && succeeded(second)) << diagnostics.all();
+    ArrayRef<char> a = (*first)[0].getBytes(), b = (*second)[0].getBytes();
+    EXPECT_TRUE(a == b) << "dQ differs between two runs";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(, GPUEmulationDeterministic,
+                         testing::ValuesIn(kDeterministicParams), getParamName);
 
 /// @pair_<name>(q, k, v, dout, optional...) -> (o, lse, dq, dk, dv[, dmask]):
 /// the forward with its lse result and the backward from the forward's O and
@@ -983,8 +1041,11 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
                                     source, cpuOptions());
   JitModule *emulated = backends.compile(
       "attention-emu-pair-" + dtype.str() +
-          (param.tensorCores ? "-mma" : "-simt"),
-      source, emulatorOptions(param.tensorCores));
+          (param.tensorCores ? "-mma" : "-simt") +
+          (param.deterministic ? "-deterministic" : ""),
+      source,
+      emulatorOptions(param.tensorCores, /*softwarePipeline=*/false,
+                      param.deterministic));
   // The column sums of P for the half types' bounds (Backward's module).
   JitModule *cpuBackward = halfType ? compileCpuBackward(dtype) : nullptr;
   uint64_t switches = getSwitchCount();
@@ -1103,6 +1164,9 @@ TEST_P(GPUEmulationPaired, ForwardWithLseThenBackward) {
 // mma forward, the D-only preprocess and the mma backward main kernel.
 INSTANTIATE_TEST_SUITE_P(, GPUEmulationPaired,
                          testing::ValuesIn(kAttentionParams), getParamName);
+// The same with the deterministic backward (GPUEmulationDeterministic).
+INSTANTIATE_TEST_SUITE_P(Deterministic, GPUEmulationPaired,
+                         testing::ValuesIn(kDeterministicParams), getParamName);
 
 // Generic-path ops (one flat grid per linalg op, reductions sequential in
 // the thread): the CPU's lowering patterns on the GPU. Bounds: a sum or

@@ -3,7 +3,7 @@
 // Usage:
 //   kiln-compile FILE.mlir -o libfoo.so [--header foo.h] [--emit-object F.o]
 //                [--target cpu|cuda|cuda-emulator] [--gpu-chip sm_90]
-//                [--gpu-format bin] [--gpu-tensor-cores=false]
+//                [--gpu-format bin] [--gpu-tensor-cores=false] [--gpu-deterministic]
 //                [--gpu-software-pipeline[=auto|on|off]]
 //                [--mcpu NAME] [--opt-level N] [--openmp] [--cc PATH]
 //                [--time]
@@ -112,6 +112,12 @@ static cl::opt<bool> gpuTensorCores(
     cl::desc("--target=cuda: the tensor-core attention kernels for f16/bf16 "
              "(kiln-lower-to-nvvm's tensor-cores; default on; =false to use "
              "the SIMT kernels)"));
+static cl::opt<bool> gpuDeterministic(
+    "gpu-deterministic", cl::init(false), cl::cat(kilnCompileCategory),
+    cl::desc("--target=cuda: an attention backward without float atomics, "
+             "bitwise reproducible run to run (kiln-lower-to-nvvm's "
+             "deterministic: dQ by a kernel of its own, an additive mask's "
+             "gradient the generic way; slower)"));
 static cl::opt<mlir::kiln::AttentionSoftwarePipeline> gpuSoftwarePipeline(
     "gpu-software-pipeline",
     cl::init(mlir::kiln::AttentionSoftwarePipeline::Auto), cl::ValueOptional,
@@ -167,7 +173,7 @@ int main(int argc, char **argv) {
   if (compileTarget == AotTarget::CPU)
     if (cl::Option *option = tools::findGivenOption(
             {&gpuChip, &gpuFeatures, &gpuFormat, &gpuTensorCores,
-             &gpuSoftwarePipeline, &gpuPipeline}))
+             &gpuDeterministic, &gpuSoftwarePipeline, &gpuPipeline}))
       return fail("--" + option->ArgStr +
                   " is for --target=cuda and --target=cuda-emulator only");
 
@@ -180,6 +186,7 @@ int main(int argc, char **argv) {
   options.gpuFeatures = gpuFeatures;
   options.gpuFormat = gpuFormat;
   options.gpuTensorCores = gpuTensorCores;
+  options.gpuDeterministic = gpuDeterministic;
   options.gpuSoftwarePipeline = gpuSoftwarePipeline;
   options.gpuPipeline = gpuPipeline;
   options.cc = ccPath;

@@ -166,6 +166,11 @@ def ConvertKilnAttentionToGPUPass
     Option<"backwardMinBlocksPerSM", "backward-min-blocks-per-sm",
            "unsigned", /*default=*/"0",
            "The same for the backward's tensor-core main kernel">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "A bitwise reproducible attention backward: no float atomics "
+           "(dQ by a kernel of its own, one thread per query row; an op "
+           "with an additive mask, whose d_mask takes atomics, goes the "
+           "generic way)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

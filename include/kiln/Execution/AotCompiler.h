@@ -79,11 +79,12 @@ struct AotOptions {
   /// enable-openmp); the library then links libomp.
   bool enableOpenMP = false;
   /// The GPU targets: kiln-lower-to-nvvm's chip, features, format ("bin",
-  /// "fatbin" or "isa"), tensor-cores and software-pipeline.
+  /// "fatbin" or "isa"), tensor-cores, deterministic and software-pipeline.
   std::string gpuChip = "sm_90";
   std::string gpuFeatures = "+ptx80";
   std::string gpuFormat = "bin";
   bool gpuTensorCores = true;
+  bool gpuDeterministic = false;
   AttentionSoftwarePipeline gpuSoftwarePipeline =
       AttentionSoftwarePipeline::Auto;
   /// The GPU targets: a textual pass pipeline to run instead of

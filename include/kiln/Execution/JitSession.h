@@ -89,6 +89,9 @@ struct JitOptions {
   /// GPUEmulator: the forward tensor-core kernel's software pipelining (the
   /// GPU pipeline's `software-pipeline`).
   AttentionSoftwarePipeline softwarePipeline = AttentionSoftwarePipeline::Auto;
+  /// GPUEmulator: the attention backward without float atomics (the GPU
+  /// pipeline's `deterministic`).
+  bool deterministic = false;
   /// When set, adds passes that run on the kiln graph before the pipeline,
   /// e.g. kiln-autodiff with options (buildAutodiffPipeline in kiln/Kiln.h).
   std::function<void(OpPassManager &)> addGraphPasses;

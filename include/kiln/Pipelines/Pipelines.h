@@ -111,6 +111,13 @@ struct KilnToNVVMPipelineOptions
                      "backward-min-blocks-per-sm: the same for the "
                      "backward's tensor-core main kernel (0: none)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> deterministic{
+      *this, "deterministic",
+      llvm::cl::desc("convert-kiln-attention-to-gpu's deterministic: a "
+                     "bitwise reproducible attention backward, without "
+                     "float atomics (dQ by a kernel of its own; an op with "
+                     "an additive mask goes the generic way)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("Compile the kernels for the host CPU and launch them "

@@ -29,6 +29,14 @@
 //     to 128 use the mma.sync kernel of AttentionBackwardMma.cpp instead.)
 //  4. cast: the f32 accumulators of dQ (and d_mask) to the result types.
 //
+// With the pass option `deterministic`, nothing is added atomically: the
+// main kernels skip dQ (no zero, no cast, no dS K atomics), a dQ kernel
+// after them (AttentionBackwardDq.cpp) computes dQ_i = sum_j dS_ij K_j with
+// one thread per query row walking its keys in order, and an op with an
+// additive mask (whose d_mask the main kernels add atomically) goes the
+// generic way. dK and dV are deterministic either way: one block owns a
+// key tile and loops over the query heads and tiles in a fixed order.
+//
 // With attention sinks the preprocess folds each row's sink into its
 // statistics (so the main kernels' P includes it), and a kernel after it
 // sums d_sinks[h] = -sum_{b, i} P_sink D over each head's rows in order.
@@ -73,18 +81,14 @@ using namespace mlir::kiln::attention_backward;
 
 /// Threads (and keys) of a main-kernel block: Bc.
 static constexpr int64_t kKeysPerBlock = 64;
-/// Threads of a preprocess block (one query row each) and of the
-/// elementwise kernels.
-static constexpr int64_t kRowsPerBlock = 128;
+/// Threads of the elementwise kernels (a preprocess block's, one query row
+/// each, are kRowsPerBlock of AttentionBackward.h).
 static constexpr int64_t kElementsPerBlock = 256;
 /// Head dims beyond this go the generic way (private memory per thread).
 static constexpr int64_t kMaxHeadDim = 256;
 /// Shared memory of the main kernel, below the 48 KiB above which a launch
 /// must opt in.
 static constexpr int64_t kSharedMemoryBudget = 40 * 1024;
-
-/// ceil(a / b) for positive sizes.
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 void attention_backward::buildLaunch(
     OpBuilder &builder, Location loc, std::array<int64_t, 3> grid,
@@ -163,6 +167,39 @@ Value attention_backward::buildMaskAdjointIndex(KernelBuilder &kb,
   return flat;
 }
 
+EntryGradient attention_backward::buildEntryGradient(
+    KernelBuilder &kb, const BackwardProblem &p, Value seed, const Logit &logit,
+    Value inRange, const RowStatistics &row,
+    function_ref<Value(KernelBuilder &)> buildValueProduct, Value b, Value h,
+    Value i, Value j) {
+  Value visible =
+      buildAttentionVisible(kb.b, kb.loc, p.logits.visibility, b, h, i, j);
+  if (inRange)
+    visible = kb.andI(inRange, visible);
+  Value prob = kb.select(
+      visible,
+      kb.exp(kb.subf(kb.subf(logit.logit, kb.load(row.lse, row.index)),
+                     kb.load(row.correction, row.index))),
+      kb.f32(0.0));
+  Value dp = buildValueProduct(kb);
+  Value droppedProb = prob;
+  if (Value z = buildDropoutScale(kb, p, seed, b, h, i, j)) {
+    droppedProb = kb.mulf(prob, z);
+    dp = kb.mulf(dp, z);
+  }
+  Value dt = kb.mulf(prob, kb.subf(dp, kb.load(row.delta, row.index)));
+  return {droppedProb, dt};
+}
+
+Value attention_backward::buildScoreGradient(KernelBuilder &kb,
+                                             const BackwardProblem &p, Value dt,
+                                             const Logit &logit) {
+  Value ds = kb.mulf(dt, kb.f32(p.logits.scale));
+  if (logit.capFactor)
+    ds = kb.mulf(ds, logit.capFactor);
+  return ds;
+}
+
 std::pair<Value, Value> attention_backward::buildQueryTileRange(
     KernelBuilder &kb, const BackwardProblem &problem, Value keyBegin,
     int64_t keys, int64_t rows) {
@@ -190,11 +227,9 @@ std::pair<Value, Value> attention_backward::buildQueryTileRange(
   return {firstTile, endTile};
 }
 
-/// The keys [firstKey, endKey) of the band of query row i: no key outside
-/// it is visible from the row.
-static std::pair<Value, Value> buildRowKeyRange(KernelBuilder &kb,
-                                                const BackwardProblem &p,
-                                                Value i) {
+std::pair<Value, Value>
+attention_backward::buildRowKeyRange(KernelBuilder &kb,
+                                     const BackwardProblem &p, Value i) {
   const AttentionBand &band = p.logits.visibility.band;
   Value zero = kb.index(0);
   Value firstKey = zero, endKey = kb.index(p.numKeys);
@@ -205,9 +240,9 @@ static std::pair<Value, Value> buildRowKeyRange(KernelBuilder &kb,
   return {firstKey, endKey};
 }
 
-/// The flat index of row (b, h, i) in the [B * Hq * Sq] row buffers.
-static Value buildRowIndex(KernelBuilder &kb, const BackwardProblem &p,
-                           Value b, Value h, Value i) {
+Value attention_backward::buildRowIndex(KernelBuilder &kb,
+                                        const BackwardProblem &p, Value b,
+                                        Value h, Value i) {
   return kb.add(
       kb.mul(kb.add(kb.mul(b, kb.index(p.numHeads)), h), kb.index(p.numQueries)),
       i);
@@ -599,13 +634,15 @@ struct MainKernel {
 
   /// Emits the work of query tile `tile` of query head h (rowBase: the flat
   /// index of its row 0 in the row buffers): staging, the entries of
-  /// thread j, then the dK_j, dV_j and dQ accumulations.
+  /// thread j, then the dK_j, dV_j and dQ accumulations (no dQ with a null
+  /// dqAcc: the deterministic backward).
   void buildQueryTile(KernelBuilder &kb, Value h, Value rowBase, Value tile) {
     Value i0 = kb.mul(tile, kb.index(rows));
     stageQueryTile(kb, h, rowBase, i0);
     buildEntries(kb, h, i0);
     accumulateKeyGradients(kb);
-    accumulateQueryGradient(kb, rowBase, i0);
+    if (dqAcc)
+      accumulateQueryGradient(kb, rowBase, i0);
   }
 
   /// Emits the staging of the query tile's rows in workgroup memory,
@@ -657,32 +694,23 @@ struct MainKernel {
       });
       Logit logit = buildLogit(kb, p, s, b, h, ic, jc);
       Value inRange = kb.andI(validQuery, validKey);
-      Value visible = kb.andI(
-          inRange, buildAttentionVisible(kb.b, kb.loc, p.logits.visibility, b,
-                                         h, ic, jc));
-      Value prob =
-          kb.select(visible,
-                    kb.exp(kb.subf(kb.subf(logit.logit, kb.load(lseTile, ii)),
-                                   kb.load(correctionTile, ii))),
-                    kb.f32(0.0));
-      Value dp = kb.sum(valueDim, [&](KernelBuilder &kb, Value d) {
-        return kb.loadProduct(doutTile, {ii, d}, valueRow, d);
-      });
-      Value droppedProb = prob;
-      if (Value z = buildDropoutScale(kb, p, seed, b, h, ic, jc)) {
-        droppedProb = kb.mulf(prob, z);
-        dp = kb.mulf(dp, z);
-      }
-      Value dt = kb.mulf(prob, kb.subf(dp, kb.load(deltaTile, ii)));
+      RowStatistics row = {lseTile, correctionTile, deltaTile, ii};
+      EntryGradient gradient = buildEntryGradient(
+          kb, p, seed, logit, inRange, row,
+          [&](KernelBuilder &kb) {
+            return kb.sum(valueDim, [&](KernelBuilder &kb, Value d) {
+              return kb.loadProduct(doutTile, {ii, d}, valueRow, d);
+            });
+          },
+          b, h, ic, jc);
+      Value droppedProb = gradient.droppedProb, dt = gradient.dt;
       if (dmaskAcc) {
         // d_mask[broadcast(b, h, i, j)] += dT.
         Value flat = buildMaskAdjointIndex(kb, p, b, h, ic, jc);
         kb.ifThen(kb.andI(validQuery, validKey),
                   [&](KernelBuilder &kb) { kb.atomicAdd(dt, dmaskAcc, flat); });
       }
-      Value ds = kb.mulf(dt, kb.f32(p.logits.scale));
-      if (logit.capFactor)
-        ds = kb.mulf(ds, logit.capFactor);
+      Value ds = buildScoreGradient(kb, p, dt, logit);
       kb.store(droppedProb, probTile, {ii, tx});
       kb.store(ds, dsTile, {ii, tx});
     });
@@ -744,7 +772,7 @@ struct MainKernel {
 } // namespace
 
 /// The main kernel: dK and dV of every key, the f32 accumulators of dQ and
-/// d_mask.
+/// d_mask (each left out when null).
 static void buildMainKernel(OpBuilder &builder, Location loc,
                             const BackwardProblem &problem, Value lse,
                             Value correction, Value delta, Value dqAcc,
@@ -775,15 +803,36 @@ static void buildMainKernel(OpBuilder &builder, Location loc,
       });
 }
 
+/// The zero kernel: 0 into every element of the f32 accumulator `buffer`.
+static void buildZeroFill(OpBuilder &builder, Location loc, Value buffer) {
+  int64_t count = cast<MemRefType>(buffer.getType()).getNumElements();
+  buildElementwiseLaunch(builder, loc, count, [&](KernelBuilder &kb, Value n) {
+    kb.store(kb.f32(0.0), buffer, n);
+  });
+}
+
+/// The cast kernel: the flat f32 accumulator `acc` into `result`, rounded to
+/// its element type.
+static void buildCast(OpBuilder &builder, Location loc, Value acc,
+                      Value result) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(result.getType()).getShape();
+  int64_t count = cast<MemRefType>(acc.getType()).getNumElements();
+  buildElementwiseLaunch(builder, loc, count, [&](KernelBuilder &kb, Value n) {
+    kb.store(kb.load(acc, n), result, delinearize(kb, n, shape));
+  });
+}
+
 namespace {
 
 struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
   AttentionGradToGPU(MLIRContext *context, const AttentionGPUOptions &options)
       : OpRewritePattern(context), options(options) {}
 
-  LogicalResult matchAndRewrite(AttentionGradOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+  /// Succeeds if the kernels cover `op` under the options; otherwise
+  /// fails with the reason (the op then goes the generic way:
+  /// docs/GPUAttentionBackward.md). Creates nothing.
+  LogicalResult checkSupported(AttentionGradOp op,
+                               PatternRewriter &rewriter) const {
     // The verifier proved static rank-4 operands of one float type and a
     // mask of rank <= 4; this pattern covers the types and sizes below.
     auto queryType = cast<RankedTensorType>(op.getQuery().getType());
@@ -795,20 +844,41 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     if (queryType.getNumElements() == 0 || keyType.getNumElements() == 0 ||
         valueType.getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "empty operands");
+    AttentionSizes sizes = AttentionSizes::get(op);
+    if (sizes.keyDim > kMaxHeadDim || sizes.valueDim > kMaxHeadDim)
+      return rewriter.notifyMatchFailure(op, "head dim above 256");
+    if (sizes.numHeads > 65535 || sizes.batch > 65535)
+      return rewriter.notifyMatchFailure(op, "grid dims above 65535");
+    if (op.hasAdditiveMask()) {
+      Type maskElement =
+          cast<RankedTensorType>(op.getMask().getType()).getElementType();
+      if (!maskElement.isF32() && !maskElement.isF16() && !maskElement.isBF16())
+        return rewriter.notifyMatchFailure(op, "additive mask of f64");
+    }
+    // The main kernels add d_mask (which broadcasts over b, h, i or j)
+    // into its accumulator with float atomics, in the order blocks run.
+    if (options.deterministic && op.getDmask())
+      return rewriter.notifyMatchFailure(
+          op, "deterministic: d_mask (an additive mask's gradient) would be "
+              "summed with float atomics; the generic lowering sums it in a "
+              "fixed order");
+    return success();
+  }
 
+  LogicalResult matchAndRewrite(AttentionGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkSupported(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+    auto keyType = cast<RankedTensorType>(op.getKey().getType());
+    auto valueType = cast<RankedTensorType>(op.getValue().getType());
+    Type elementType = queryType.getElementType();
     BackwardProblem p;
     static_cast<AttentionSizes &>(p) = AttentionSizes::get(op);
-    if (p.keyDim > kMaxHeadDim || p.valueDim > kMaxHeadDim)
-      return rewriter.notifyMatchFailure(op, "head dim above 256");
-    if (p.numHeads > 65535 || p.batch > 65535)
-      return rewriter.notifyMatchFailure(op, "grid dims above 65535");
     RankedTensorType maskType =
         op.getMask() ? cast<RankedTensorType>(op.getMask().getType())
                      : RankedTensorType();
-    if (op.hasAdditiveMask() && !maskType.getElementType().isF32() &&
-        !maskType.getElementType().isF16() &&
-        !maskType.getElementType().isBF16())
-      return rewriter.notifyMatchFailure(op, "additive mask of f64");
 
     // Operands as buffers; the kernels only read them.
     auto toBuffer = [&](Value tensor) -> Value {
@@ -853,7 +923,10 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
       lse = alloc({numRows}, f32);
     Value correction = alloc({numRows}, f32);
     Value delta = alloc({numRows}, f32);
-    Value dqAcc = alloc({numRows * p.keyDim}, f32);
+    // The deterministic backward writes dQ from a kernel of its own, with
+    // no accumulator.
+    Value dqAcc =
+        options.deterministic ? Value() : alloc({numRows * p.keyDim}, f32);
     Value dq = alloc(queryType.getShape(), elementType);
     Value dk = alloc(keyType.getShape(), elementType);
     Value dv = alloc(valueType.getShape(), elementType);
@@ -868,26 +941,10 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
       dsinks = alloc(sinksType.getShape(), sinksType.getElementType());
     }
 
-    auto zeroFill = [&](Value buffer) {
-      int64_t count = cast<MemRefType>(buffer.getType()).getNumElements();
-      buildElementwiseLaunch(rewriter, loc, count,
-                             [&](KernelBuilder &kb, Value n) {
-                               kb.store(kb.f32(0.0), buffer, n);
-                             });
-    };
-    auto castInto = [&](Value acc, Value result) {
-      ArrayRef<int64_t> shape = cast<MemRefType>(result.getType()).getShape();
-      int64_t count = cast<MemRefType>(acc.getType()).getNumElements();
-      buildElementwiseLaunch(rewriter, loc, count,
-                             [&](KernelBuilder &kb, Value n) {
-                               kb.store(kb.load(acc, n), result,
-                                        delinearize(kb, n, shape));
-                             });
-    };
-
-    zeroFill(dqAcc);
+    if (dqAcc)
+      buildZeroFill(rewriter, loc, dqAcc);
     if (dmaskAcc)
-      zeroFill(dmaskAcc);
+      buildZeroFill(rewriter, loc, dmaskAcc);
     if (op.hasSavedForward())
       buildSavedPreprocessKernel(rewriter, loc, p, toBuffer(op.getOut()), lse,
                                  correction, delta);
@@ -901,9 +958,12 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     else
       buildMainKernel(rewriter, loc, p, lse, correction, delta, dqAcc,
                       dmaskAcc, dk, dv);
-    castInto(dqAcc, dq);
+    if (dqAcc)
+      buildCast(rewriter, loc, dqAcc, dq);
+    else
+      buildQueryGradientKernel(rewriter, loc, p, lse, correction, delta, dq);
     if (dmaskAcc)
-      castInto(dmaskAcc, dmask);
+      buildCast(rewriter, loc, dmaskAcc, dmask);
 
     SmallVector<Value> results;
     for (Value buffer : {dq, dk, dv, dmask, dsinks}) {

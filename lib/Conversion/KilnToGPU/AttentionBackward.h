@@ -2,9 +2,10 @@
 //
 // Private to the KilnToGPU library: what the kernels of kiln.attention_grad
 // share. AttentionBackward.cpp builds the launches and the SIMT main kernel,
-// AttentionBackwardMma.cpp the tensor-core main kernel; both recompute the
-// forward's entries with the same builders (and read attention sinks only
-// through the preprocess's row statistics). See
+// AttentionBackwardMma.cpp the tensor-core main kernel,
+// AttentionBackwardDq.cpp the deterministic backward's dQ kernel; all
+// recompute the forward's entries with the same builders (and read attention
+// sinks only through the preprocess's row statistics). See
 // docs/GPUAttentionBackward.md.
 //
 //===----------------------------------------------------------------------===//
@@ -31,6 +32,13 @@ struct AttentionGPUOptions;
 } // namespace mlir::kiln
 
 namespace mlir::kiln::attention_backward {
+
+/// Threads of a block of the kernels with one thread per query row (the
+/// preprocesses, the deterministic dQ kernel).
+constexpr int64_t kRowsPerBlock = 128;
+
+/// ceil(a / b) for positive sizes.
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Scalar IR inside a kernel body in f32 and index arithmetic, with the
 /// loads, stores and loops of the backward's kernels.
@@ -138,6 +146,50 @@ Logit buildLogit(KernelBuilder &kb, const BackwardProblem &problem, Value score,
 Value buildDropoutScale(KernelBuilder &kb, const BackwardProblem &problem,
                         Value seed, Value b, Value h, Value i, Value j);
 
+/// Where the statistics of an entry's query row are: element `index` of
+/// the LSE, correction and D buffers (the [B * Hq * Sq] row buffers, or a
+/// block's staged tiles).
+struct RowStatistics {
+  Value lse, correction, delta, index;
+};
+
+/// P' and dT of one entry (buildEntryGradient).
+struct EntryGradient {
+  /// P' = P Z / (1 - p) (P without dropout).
+  Value droppedProb;
+  /// dT = P (dP - D_i), the gradient of the logit t.
+  Value dt;
+};
+
+/// Emits, for entry (b, h, i, j) with the recomputed `logit`:
+///   P  = visible ? exp(t - LSE_i - c_i) : 0   (visible: `inRange`, if not
+///                                              null, and the predicate)
+///   dP = Z / (1 - p) * (dO_i . V_j)          (the dot: `buildValueProduct`)
+///   dT = P (dP - D_i)
+/// with the row's statistics loaded from `row`, and returns P' and dT. The
+/// SIMT main kernel and the deterministic dQ kernel share it: the same
+/// formulas, emitted in the same order.
+EntryGradient
+buildEntryGradient(KernelBuilder &kb, const BackwardProblem &problem,
+                   Value seed, const Logit &logit, Value inRange,
+                   const RowStatistics &row,
+                   function_ref<Value(KernelBuilder &)> buildValueProduct,
+                   Value b, Value h, Value i, Value j);
+
+/// dS = scale * dT * (1 - tanh^2) (the factor only with softcap): the
+/// gradient of the score s = Q_i . K_j.
+Value buildScoreGradient(KernelBuilder &kb, const BackwardProblem &problem,
+                         Value dt, const Logit &logit);
+
+/// The keys [firstKey, endKey) of the band of query row i: no key outside
+/// it is visible from the row.
+std::pair<Value, Value>
+buildRowKeyRange(KernelBuilder &kb, const BackwardProblem &problem, Value i);
+
+/// The flat index of row (b, h, i) in the [B * Hq * Sq] row buffers.
+Value buildRowIndex(KernelBuilder &kb, const BackwardProblem &problem, Value b,
+                    Value h, Value i);
+
 /// The flat index of (b, h, i, j) in the additive mask's f32 adjoint
 /// accumulator: the mask's broadcast index (a size-1 dim reads index 0).
 Value buildMaskAdjointIndex(KernelBuilder &kb, const BackwardProblem &problem,
@@ -167,12 +219,24 @@ bool canUseMmaMainKernel(const BackwardProblem &problem,
 
 /// The tensor-core main kernel (AttentionBackwardMma.cpp): the same inputs
 /// and outputs as the SIMT one (dK, dV written once; dQ and d_mask added
-/// into their f32 accumulators with atomics).
+/// into their f32 accumulators with atomics). A null `dqAcc` (the
+/// deterministic backward) leaves dQ out, as a null `dmaskAcc` d_mask.
 void buildMmaMainKernel(OpBuilder &builder, Location loc,
                         const BackwardProblem &problem, Value lse,
                         Value correction, Value delta, Value dqAcc,
                         Value dmaskAcc, Value dk, Value dv,
                         unsigned minBlocksPerSM);
+
+/// The deterministic backward's dQ kernel (AttentionBackwardDq.cpp): one
+/// thread per query row (b, h, i) walks the row's keys in increasing j and
+/// sums dQ_i = sum_j dS_ij K_j in f32 private memory (the SIMT main
+/// kernel's dS: buildEntryGradient, buildScoreGradient), then writes it into
+/// `dq` ([B, Hq, Sq, Dk], the element type) rounded once. No atomics: each
+/// element of dQ is written by one thread, after a sum in a fixed order.
+/// Reads the preprocess's row statistics `lse`, `correction` and `delta`.
+void buildQueryGradientKernel(OpBuilder &builder, Location loc,
+                              const BackwardProblem &problem, Value lse,
+                              Value correction, Value delta, Value dq);
 
 } // namespace mlir::kiln::attention_backward
 

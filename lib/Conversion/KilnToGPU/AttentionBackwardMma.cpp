@@ -62,9 +62,6 @@ static constexpr int64_t kMaxMmaHeadDim = 128;
 /// opt in (the CUDA runtime does; more is a tuning choice, not a limit).
 static constexpr int64_t kMmaSharedBudget = 40 * 1024;
 
-/// ceil(a / b) for positive sizes.
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 static FloatType getElementType(const BackwardProblem &p) {
   return cast<FloatType>(cast<MemRefType>(p.query.getType()).getElementType());
 }
@@ -337,7 +334,8 @@ struct MmaMainKernel {
 
   /// Emits the work of query tile `tile` of query head h: staging, K's
   /// fragments, the steps of 16 query rows (buildQueryStep) that add into
-  /// the dK and dV C fragments of `state`, then dQ. Returns the fragments.
+  /// the dK and dV C fragments of `state`, then dQ (unless dqAcc is null:
+  /// the deterministic backward). Returns the fragments.
   SmallVector<Value> buildQueryTile(KernelBuilder &kb, Value h, Value rowBase,
                                     Value tile, ValueRange state) {
     QueryTile qt;
@@ -358,8 +356,11 @@ struct MmaMainKernel {
                     ValueRange state) -> SmallVector<Value> {
                   return buildQueryStep(kb, qt, keyFrags, q0, state);
                 });
+    // The barrier stays without dQ: it keeps the next tile's staging of Q
+    // and dO behind this tile's dK, dV mma.
     kb.barrier();
-    accumulateQueryGradient(kb, qt);
+    if (dqAcc)
+      accumulateQueryGradient(kb, qt);
     return SmallVector<Value>(stepped);
   }
 
@@ -548,13 +549,13 @@ struct MmaMainKernel {
             kb.atomicAdd(dt, dmaskAcc, flat);
           });
         }
-        Value ds = kb.mulf(dt, kb.f32(p.logits.scale));
-        if (entry.logit.capFactor)
-          ds = kb.mulf(ds, entry.logit.capFactor);
+        Value ds = buildScoreGradient(kb, p, dt, entry.logit);
         probs[half][e] = droppedProb;
         grads[half][e] = ds;
-        // dS (rounded as the mma reads it) for dQ = dS K.
-        kb.store(ds, dsTile, {entry.ii, tileKeys[e / 2]});
+        // dS (rounded as the mma reads it) for dQ = dS K; the
+        // deterministic backward (no dqAcc) computes dQ apart.
+        if (dqAcc)
+          kb.store(ds, dsTile, {entry.ii, tileKeys[e / 2]});
       }
     }
   }

@@ -46,6 +46,13 @@ struct AttentionGPUOptions {
   /// 0 gives no hint.
   unsigned forwardMinBlocksPerSM = 0;
   unsigned backwardMinBlocksPerSM = 0;
+  /// A backward whose results do not depend on the order in which blocks
+  /// run: no float atomics. The main kernels leave dQ to a kernel of its
+  /// own (one thread per query row, keys in order), and an op with an
+  /// additive mask (whose d_mask the main kernels add atomically) goes the
+  /// generic way. See docs/GPUAttentionBackward.md, "Deterministic
+  /// backward".
+  bool deterministic = false;
 };
 
 /// Creates a `gpu.launch` of `grid` blocks of `threads` threads with the

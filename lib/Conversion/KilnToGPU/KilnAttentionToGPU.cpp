@@ -52,6 +52,7 @@ struct ConvertKilnAttentionToGPUPass
     options.softwarePipeline = softwarePipeline;
     options.forwardMinBlocksPerSM = forwardMinBlocksPerSM;
     options.backwardMinBlocksPerSM = backwardMinBlocksPerSM;
+    options.deterministic = deterministic;
     populateAttentionForwardToGPUPatterns(owningPatterns, options);
     populateAttentionBackwardToGPUPatterns(owningPatterns, options);
     patterns = FrozenRewritePatternSet(std::move(owningPatterns));
