@@ -109,6 +109,8 @@ PIPELINES = collections.OrderedDict([
      ["--convert-kiln-attention-to-gpu=software-pipeline=true"]),
     ("attention-to-gpu-bwd-simt",
      ["--convert-kiln-attention-to-gpu=backward-tensor-cores=false"]),
+    ("attention-to-gpu-deterministic",
+     ["--convert-kiln-attention-to-gpu=deterministic=true"]),
     ("lower-to-nvvm", ["--kiln-lower-to-nvvm=format=isa"]),
     ("lower-to-nvvm-pipe",
      ["--kiln-lower-to-nvvm=format=isa software-pipeline=true "
@@ -954,6 +956,7 @@ OPTION_VALUES = {
         "opt-level": ["0", "2", "3", "-1", "99"],
         "format": ["isa"] * 8 + ["garbage"],
         "tensor-cores": ["true", "false"],
+        "deterministic": ["false", "false", "true"],
         "software-pipeline": ["auto", "on", "off", "true", "false"],
         "forward-min-blocks-per-sm": ["0", "0", "4", "32", "33", "-1"],
         "backward-min-blocks-per-sm": ["0", "0", "3", "32", "33", "-1"],
@@ -962,6 +965,7 @@ OPTION_VALUES = {
     "convert-kiln-attention-to-gpu": {
         "tensor-cores": ["true", "false"],
         "backward-tensor-cores": ["true", "false"],
+        "deterministic": ["true", "false"],
         "software-pipeline": ["auto", "on", "off", "true", "false"],
         "forward-min-blocks-per-sm": ["0", "0", "4", "32", "33", "-1"],
         "backward-min-blocks-per-sm": ["0", "0", "3", "32", "33", "-1"],
@@ -1648,6 +1652,7 @@ class Campaign:
                 ("--gpu-chip", CHIPS, 0.4), ("--gpu-features", PTX, 0.3),
                 ("--gpu-format", GPU_FORMATS, 0.5 if target == "cuda" else 0.1),
                 ("--gpu-tensor-cores", ["true", "false"], 0.2),
+                ("--gpu-deterministic", ["true", "false"], 0.2),
                 ("--gpu-software-pipeline", ["auto", "on", "off"], 0.2)]:
             if rng.random() < (p if gpu else p / 4):
                 v = pick(rng, values)
