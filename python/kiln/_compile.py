@@ -66,12 +66,16 @@ class _Program:
     """The compiled library of one exported program and how to call it."""
 
     def __init__(self, module, program, dtype, target, raise_attention, empty_rows_as_zero,
-                 opt_level, cache):
+                 opt_level, cache, deterministic=False):
         self.module = module
         self.program = program
         if target not in _TARGETS:
             raise errors.KilnError("target=%r: expected one of %s"
                                    % (target, ", ".join(map(repr, _TARGETS))))
+        if deterministic and target == "cpu":
+            raise errors.KilnError("deterministic=True is for target='cuda' and "
+                                   "'cuda-emulator' (the CPU backend is deterministic "
+                                   "already)")
         self.target = target
         self.device = torch.device("cuda") if target == "cuda" else torch.device("cpu")
         self._on_cuda = target == "cuda"
@@ -143,6 +147,8 @@ class _Program:
             flags += ["--mcpu", "native"]
         else:
             flags += ["--target", target]
+            if deterministic:
+                flags.append("--gpu-deterministic")
             if target == "cuda":
                 major, minor = torch.cuda.get_device_capability()
                 # fatbin: a cubin for this chip plus PTX the driver can JIT.
@@ -383,7 +389,7 @@ class CompiledModule(torch.nn.Module):
 
 def compile(module, example_args=(), example_kwargs=None, *, target="cpu", dtype=None,
             raise_attention=True, empty_rows_as_zero=True, opt_level=2, cache=True,
-            strict=False):
+            strict=False, deterministic=False):
     """Compiles `module` for the shapes and dtypes of `example_args` /
     `example_kwargs` and returns a `CompiledModule`.
 
@@ -396,6 +402,9 @@ def compile(module, example_args=(), example_kwargs=None, *, target="cpu", dtype
       module's parameters must already be of it.
     - `raise_attention`: run `kiln-raise-attention` (HF's materialized masks
       and repeated K/V become one `kiln.attention`).
+    - `deterministic`: (GPU targets) an attention backward without float
+      atomics, bitwise reproducible run to run (`--gpu-deterministic`;
+      slower).
     - `cache`: reuse a library compiled before for the same graph and options
       (`KILN_CACHE_DIR`, default `~/.cache/kiln/compiled`).
     """
@@ -409,4 +418,5 @@ def compile(module, example_args=(), example_kwargs=None, *, target="cpu", dtype
     program = torch.export.export(module, example_args, example_kwargs or {}, strict=strict)
     return CompiledModule(module, program, dtype=dtype, target=target,
                           raise_attention=raise_attention,
-                          empty_rows_as_zero=empty_rows_as_zero, opt_level=opt_level, cache=cache)
+                          empty_rows_as_zero=empty_rows_as_zero, opt_level=opt_level, cache=cache,
+                          deterministic=deterministic)

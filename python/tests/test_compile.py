@@ -175,18 +175,32 @@ def test_cuda_target_on_the_emulator():
         kiln.compile(m, (x, y), target="tpu")
 
 
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(8, 8)
+        self.kv = nn.Linear(8, 8)
+
+    def forward(self, x):
+        q = self.q(x).view(1, 6, 4, 2).transpose(1, 2)
+        k, v = self.kv(x).view(1, 6, 2, 4).transpose(1, 2).split(2, dim=-1)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                              enable_gqa=True).square().sum()
+
+
 def test_cuda_target_attention_on_the_emulator():
-    class Attn(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.q = nn.Linear(8, 8)
-            self.kv = nn.Linear(8, 8)
-
-        def forward(self, x):
-            q = self.q(x).view(1, 6, 4, 2).transpose(1, 2)
-            k, v = self.kv(x).view(1, 6, 2, 4).transpose(1, 2).split(2, dim=-1)
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True,
-                                                  enable_gqa=True).square().sum()
-
     x = torch.randn(1, 6, 8)
     same_step(Attn, (x,), lambda m: kiln.compile(m, (x,), target="cuda-emulator"))
+
+
+def test_deterministic_gpu_backward_on_the_emulator():
+    """deterministic=True reaches kiln-compile (--gpu-deterministic: no float
+    atomics in the attention backward); the step still equals torch's. The
+    CPU backend is deterministic already and refuses the option."""
+    x = torch.randn(1, 6, 8)
+    same_step(Attn, (x,), lambda m: kiln.compile(m, (x,), target="cuda-emulator",
+                                                 deterministic=True))
+    with pytest.raises(kiln.KilnError, match="deterministic=True is for target='cuda'"):
+        kiln.compile(Attn(), (x,), deterministic=True)
+
+
