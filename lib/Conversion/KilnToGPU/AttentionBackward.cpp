@@ -485,20 +485,28 @@ static void buildSavedPreprocessKernel(OpBuilder &builder, Location loc,
 /// P_sink = exp(sinks[h] - lse - correction), 0 where lse = +inf (an empty
 /// row, whose D is 0 too). Both preprocesses leave lse + correction the
 /// row's LSE with its sink (recomputed: m' and log(l'); saved: the given
-/// LSE and c). One thread per query head adds its rows in order of (b, i):
-/// deterministic, no atomics; the kernel reads B * Hq * Sq values thrice.
+/// LSE and c). One block per query head: thread t adds rows t, t + T, ... of
+/// the head's B * Sq rows (n = b * Sq + i) in order, then the block sums the
+/// T partial sums by a fixed tree in workgroup memory. No atomics, and the
+/// order of every addition is fixed: deterministic.
 static void buildSinkGradientKernel(OpBuilder &builder, Location loc,
                                     const BackwardProblem &p, Value lse,
                                     Value correction, Value delta,
                                     Value dsinks) {
+  constexpr int64_t threads = kElementsPerBlock;
+  static_assert((threads & (threads - 1)) == 0, "a power of two for the tree");
   double inf = std::numeric_limits<double>::infinity();
-  buildElementwiseLaunch(
-      builder, loc, p.numHeads, [&](KernelBuilder &kb, Value h) {
+  MemRefType partials[] = {getGPUMemRefType({threads}, builder.getF32Type(),
+                                            gpu::AddressSpace::Workgroup)};
+  buildLaunch(
+      builder, loc, {p.numHeads, 1, 1}, threads, partials, {},
+      [&](KernelBuilder &kb, gpu::LaunchOp op, ValueRange tiles) {
+        Value h = op.getBlockIds().x, t = op.getThreadIds().x;
         Value sink = buildSinkRead(kb.b, kb.loc, p.sinks, h, kb.b.getF32Type());
         // Row n of the head: query i = n % Sq of batch b = n / Sq.
         Value numQueries = kb.index(p.numQueries);
         Value sum =
-            kb.loop(kb.index(0), kb.index(p.batch * p.numQueries), kb.index(1),
+            kb.loop(t, kb.index(p.batch * p.numQueries), kb.index(threads),
                     {kb.f32(0.0)},
                     [&](KernelBuilder &kb, Value n,
                         ValueRange args) -> SmallVector<Value> {
@@ -513,7 +521,21 @@ static void buildSinkGradientKernel(OpBuilder &builder, Location loc,
                           kb.addf(args[0], kb.mulf(prob, kb.load(delta, row)))};
                     })
                 .front();
-        kb.store(arith::NegFOp::create(kb.b, kb.loc, sum), dsinks, h);
+        Value partial = tiles[0];
+        kb.store(sum, partial, t);
+        for (int64_t half = threads / 2; half >= 1; half /= 2) {
+          kb.barrier();
+          kb.ifThen(kb.lt(t, kb.index(half)), [&](KernelBuilder &kb) {
+            Value other = kb.add(t, kb.index(half));
+            kb.store(kb.addf(kb.load(partial, t), kb.load(partial, other)),
+                     partial, t);
+          });
+        }
+        kb.ifThen(kb.lt(t, kb.index(1)), [&](KernelBuilder &kb) {
+          kb.store(arith::NegFOp::create(kb.b, kb.loc,
+                                         kb.load(partial, kb.index(0))),
+                   dsinks, h);
+        });
       });
 }
 
