@@ -441,10 +441,12 @@ MUTANTS = [
            "j0, kb.add(firstKey, kb.index(-1))));",
            "mma backward: a block one key left of the band taken as whole",
            [EMU_F16_MMA]),
-    Mutant("gpu-bwdmma-softcap", "GPU kernels", GBM,
-           "        if (entry.logit.capFactor)\n          ds = kb.mulf(ds, entry.logit.capFactor);\n",
+    Mutant("gpu-bwd-softcap", "GPU kernels", GB,
+           "  if (logit.capFactor)\n    ds = kb.mulf(ds, logit.capFactor);\n",
            "",
-           "mma backward drops the softcap factor", [EMU_F16_MMA]),
+           "the backward's dS without the softcap factor (buildScoreGradient: "
+           "the SIMT, tensor-core and deterministic dQ kernels)",
+           [EMU_F16_MMA]),
 
     # --- The attention verifier's rejection list (attention.md, last
     # section): one check removed at a time.
