@@ -10,6 +10,11 @@
 // RUN: not kiln-translate --import-graph-json %t/shape.json 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not kiln-translate --export-graph-json %t/not-kiln.mlir 2>&1 | FileCheck %s --check-prefix=EXPORT
 // RUN: not kiln-translate --import-graph-json %t/lse-type.json 2>&1 | FileCheck %s --check-prefix=LSE
+// attention_grad has five result groups (dQ, dK, dV, d_mask, d_sinks): six
+// types are too many, and a d_sinks where the op has no sinks is the
+// verifier's.
+// RUN: not kiln-translate --import-graph-json %t/grad-types.json 2>&1 | FileCheck %s --check-prefix=GROUPS
+// RUN: not kiln-translate --import-graph-json %t/grad-no-sinks.json 2>&1 | FileCheck %s --check-prefix=NO-SINKS
 // Output names contain no ':', as input and parameter names and node ids.
 // RUN: not kiln-translate --import-graph-json %t/output-colon.json 2>&1 | FileCheck %s --check-prefix=OUT-COLON
 // Options the translation does not read, and a negative element count, were
@@ -36,6 +41,8 @@
 // EXPORT-DIR: kiln-translate: error: --graph-json-export-weights-dir does nothing with --import-graph-json
 // DEV-ZERO: weights.json:2:69: error: parameters[0].file: '{{.*}}w.npy': not a .npy file (bad magic string)
 // OUT-COLON: output-colon.json:3:14: error: outputs[0]: name "y:0" contains ':'
+// GROUPS: grad-types.json:{{[0-9]+}}:{{[0-9]+}}: error: nodes[0] (id "g").types: kiln.attention_grad has 5 result groups, got 6 types
+// NO-SINKS: grad-no-sinks.json:{{[0-9]+}}:{{[0-9]+}}: error: nodes[0] (id "g"): 'kiln.attention_grad' op has a 'dsinks' result if and only if it has 'sinks'
 // LSE: lse-type.json:2:12: error: nodes[0] (id "a"): 'kiln.attention' op lse type 'tensor<1x1x4xf32>' must be 'tensor<1x1x3xf32>'
 
 //--- syntax.json
@@ -70,6 +77,19 @@
 {"name": "f", "inputs": [{"name": "q", "dtype": "f32", "shape": [1, 1, 3, 2]}],
  "nodes": [{"id": "a", "op": "attention", "inputs": ["q", "q", "q"],
             "types": [{"dtype": "f32", "shape": [1, 1, 3, 2]}, {"dtype": "f32", "shape": [1, 1, 4]}]}],
+ "outputs": []}
+//--- grad-types.json
+{"name": "f", "inputs": [{"name": "q", "dtype": "f32", "shape": [1, 1, 3, 2]}],
+ "nodes": [{"id": "g", "op": "attention_grad", "inputs": ["q", "q", "q", "q"],
+            "types": [{"dtype": "f32", "shape": [1, 1, 3, 2]}, {"dtype": "f32", "shape": [1, 1, 3, 2]},
+                      {"dtype": "f32", "shape": [1, 1, 3, 2]}, null, {"dtype": "f32", "shape": [1]},
+                      {"dtype": "f32", "shape": [1]}]}],
+ "outputs": []}
+//--- grad-no-sinks.json
+{"name": "f", "inputs": [{"name": "q", "dtype": "f32", "shape": [1, 1, 3, 2]}],
+ "nodes": [{"id": "g", "op": "attention_grad", "inputs": ["q", "q", "q", "q"],
+            "types": [{"dtype": "f32", "shape": [1, 1, 3, 2]}, {"dtype": "f32", "shape": [1, 1, 3, 2]},
+                      {"dtype": "f32", "shape": [1, 1, 3, 2]}, null, {"dtype": "f32", "shape": [1]}]}],
  "outputs": []}
 //--- not-kiln.mlir
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
