@@ -109,6 +109,16 @@ llvm::Error mlir::kiln::optimizeLLVMModule(llvm::Module &module,
       if (argument.getType()->isPointerTy())
         argument.addAttr(llvm::Attribute::NoAlias);
   }
+  // With AVX-512, LLVM's tuning for most Intel CPUs prefers 256-bit
+  // vectors in the vectorizers (TuningPrefer256Bit); Kiln's matmul kernels
+  // use 512-bit registers anyway, and the loops around them (the softmax,
+  // the exponentials) ran at half their width.
+  if (targetMachine &&
+      targetMachine->getTargetFeatureString().contains("+avx512f"))
+    for (llvm::Function &function : module)
+      if (!function.isDeclaration() &&
+          !function.hasFnAttribute("prefer-vector-width"))
+        function.addFnAttr("prefer-vector-width", "512");
   {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;

@@ -142,6 +142,9 @@ void mlir::kiln::buildKilnToCPUPipeline(
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  // f32 exp, tanh and powers by 2 or 3 as arithmetic the loop vectorizer
+  // widens, not calls to the C library.
+  pm.addPass(createKilnExpandMathPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());

@@ -250,6 +250,39 @@ def KilnLinalgToParallelLoopsPass
   ];
 }
 
+def KilnExpandMathPass : Pass<"kiln-expand-math"> {
+  let summary = "Expand f32 exp, tanh and small integer powers into "
+                "arithmetic that vectorizes";
+  let description = [{
+    As math ops, these become calls to the C library (`expf`, `tanhf`,
+    `powf`), which LLVM's loop vectorizer cannot widen: attention's softmax,
+    SiLU, GELU and cross-entropy ran one scalar call per element. On `f32`
+    (a scalar or a fixed-size vector) this pass rewrites
+
+    - `math.exp`: `x = k ln2 + r` with `k` the integer nearest `x / ln2`
+      and `r` reduced in two FMAs (ln2 split into an exact high part and
+      the rest), `exp(r)` by its Taylor polynomial of degree 7 (truncation
+      error below 5.3e-9 relative), and `2^k` applied in two
+      exact-then-rounding products so that subnormal results round once
+      and large ones overflow to `+inf`. `x` is clamped to [-104, 89]:
+      `exp(-inf) = 0`, `exp(+inf) = +inf`, `exp(NaN) = NaN`;
+    - `math.tanh`: upstream's rational approximation
+      (`populatePolynomialApproximateTanhPattern`);
+    - `math.powf` by a constant exponent 2 or 3: `x * x`, `(x * x) * x`.
+
+    test/unittests/ExpandMathTest.cpp measures each against double
+    precision over the whole range (exp within 1 ulp). Each expansion is
+    the same arithmetic for a scalar and for each lane of a vector, so the
+    vector and remainder iterations of a loop (and any split of a loop
+    between threads) give the same bits. Part of `kiln-lower-to-cpu`,
+    before the math ops are lowered to LLVM; f64 keeps libm.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+  ];
+}
+
 def KilnFuseElementwisePass : Pass<"kiln-fuse-elementwise"> {
   let summary = "Fuse elementwise linalg ops on tensors, without folding "
                 "reshapes into them by expansion";
