@@ -165,6 +165,11 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   // column, which coalesces.
   ConvertKilnToLinalgPassOptions toLinalg;
   toLinalg.indexAddThreadPerColumn = true;
+  // The attention ops the kernels above do not take (f64, say) keep scf.for
+  // loops of linalg ops: the loop mapping below runs each linalg op as its
+  // own grid, and would run a whole forall body (allocations, matmuls) in
+  // one thread.
+  toLinalg.sequentialAttention = true;
   pm.addPass(createConvertKilnToLinalgPass(toLinalg));
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

@@ -20,9 +20,13 @@
  * Blocks are size classes of 1/8 of a power of two (at most 12.5 % unused);
  * up to kilnCacheSlots freed blocks and kilnCacheLimit bytes are kept, the
  * oldest freed first when a new one needs room. Thread-safe (one mutex): the
- * OpenMP loops of compiled code allocate from every thread. Every block has
- * a 64-byte header before the payload (its base, class and alignment), so
- * payloads are 64-byte aligned.
+ * OpenMP loops of compiled code allocate from every thread. A request takes
+ * the newest freed block of its class that the same thread freed, else the
+ * newest of the class: two OpenMP threads that took each other's blocks
+ * moved them between their cores' caches (an S = 2048 attention adjoint on
+ * two threads took 72.7 ms that way, 66.4 ms with blocks kept by thread).
+ * Every block has a 64-byte header before the payload (its base, class,
+ * alignment and the thread that freed it), so payloads are 64-byte aligned.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -48,7 +52,12 @@ typedef struct {
   void *base;       /* what posix_memalign returned */
   size_t capacity;  /* the payload's bytes (a size class when cached) */
   size_t cacheable; /* 64-byte alignment and a size class */
+  const void *freedBy; /* the thread that freed it (kilnThreadToken) */
 } KilnBlockHeader;
+
+/* A token of the calling thread: the address of a thread-local variable. */
+static _Thread_local char kilnThreadMarker;
+static const void *kilnThreadToken(void) { return &kilnThreadMarker; }
 
 static pthread_mutex_t kilnCacheMutex = PTHREAD_MUTEX_INITIALIZER;
 /* Freed blocks (their payloads), oldest first. */
@@ -69,17 +78,29 @@ static size_t kilnSizeClass(size_t size) {
 
 static void *kilnTakeCached(size_t capacity) {
   void *found = NULL;
+  const void *self = kilnThreadToken();
   pthread_mutex_lock(&kilnCacheMutex);
-  /* The newest block of the class: the likeliest still in cache. */
+  /* The newest block of the class that this thread freed, else the newest
+   * of the class: the likeliest still in this core's cache (OpenMP threads
+   * that took each other's blocks moved them between cores' caches). */
+  int at = -1;
   for (int i = kilnCacheCount - 1; i >= 0; --i) {
-    if (kilnHeaderOf(kilnCache[i])->capacity != capacity)
+    KilnBlockHeader *header = kilnHeaderOf(kilnCache[i]);
+    if (header->capacity != capacity)
       continue;
-    found = kilnCache[i];
-    for (int j = i + 1; j < kilnCacheCount; ++j)
+    if (at < 0)
+      at = i;
+    if (header->freedBy == self) {
+      at = i;
+      break;
+    }
+  }
+  if (at >= 0) {
+    found = kilnCache[at];
+    for (int j = at + 1; j < kilnCacheCount; ++j)
       kilnCache[j - 1] = kilnCache[j];
     --kilnCacheCount;
     kilnCacheBytes -= capacity;
-    break;
   }
   pthread_mutex_unlock(&kilnCacheMutex);
   return found;
@@ -135,6 +156,7 @@ static void kilnRelease(void *payload) {
     --kilnCacheCount;
     evicted[numEvicted++] = oldest;
   }
+  header->freedBy = kilnThreadToken();
   kilnCache[kilnCacheCount++] = payload;
   kilnCacheBytes += header->capacity;
   pthread_mutex_unlock(&kilnCacheMutex);

@@ -266,20 +266,36 @@ MUTANTS = [
            "kiln.dropout scales kept values by 1/p", [PHILOX]),
 
     # --- The CPU linalg lowerings (forward and adjoint).
-    # The (b, g) and head loops (buildKVHeadLoop, buildGroupHeadLoop) are
-    # shared by the forward and the adjoint.
+    # The forward's query-block tasks (buildQueryBlockTasks) and the head
+    # loop (buildGroupHeadLoop), which the adjoint shares.
     Mutant("cpu-kv-head", "CPU lowering", A,
-           "Value g = arith::RemUIOp::create(b, l, bg, numKVValue);",
-           "Value g = arith::DivUIOp::create(b, l, bg, numKVValue);",
-           "kv head g = bg / Hkv instead of bg % Hkv", [FIX_ATT]),
+           "g = arith::DivUIOp::create(\n                builder, loc, h, constIndex(builder, loc, sizes.groupSize));",
+           "g = arith::RemUIOp::create(\n                builder, loc, h, constIndex(builder, loc, sizes.groupSize));",
+           "forward's kv head g = h % R instead of h / R", [FIX_ATT]),
+    Mutant("cpu-block-order", "CPU lowering", A,
+           "b, l, constIndex(b, l, numFull - 1), half);",
+           "b, l, constIndex(b, l, numFull - 2), half);",
+           "the odd query-block tasks take block n - 2 - t / 2: one block "
+           "twice, another never", [FIX_ATT]),
     Mutant("cpu-group-head", "CPU lowering", A,
            "b, l, arith::MulIOp::create(b, l, g, groupSizeValue), r);",
            "b, l, arith::MulIOp::create(b, l, g, groupSizeValue),\n            constIndex(b, l, 0));",
            "query head h = g * R (r dropped)", [FIX_ATT]),
     Mutant("cpu-fwd-empty-row", "CPU lowering", A,
-           "return arith::SelectOp::create(pb, pl, empty, zeroValue, p);\n      });\n  return {probs, rowMax, rowSum};",
-           "return p;\n      });\n  return {probs, rowMax, rowSum};",
+           "return arith::SelectOp::create(pb, pl, empty, zeroValue, o);",
+           "return o;",
            "forward empty rows no longer zeroed (0 / 0)", [FIX_ATT_FWD]),
+    Mutant("cpu-lanes-tail", "CPU lowering", A,
+           "SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), whole};",
+           "SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), "
+           "builder.getIndexAttr(0)};",
+           "the row reductions' last width mod 16 columns read from column 0",
+           [FIX_ATT]),
+    Mutant("cpu-exp-cody-waite", "CPU pipeline",
+           "lib/Conversion/LinalgToCPU/ExpandMath.cpp",
+           "r = fma(kf, f(-1.428606765330187e-06f), r);", "",
+           "exp's range reduction without the low part of ln2",
+           [gtest("KilnCPUBackendTests", "ExpandMath*")]),
     Mutant("cpu-grad-dp-dropout", "CPU lowering", AG,
            "dropped(bb.visibleProduct(dout,", "(bb.visibleProduct(dout,",
            "adjoint's dP not multiplied by Z / (1 - p)", [FIX_ATT_GRAD]),

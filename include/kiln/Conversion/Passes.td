@@ -34,6 +34,12 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "ModuleOp"> {
            "Lower kiln.index_add to one thread per column (coalesced on a "
            "GPU) instead of one thread per chunk of contiguous row elements "
            "(vectorizable on a CPU)">,
+    Option<"sequentialAttention", "sequential-attention", "bool",
+           /*default=*/"false",
+           "Lower kiln.attention and kiln.attention_grad to scf.for loops "
+           "over their query blocks and (batch, kv head) pairs instead of "
+           "scf.forall ops whose iterations own disjoint blocks of the "
+           "results (the CPU's threads)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -220,7 +226,26 @@ def KilnMatmulKernelsPass
     Vectors are 512 bits (AVX-512); narrower targets split them in the LLVM
     backend. Other matmuls are left for `convert-linalg-to-loops`. Part of
     `kiln-lower-to-cpu` (docs/CPUBackend.md).
+
+    The packed blocks of B go to one 32 KiB stack buffer per function,
+    shared by its matmuls; inside an `omp.parallel`, to one per thread (in
+    its region); inside an `scf.parallel` or `scf.forall`, to an allocation
+    in the body, per iteration (its body becomes an OpenMP loop body, where
+    a stack buffer would need a scope of its own).
+
+    With `parallel` (the `enable-openmp` stage of `kiln-lower-to-cpu`, before
+    `convert-scf-to-openmp`), a matmul that no such op encloses becomes an
+    `scf.parallel` over its batches and column tiles of NR columns, each
+    iteration packing into a buffer of its own and computing its columns of C
+    as the sequential kernel does: the same bits for any split. Matmuls
+    inside a parallel op (attention's, in the forall of its query blocks)
+    stay sequential in their thread.
   }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Run the column tiles of each matmul that no parallel op "
+           "encloses as the iterations of an scf.parallel">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
@@ -241,6 +266,13 @@ def KilnLinalgToParallelLoopsPass
     `kiln-lower-to-cpu` runs it before `convert-scf-to-openmp`, so each
     output element is computed by one thread and each reduction keeps its
     order (docs/AOT.md).
+
+    A linalg op inside an `scf.parallel`, `scf.forall` or `omp.parallel`
+    (attention's block ops, in the forall of its query blocks) already runs
+    in one thread of the enclosing loop: it stays for
+    `convert-linalg-to-loops`, so that no thread forks again for a small op
+    (a nested parallel region, which libomp runs on the forking thread
+    alone, after a fork and a join).
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

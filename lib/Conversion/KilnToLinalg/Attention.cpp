@@ -1,15 +1,16 @@
 //===- Attention.cpp - Lower kiln scaled dot-product attention ------------===//
 //
-// kiln.attention becomes an scf.for over the B * Hkv (batch, kv head)
-// pairs. Each iteration slices K[b, g] (transposed once, for the R query
-// heads of the group) and V[b, g] (the kv head is indexed, never repeated),
-// then runs over the R query heads h = g * R + r and the query blocks of
-// kAttentionQueryBlock rows of each: for each block, it computes the scores
-// on the key tiles that the band lets the block see, masks them with the
-// visibility predicate, takes a safe softmax on those columns (empty rows
-// give exactly 0), applies dropout, contracts with the same tiles of V and
-// inserts the block's rows of O. Only one [rows, Sk] block is ever live;
-// nothing of size [B, Hq, Sq, Sk] is materialized.
+// kiln.attention transposes K once ([B, Hkv, Dk, Sk]) and becomes one task
+// per query block of kAttentionQueryBlock rows of each (b, h): an
+// scf.forall whose iterations own disjoint rows of O and the LSE (the CPU's
+// threads; the GPU pipeline's fallback asks for scf.for loops). Each task
+// slices Kᵀ[b, g] and V[b, g] of its kv head g = h / R (indexed, never
+// repeated), computes the scores on the key tiles that the band lets the
+// block see, masks them with the visibility predicate, takes a safe softmax
+// on those columns (empty rows give exactly 0), applies dropout, contracts
+// with the same tiles of V and inserts the block's rows of O. Only one
+// [rows, Sk] block per thread is ever live; nothing of size [B, Hq, Sq, Sk]
+// is materialized.
 //
 // The sizes, the predicate, the logits and the dropout draw are those of
 // kiln/Dialect/Kiln/Utils/AttentionUtils.h, the one definition that the
@@ -31,6 +32,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
@@ -180,23 +182,6 @@ mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
   return tiles;
 }
 
-SmallVector<Value> mlir::kiln::buildKVHeadLoop(OpBuilder &builder, Location loc,
-                                               int64_t batch,
-                                               int64_t numKVHeads,
-                                               ValueRange inits,
-                                               KVHeadBodyFn body) {
-  auto loop = scf::ForOp::create(
-      builder, loc, constIndex(builder, loc, 0),
-      constIndex(builder, loc, batch * numKVHeads), constIndex(builder, loc, 1),
-      inits, [&](OpBuilder &b, Location l, Value bg, ValueRange args) {
-        Value numKVValue = constIndex(b, l, numKVHeads);
-        Value batchIndex = arith::DivUIOp::create(b, l, bg, numKVValue);
-        Value g = arith::RemUIOp::create(b, l, bg, numKVValue);
-        scf::YieldOp::create(b, l, body(b, l, batchIndex, g, args));
-      });
-  return SmallVector<Value>(loop.getResults());
-}
-
 SmallVector<Value> mlir::kiln::buildGroupHeadLoop(OpBuilder &builder,
                                                   Location loc, Value g,
                                                   int64_t groupSize,
@@ -314,6 +299,171 @@ SmallVector<Value> mlir::kiln::buildKeyTileLoop(OpBuilder &builder,
 }
 
 //===----------------------------------------------------------------------===//
+// Loops whose iterations own disjoint blocks of the results
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> mlir::kiln::buildOwnedBlockLoop(
+    OpBuilder &builder, Location loc, ArrayRef<int64_t> upperBounds,
+    ValueRange inits, bool parallel, OwnedBlockBodyFn body) {
+  if (llvm::is_contained(upperBounds, 0))
+    return SmallVector<Value>(inits);
+  // The loop dims are the bounds above 1; the body sees 0 for the others.
+  SmallVector<OpFoldResult> loopBounds;
+  for (int64_t bound : upperBounds)
+    if (bound > 1)
+      loopBounds.push_back(builder.getIndexAttr(bound));
+  auto bodyIvs = [&](OpBuilder &b, Location l, ValueRange loopIvs) {
+    SmallVector<Value> ivs;
+    Value zero;
+    unsigned next = 0;
+    for (int64_t bound : upperBounds) {
+      if (bound > 1) {
+        ivs.push_back(loopIvs[next++]);
+        continue;
+      }
+      if (!zero)
+        zero = constIndex(b, l, 0);
+      ivs.push_back(zero);
+    }
+    return ivs;
+  };
+  SmallVector<OwnedSlice> owned;
+  if (loopBounds.empty())
+    return body(builder, loc, bodyIvs(builder, loc, {}), inits, owned);
+
+  if (!parallel) {
+    SmallVector<Value> lbs, ubs, steps;
+    for (OpFoldResult bound : loopBounds) {
+      lbs.push_back(constIndex(builder, loc, 0));
+      ubs.push_back(getIndexValue(builder, loc, bound));
+      steps.push_back(constIndex(builder, loc, 1));
+    }
+    scf::LoopNest nest = scf::buildLoopNest(
+        builder, loc, lbs, ubs, steps, inits,
+        [&](OpBuilder &b, Location l, ValueRange ivs,
+            ValueRange args) -> scf::ValueVector {
+          SmallVector<OwnedSlice> unused;
+          return body(b, l, bodyIvs(b, l, ivs), args, unused);
+        });
+    return nest.results;
+  }
+
+  auto forall = scf::ForallOp::create(builder, loc, loopBounds, inits,
+                                      std::nullopt);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(forall.getBody());
+  ValueRange shared = forall.getRegionIterArgs();
+  SmallVector<Value> results = body(
+      builder, loc, bodyIvs(builder, loc, forall.getInductionVars()), shared,
+      owned);
+  assert(results.size() == shared.size() && owned.size() == shared.size() &&
+         "expected a value and an owned slice per shared tensor");
+  // The owned slice of each value, extracted in the body (the terminator
+  // holds only the inserts). An extract of the slice that the body inserted
+  // into the shared tensor has the insert's source type, so that it folds to
+  // that source.
+  SmallVector<std::pair<unsigned, Value>> parts;
+  for (auto [i, result] : llvm::enumerate(results)) {
+    const OwnedSlice &slice = owned[i];
+    if (result == shared[i] || llvm::any_of(slice.sizes, [](OpFoldResult s) {
+          return isZeroInteger(s);
+        }))
+      continue;
+    SmallVector<OpFoldResult> strides(slice.offsets.size(),
+                                      builder.getIndexAttr(1));
+    auto insert = result.getDefiningOp<tensor::InsertSliceOp>();
+    Value part;
+    if (insert && insert.getDest() == shared[i] &&
+        llvm::equal(insert.getMixedOffsets(), slice.offsets,
+                    isEqualConstantIntOrValue) &&
+        llvm::equal(insert.getMixedSizes(), slice.sizes,
+                    isEqualConstantIntOrValue) &&
+        insert.hasUnitStride())
+      part = tensor::ExtractSliceOp::create(builder, loc,
+                                            insert.getSourceType(), result,
+                                            slice.offsets, slice.sizes,
+                                            strides);
+    else
+      part = tensor::ExtractSliceOp::create(builder, loc, result,
+                                            slice.offsets, slice.sizes,
+                                            strides);
+    parts.emplace_back(i, part);
+  }
+  builder.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto [i, part] : parts) {
+    SmallVector<OpFoldResult> strides(owned[i].offsets.size(),
+                                      builder.getIndexAttr(1));
+    tensor::ParallelInsertSliceOp::create(builder, loc, part, shared[i],
+                                          owned[i].offsets, owned[i].sizes,
+                                          strides);
+  }
+  return SmallVector<Value>(forall.getResults());
+}
+
+SmallVector<Value> mlir::kiln::buildQueryBlockTasks(
+    OpBuilder &builder, Location loc, int64_t batch, int64_t numHeads,
+    int64_t numQueries, ValueRange inits, bool parallel,
+    QueryBlockTaskBodyFn body) {
+  int64_t numFull = numQueries / kAttentionQueryBlock;
+  int64_t remainder = numQueries % kAttentionQueryBlock;
+  // [b, h, firstRow : rows, ...] of each carried tensor.
+  auto ownRows = [&](OpBuilder &b, ValueRange ivs, OpFoldResult firstRow,
+                     int64_t rows, ValueRange args,
+                     SmallVectorImpl<OwnedSlice> &owned) {
+    for (Value arg : args) {
+      auto type = cast<RankedTensorType>(arg.getType());
+      OwnedSlice slice;
+      slice.offsets = {ivs[0], ivs[1], firstRow};
+      slice.sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
+                     b.getIndexAttr(rows)};
+      for (int64_t d = 3; d < type.getRank(); ++d) {
+        slice.offsets.push_back(b.getIndexAttr(0));
+        slice.sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+      }
+      owned.push_back(std::move(slice));
+    }
+  };
+  SmallVector<Value> values(inits);
+  if (numFull > 0)
+    values = buildOwnedBlockLoop(
+        builder, loc, {batch, numHeads, numFull}, values, parallel,
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args,
+            SmallVectorImpl<OwnedSlice> &owned) {
+          // Task t is block t / 2 for an even t, n - 1 - t / 2 for an odd
+          // one.
+          OpFoldResult firstRow = b.getIndexAttr(0);
+          if (numFull > 1) {
+            Value two = constIndex(b, l, 2);
+            Value half = arith::DivUIOp::create(b, l, ivs[2], two);
+            Value odd = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ne,
+                arith::RemUIOp::create(b, l, ivs[2], two), constIndex(b, l, 0));
+            Value mirrored = arith::SubIOp::create(
+                b, l, constIndex(b, l, numFull - 1), half);
+            Value block = arith::SelectOp::create(b, l, odd, mirrored, half);
+            firstRow =
+                arith::MulIOp::create(b, l, block,
+                                      constIndex(b, l, kAttentionQueryBlock))
+                    .getResult();
+          }
+          ownRows(b, ivs, firstRow, kAttentionQueryBlock, args, owned);
+          return body(b, l, ivs[0], ivs[1], firstRow, kAttentionQueryBlock,
+                      args);
+        });
+  if (remainder > 0)
+    values = buildOwnedBlockLoop(
+        builder, loc, {batch, numHeads}, values, parallel,
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args,
+            SmallVectorImpl<OwnedSlice> &owned) {
+          OpFoldResult firstRow =
+              b.getIndexAttr(numFull * kAttentionQueryBlock);
+          ownRows(b, ivs, firstRow, remainder, args, owned);
+          return body(b, l, ivs[0], ivs[1], firstRow, remainder, args);
+        });
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
 // AttentionBlockBuilder
 //===----------------------------------------------------------------------===//
 
@@ -350,18 +500,198 @@ Value AttentionBlockBuilder::reduceRows(
       combine);
 }
 
+std::pair<Value, Value> AttentionBlockBuilder::mapAndReduceRowsByLanes(
+    Value block, ValueRange blockIns, ValueRange rowIns, BlockBodyFn mapFn,
+    bool writeBack, double identity,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(block.getType());
+  int64_t rows = type.getDimSize(0);
+  Type elementType = type.getElementType();
+  MLIRContext *context = builder.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, context);
+  constexpr int64_t lanes = kAttentionRowLanes;
+  writeBack = writeBack && mapFn;
+  SmallVector<Value> blocks = {block};
+  llvm::append_range(blocks, blockIns);
+
+  // One generic over columns `first` on of the blocks: `chunks` (one per
+  // block) are either [rows, n / lanes, lanes] (iterators i, jb, l: column
+  // first + jb * lanes + l, lane l) or [rows, n] with n <= lanes (iterators
+  // i, l: column first + l, lane l). x = mapFn(the chunks' elements,
+  // rowIns[i]...) is written back into the first chunk (with writeBack) and
+  // acc[i, l] = combine(x, acc[i, l]), acc being [rows, lanes] or its
+  // [rows, n] corner. Returns {the first chunk', acc'}.
+  auto step = [&](ArrayRef<Value> chunks, OpFoldResult first,
+                  Value acc) -> std::pair<Value, Value> {
+    bool byLanes = cast<RankedTensorType>(chunks[0].getType()).getRank() == 3;
+    unsigned numDims = byLanes ? 3 : 2;
+    unsigned laneDim = numDims - 1;
+    AffineMap chunkMap = AffineMap::getMultiDimIdentityMap(numDims, context);
+    // ins: the chunks read (all, or all but the first with writeBack),
+    // then rowIns; outs: the first chunk (with writeBack), acc.
+    SmallVector<Value> ins(writeBack ? chunks.drop_front() : chunks);
+    size_t numChunkIns = ins.size();
+    llvm::append_range(ins, rowIns);
+    SmallVector<AffineMap> maps(numChunkIns, chunkMap);
+    maps.append(rowIns.size(), map(numDims, {0}));
+    SmallVector<Value> outs;
+    if (writeBack) {
+      outs.push_back(chunks[0]);
+      maps.push_back(chunkMap);
+    }
+    outs.push_back(acc);
+    maps.push_back(map(numDims, {0, laneDim}));
+    SmallVector<utils::IteratorType> iterators(numDims,
+                                               utils::IteratorType::parallel);
+    if (byLanes)
+      iterators[1] = utils::IteratorType::reduction;
+    auto generic = linalg::GenericOp::create(
+        builder, loc, TypeRange(ValueRange(outs)), ins, outs, maps, iterators,
+        [&](OpBuilder &gb, Location gl, ValueRange args) {
+          // The chunks' elements in block order, then the rows'.
+          SmallVector<Value> values;
+          if (writeBack)
+            values.push_back(args[ins.size()]);
+          llvm::append_range(values, args.take_front(ins.size()));
+          Value x = values[0];
+          if (mapFn) {
+            Value i = linalg::IndexOp::create(gb, gl, 0);
+            Value j = linalg::IndexOp::create(gb, gl, laneDim);
+            if (byLanes)
+              j = arith::AddIOp::create(
+                  gb, gl,
+                  arith::MulIOp::create(gb, gl,
+                                        linalg::IndexOp::create(gb, gl, 1),
+                                        arith::ConstantIndexOp::create(
+                                            gb, gl, lanes)),
+                  j);
+            j = addOffset(gb, gl, j, first);
+            x = mapFn(gb, gl, values, i, j);
+          }
+          Value combined = combine(gb, gl, x, args.back());
+          if (writeBack)
+            linalg::YieldOp::create(gb, gl, ValueRange{x, combined});
+          else
+            linalg::YieldOp::create(gb, gl, combined);
+        });
+    if (writeBack)
+      return {generic.getResult(0), generic.getResult(1)};
+    return {chunks[0], generic.getResult(0)};
+  };
+
+  Value partial = filled({rows, lanes}, elementType, identity);
+  OpFoldResult width = tensor::getMixedSize(builder, loc, block, 1);
+  OpFoldResult whole = affine::makeComposedFoldedAffineApply(
+      builder, loc, d0.floorDiv(lanes) * lanes, {width});
+  SmallVector<OpFoldResult> origin(2, builder.getIndexAttr(0));
+  // Runs `stepFn` (which returns the next {block, partial}) on `size`
+  // columns: directly for a static size, under an scf.if size > 0 for a
+  // dynamic one (the GPU pipeline maps a generic's parallel dims to a grid,
+  // and a grid with a dimension 0 does not launch). Nothing for size 0.
+  auto guarded = [&](OpFoldResult size,
+                     function_ref<std::pair<Value, Value>()> stepFn) {
+    std::optional<int64_t> staticSize = getConstantIntValue(size);
+    if (staticSize == 0)
+      return;
+    if (staticSize) {
+      std::tie(block, partial) = stepFn();
+      return;
+    }
+    Value nonEmpty = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::sgt,
+        getIndexValue(builder, loc, size), constIndex(builder, loc, 0));
+    auto ifOp = scf::IfOp::create(builder, loc,
+                                  TypeRange{block.getType(), partial.getType()},
+                                  nonEmpty, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      scf::YieldOp::create(builder, loc, ValueRange{block, partial});
+      builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      auto [nextBlock, nextPartial] = stepFn();
+      scf::YieldOp::create(builder, loc, ValueRange{nextBlock, nextPartial});
+    }
+    block = ifOp.getResult(0);
+    partial = ifOp.getResult(1);
+  };
+
+  // The whole groups of lanes columns, as [rows, whole / lanes, lanes]: the
+  // loops run i, then jb, then l, along the blocks' rows.
+  guarded(whole, [&]() -> std::pair<Value, Value> {
+    SmallVector<OpFoldResult> bodySizes = {builder.getIndexAttr(rows), whole};
+    OpFoldResult groups = affine::makeComposedFoldedAffineApply(
+        builder, loc, d0.floorDiv(lanes), {whole});
+    SmallVector<OpFoldResult> expandedSizes = {
+        builder.getIndexAttr(rows), groups, builder.getIndexAttr(lanes)};
+    SmallVector<ReassociationIndices> groupsOfDims = {{0}, {1, 2}};
+    SmallVector<Value> chunks;
+    for (Value b : blocks) {
+      Value body = slice(b, origin, bodySizes);
+      auto [staticSizes, dynamicSizes] = decomposeMixedValues(expandedSizes);
+      auto expandedType = RankedTensorType::get(
+          staticSizes, cast<RankedTensorType>(b.getType()).getElementType());
+      chunks.push_back(tensor::ExpandShapeOp::create(
+          builder, loc, expandedType, body, groupsOfDims, expandedSizes));
+    }
+    auto [mapped, acc] = step(chunks, builder.getIndexAttr(0), partial);
+    Value next = block;
+    if (writeBack) {
+      Value collapsed = tensor::CollapseShapeOp::create(builder, loc, mapped,
+                                                        groupsOfDims);
+      next = insert(collapsed, block, origin);
+    }
+    return {next, acc};
+  });
+  // The last width mod lanes columns go to the first lanes.
+  OpFoldResult tail = subIndex(builder, loc, width, whole);
+  guarded(tail, [&]() -> std::pair<Value, Value> {
+    SmallVector<OpFoldResult> tailSizes = {builder.getIndexAttr(rows), tail};
+    SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), whole};
+    SmallVector<Value> chunks;
+    chunks.push_back(slice(block, offsets, tailSizes));
+    for (Value b : blockIns)
+      chunks.push_back(slice(b, offsets, tailSizes));
+    auto [mapped, acc] =
+        step(chunks, whole, slice(partial, origin, tailSizes));
+    Value next = block;
+    if (writeBack)
+      next = insert(mapped, block, offsets);
+    return {next, insert(acc, partial, origin)};
+  });
+  return {block, reduceRows(partial, identity, combine)};
+}
+
+static Value combineMax(OpBuilder &b, Location l, Value x, Value acc) {
+  return arith::MaximumFOp::create(b, l, x, acc);
+}
+
+static Value combineSum(OpBuilder &b, Location l, Value x, Value acc) {
+  return arith::AddFOp::create(b, l, acc, x);
+}
+
+std::pair<Value, Value>
+AttentionBlockBuilder::mapAndRowMax(Value block, ValueRange rowIns,
+                                    BlockBodyFn mapFn, ValueRange blockIns,
+                                    bool writeBack) {
+  return mapAndReduceRowsByLanes(block, blockIns, rowIns, mapFn, writeBack,
+                                 -std::numeric_limits<double>::infinity(),
+                                 combineMax);
+}
+
+std::pair<Value, Value>
+AttentionBlockBuilder::mapAndRowSum(Value block, ValueRange rowIns,
+                                    BlockBodyFn mapFn, ValueRange blockIns,
+                                    bool writeBack) {
+  return mapAndReduceRowsByLanes(block, blockIns, rowIns, mapFn, writeBack,
+                                 0.0, combineSum);
+}
+
 Value AttentionBlockBuilder::rowMax(Value block) {
-  return reduceRows(block, -std::numeric_limits<double>::infinity(),
-                    [](OpBuilder &b, Location l, Value x, Value acc) -> Value {
-                      return arith::MaximumFOp::create(b, l, x, acc);
-                    });
+  return mapAndRowMax(block, {}, nullptr).second;
 }
 
 Value AttentionBlockBuilder::rowSum(Value block) {
-  return reduceRows(block, 0.0,
-                    [](OpBuilder &b, Location l, Value x, Value acc) -> Value {
-                      return arith::AddFOp::create(b, l, acc, x);
-                    });
+  return mapAndRowSum(block, {}, nullptr).second;
 }
 
 // Into a fresh tensor, not in place: the LSE written into `rowMax` (which
@@ -642,63 +972,84 @@ struct ForwardContext {
   Value sinks;
 };
 
-/// P'[i, j] = e / l * Z / (1 - p) of a block from its logits, and 0 for an
-/// empty row; also returns the rows' m (the max; -inf marks an empty row,
-/// also a block that sees no key) and l (the sum of e = exp(t - m): 0
-/// exactly for an empty row, >= 1 otherwise).
-static std::tuple<Value, Value, Value>
-buildProbabilities(AttentionBlockBuilder &bb, const ForwardContext &c,
-                   const AttentionBlockPosition &at, Value logits) {
+/// The probabilities of a block from its scores s, unnormalized:
+/// e'[i, j] = e * Z / (1 - p) with t the logits of s and e = exp(t - m) (0 in
+/// an empty row), so that P' = e' * w. Also the rows' m (the max; -inf marks
+/// an empty row, also a block that sees no key), l (the sum of e: 0 exactly
+/// for an empty row, >= 1 otherwise) and, with a sink, w = rescale / l' (null
+/// without one, where w = 1 / l). The block is read and written twice (t and
+/// m, then e and l); the normalization is applied to the [rows, Dv] output
+/// (normalizeRows), not to the [rows, Sk] block.
+struct BlockProbabilities {
+  Value exps, rowMax, rowSum, weight;
+};
+
+static BlockProbabilities buildProbabilities(AttentionBlockBuilder &bb,
+                                             const ForwardContext &c,
+                                             const AttentionBlockPosition &at,
+                                             Value scores) {
   Type computeType = c.sizes.computeType;
-  Value rowMax = bb.rowMax(logits);
+  // t = the logits of the scores, in place, and m = max_j t, in one pass.
+  auto [logits, rowMax] = bb.mapAndRowMax(
+      scores, {},
+      [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
+          Value j) -> Value {
+        auto [row, key] = at.globalIndices(pb, pl, i, j);
+        return c.logitParams.build(pb, pl, args[0], at.b, at.h, row, key);
+      });
 
-  // e[i, j] = exp(t - m), and 0 in an empty row: exp(-inf - -inf) is
-  // never evaluated into the result.
+  // e[i, j] = exp(t - m), and 0 in an empty row (exp(-inf - -inf) is never
+  // evaluated into the result), in place, and l = sum_j e, in one pass.
   double negInf = -std::numeric_limits<double>::infinity();
-  Value exps = bb.updateBlock(logits, rowMax, bb.map(2, {0}),
-                              [&](OpBuilder &pb, Location pl, ValueRange args,
-                                  Value, Value) -> Value {
-                                return buildGuardedExp(pb, pl, args[0],
-                                                       args[1], negInf);
-                              });
-
-  Value rowSum = bb.rowSum(exps);
+  auto [exps, rowSum] = bb.mapAndRowSum(
+      logits, rowMax,
+      [&](OpBuilder &pb, Location pl, ValueRange args, Value, Value) -> Value {
+        return buildGuardedExp(pb, pl, args[0], args[1], negInf);
+      });
+  if (c.dropout.isActive())
+    exps = bb.updateBlock(exps, ValueRange{}, {},
+                          [&](OpBuilder &pb, Location pl, ValueRange args,
+                              Value i, Value j) -> Value {
+                            auto [row, key] = at.globalIndices(pb, pl, i, j);
+                            return c.dropout.apply(pb, pl, args[0], at.b, at.h,
+                                                   row, key);
+                          });
 
   // With a sink: P = e * w, w = rescale / l' (0 for an empty row), and the
   // LSE from the folded m' and l'.
   if (c.sinks) {
     Value sink = buildSinkRead(bb.builder, bb.loc, c.sinks, at.h, computeType);
-    auto [sinkMax, sinkSum, scale] = bb.foldSinkIntoRows(rowMax, rowSum, sink);
-    Value probs = bb.updateBlock(
-        exps, scale, bb.map(2, {0}),
-        [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
-            Value j) -> Value {
-          Value p = arith::MulFOp::create(pb, pl, args[0], args[1]);
-          if (c.dropout.isActive()) {
-            auto [row, key] = at.globalIndices(pb, pl, i, j);
-            p = c.dropout.apply(pb, pl, p, at.b, at.h, row, key);
-          }
-          return p;
-        });
-    return {probs, sinkMax, sinkSum};
+    auto [sinkMax, sinkSum, weight] =
+        bb.foldSinkIntoRows(rowMax, rowSum, sink);
+    return {exps, sinkMax, sinkSum, weight};
   }
+  return {exps, rowMax, rowSum, Value()};
+}
 
-  Value probs = bb.updateBlock(
-      exps, rowSum, bb.map(2, {0}),
-      [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
-          Value j) -> Value {
+/// O[i, d] = acc[i, d] * w[i] with a sink, else acc[i, d] / l[i], and 0 for
+/// an empty row (l = 0), in place on the [rows, Dv] accumulator of
+/// sum_j e'[i, j] * V[j, d].
+static Value normalizeRows(AttentionBlockBuilder &bb, const ForwardContext &c,
+                           const BlockProbabilities &probs, Value acc) {
+  Type computeType = c.sizes.computeType;
+  if (probs.weight)
+    return bb.updateBlock(acc, probs.weight, bb.map(2, {0}),
+                          [&](OpBuilder &pb, Location pl, ValueRange args,
+                              Value, Value) -> Value {
+                            return arith::MulFOp::create(pb, pl, args[0],
+                                                         args[1]);
+                          });
+  return bb.updateBlock(
+      acc, probs.rowSum, bb.map(2, {0}),
+      [&](OpBuilder &pb, Location pl, ValueRange args, Value,
+          Value) -> Value {
         Value zeroValue = arith::ConstantOp::create(
             pb, pl, pb.getFloatAttr(computeType, 0.0));
         Value empty = arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OEQ,
                                             args[1], zeroValue);
-        Value p = arith::DivFOp::create(pb, pl, args[0], args[1]);
-        if (c.dropout.isActive()) {
-          auto [row, key] = at.globalIndices(pb, pl, i, j);
-          p = c.dropout.apply(pb, pl, p, at.b, at.h, row, key);
-        }
-        return arith::SelectOp::create(pb, pl, empty, zeroValue, p);
+        Value o = arith::DivFOp::create(pb, pl, args[0], args[1]);
+        return arith::SelectOp::create(pb, pl, empty, zeroValue, o);
       });
-  return {probs, rowMax, rowSum};
 }
 
 /// LSE[i] = m + log(l) of a block's rows, and +inf for an empty row
@@ -756,42 +1107,42 @@ buildQueryBlock(OpBuilder &builder, Location loc, const ForwardContext &c,
   // softmax runs on these columns alone, in place: an invisible key
   // would add exp(-inf) = 0 to the row sum and nothing to the row max,
   // so the rows' m, l and P are those of the whole row.
-  Value logits = bb.blockLogits(
-      c.logitParams,
-      bb.visibleProduct(q, kt, tiles, sizes.numKeys, sizes.computeType), at,
-      /*inPlace=*/true);
-  auto [probs, rowMax, rowSum] = buildProbabilities(bb, c, at, logits);
+  BlockProbabilities probs = buildProbabilities(
+      bb, c, at,
+      bb.visibleProduct(q, kt, tiles, sizes.numKeys, sizes.computeType));
 
   SmallVector<Value> yields;
-  // O[i, d] = sum_j P'[i, j] * V[j, d] over the visible tiles, as named
-  // linalg.matmuls (V extended to the compute type by their cast). They
-  // must not be linalg.generics: linalg-fuse-elementwise-ops would fuse
-  // `probs` into them, and since `probs` reads its own init (the
-  // in-place block), the fused op would re-normalize P'[i, j] once per
-  // d. The other in-place updates each have two users (a reduction and
-  // the next update), so they are never fused.
+  // O[i, d] = w[i] * sum_j e'[i, j] * V[j, d] over the visible tiles, as
+  // named linalg.matmuls (V extended to the compute type by their cast).
+  // They must not be linalg.generics: linalg-fuse-elementwise-ops would
+  // fuse an in-place update of the block (the dropout) into them, and
+  // since it reads its own init, the fused op would apply it once per d.
+  // The other in-place updates of the block each have another user (the
+  // slices of a row reduction), so they are never fused.
   if (sizes.valueDim == 0) {
     yields.push_back(args[0]);
   } else {
     Value out = bb.filled({rows, sizes.valueDim}, sizes.computeType, 0.0);
-    out = bb.accumulateVisible(probs, v, out, tiles, sizes.numKeys);
+    out = bb.accumulateVisible(probs.exps, v, out, tiles, sizes.numKeys);
+    out = normalizeRows(bb, c, probs, out);
     yields.push_back(insertHeadBlock(builder, loc,
                                      bb.round(out, sizes.elementType), args[0],
                                      b, h, firstRow));
   }
   if (c.hasLse)
     yields.push_back(
-        insertBlockLse(bb, c, at, rows, rowMax, rowSum, args[1]));
+        insertBlockLse(bb, c, at, rows, probs.rowMax, probs.rowSum, args[1]));
   return yields;
 }
 
-/// kiln.attention -> an scf.for over the (b, g) pairs, around the R query
-/// heads of kv head g and their query blocks, of linalg on [rows, Sk]
-/// blocks. f16 and bf16 compute in f32 (scores, softmax and the P·V
+/// kiln.attention -> one task per query block of each (b, h) (an scf.forall
+/// whose iterations own their rows of O and the LSE, or scf.for loops), of
+/// linalg on [rows, Sk] blocks. f16 and bf16 compute in f32 (scores, softmax and the P·V
 /// accumulation) and round the output once; f32 and f64 compute in their own
 /// type.
 struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AttentionOpLowering(MLIRContext *context, bool parallel)
+      : OpConversionPattern(context), parallel(parallel) {}
 
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
@@ -834,40 +1185,54 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     if (lseInit)
       inits.push_back(lseInit);
 
-    // Per (b, g): K[b, g] transposed once for the R query heads of the
-    // group, so that each score tile reads its [Dk, Tk] block of Kᵀ with
-    // contiguous rows (a transposed operand would be repacked by every
-    // query block), and V[b, g]; the kv head is indexed, never repeated.
-    SmallVector<Value> results = buildKVHeadLoop(
-        rewriter, loc, sizes.batch, sizes.numKVHeads, inits,
-        [&](OpBuilder &builder, Location loc, Value b, Value g,
-            ValueRange args) {
-          Value kt =
-              AttentionBlockBuilder{builder, loc}.transpose(extractHeadBlock(
-                  builder, loc, adaptor.getKey(), b, g, sizes.numKeys,
-                  sizes.keyDim));
+    // Kᵀ of every (b, g) at once, [B, Hkv, Dk, Sk], so that each score
+    // tile reads its [Dk, Tk] block with contiguous rows (a transposed
+    // operand would be repacked by every query block); the kv head is
+    // indexed, never repeated.
+    auto keyType = cast<RankedTensorType>(adaptor.getKey().getType());
+    Value keysT = linalg::TransposeOp::create(
+                      rewriter, loc, adaptor.getKey(),
+                      tensor::EmptyOp::create(
+                          rewriter, loc,
+                          {sizes.batch, sizes.numKVHeads, sizes.keyDim,
+                           sizes.numKeys},
+                          keyType.getElementType()),
+                      ArrayRef<int64_t>{0, 1, 3, 2})
+                      .getResult()
+                      .front();
+    // Each query block of each (b, h) is a task that owns its rows of O
+    // (and of the LSE): an scf.forall over them when `parallel`.
+    SmallVector<Value> results = buildQueryBlockTasks(
+        rewriter, loc, sizes.batch, sizes.numHeads, sizes.numQueries, inits,
+        parallel,
+        [&](OpBuilder &builder, Location loc, Value b, Value h,
+            OpFoldResult firstRow, int64_t rows, ValueRange args) {
+          // kv head g = h / R.
+          Value g = h;
+          if (sizes.numKVHeads == 1)
+            g = constIndex(builder, loc, 0);
+          else if (sizes.groupSize > 1)
+            g = arith::DivUIOp::create(
+                builder, loc, h, constIndex(builder, loc, sizes.groupSize));
+          Value kt = extractHeadBlock(builder, loc, keysT, b, g, sizes.keyDim,
+                                      sizes.numKeys);
           Value v = extractHeadBlock(builder, loc, adaptor.getValue(), b, g,
                                      sizes.numKeys, sizes.valueDim);
-          return buildGroupHeadLoop(
-              builder, loc, g, sizes.groupSize, args,
-              [&](OpBuilder &builder, Location loc, Value h, ValueRange args) {
-                return buildQueryBlockLoop(
-                    builder, loc, sizes.numQueries, args,
-                    [&](OpBuilder &builder, Location loc, OpFoldResult firstRow,
-                        int64_t rows, ValueRange args) {
-                      return buildQueryBlock(builder, loc, c, b, h, kt, v,
-                                             firstRow, rows, args);
-                    });
-              });
+          return buildQueryBlock(builder, loc, c, b, h, kt, v, firstRow, rows,
+                                 args);
         });
     rewriter.replaceOp(op, results);
     return success();
   }
+
+  /// Whether the query-block tasks are an scf.forall (else scf.for loops).
+  bool parallel;
 };
 
 } // namespace
 
-void mlir::kiln::populateAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<AttentionOpLowering>(patterns.getContext());
-  populateAttentionGradPatterns(patterns);
+void mlir::kiln::populateAttentionPatterns(RewritePatternSet &patterns,
+                                           bool parallel) {
+  patterns.add<AttentionOpLowering>(patterns.getContext(), parallel);
+  populateAttentionGradPatterns(patterns, parallel);
 }

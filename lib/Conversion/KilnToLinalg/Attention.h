@@ -54,6 +54,9 @@ Value insertHeadBlock(OpBuilder &builder, Location loc, Value block, Value dest,
 /// see: every matmul has a static shape for kiln-matmul-kernels.
 constexpr int64_t kAttentionQueryBlock = 64;
 constexpr int64_t kAttentionKeyTile = 64;
+/// The lanes of the blocks' row reductions (AttentionBlockBuilder::
+/// reduceRowsByLanes): one AVX-512 vector of f32.
+constexpr int64_t kAttentionRowLanes = 16;
 
 /// The key tiles `[firstTile, endTile)` that rows `[firstRow, firstRow +
 /// rows)` may see, by the band alone, and the keys `[firstKey, endKey)` they
@@ -103,17 +106,6 @@ Value addOffset(OpBuilder &builder, Location loc, Value x, OpFoldResult offset);
 OpFoldResult subIndex(OpBuilder &builder, Location loc, OpFoldResult x,
                       OpFoldResult y);
 
-/// The body of one (batch, kv head) pair: b, g and the loop-carried values;
-/// returns the next ones.
-using KVHeadBodyFn = function_ref<SmallVector<Value>(
-    OpBuilder &, Location, Value b, Value g, ValueRange)>;
-
-/// Runs `body` over the B * Hkv pairs (b, g), threading `inits` through an
-/// scf.for over b * Hkv + g. Returns the final values.
-SmallVector<Value> buildKVHeadLoop(OpBuilder &builder, Location loc,
-                                   int64_t batch, int64_t numKVHeads,
-                                   ValueRange inits, KVHeadBodyFn body);
-
 /// The body of one query head h and the loop-carried values; returns the
 /// next ones.
 using QueryHeadBodyFn = function_ref<SmallVector<Value>(OpBuilder &, Location,
@@ -155,9 +147,60 @@ SmallVector<Value> buildKeyTileLoop(OpBuilder &builder, Location loc,
                                     const AttentionKeyTiles &tiles,
                                     ValueRange inits, KeyTileBodyFn body);
 
+//===----------------------------------------------------------------------===//
+// Loops whose iterations own disjoint blocks of the results
+//===----------------------------------------------------------------------===//
+
+/// The slice (unit strides) of a loop-carried tensor that one iteration of
+/// buildOwnedBlockLoop writes; the iteration leaves every other element of
+/// that tensor as it found it.
+struct OwnedSlice {
+  SmallVector<OpFoldResult> offsets, sizes;
+};
+
+/// The body of one iteration of buildOwnedBlockLoop: its induction variables
+/// (one per bound; a constant 0 for a bound of 1) and the carried tensors.
+/// Returns their next values and sets `owned` to the slice of each that
+/// the iteration writes.
+using OwnedBlockBodyFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, ValueRange ivs, ValueRange args,
+    SmallVectorImpl<OwnedSlice> &owned)>;
+
+/// Runs `body` over every point of [0, upperBounds), threading `inits`
+/// through, for iterations that write disjoint slices of the carried
+/// tensors. With `parallel`, an scf.forall whose shared outputs are the
+/// carried tensors: each iteration starts from the shared tensors and
+/// parallel-inserts the slices it owns, so an iteration computes each
+/// element it owns with the same operations in the same order on any number
+/// of threads. Otherwise a nest of scf.for, innermost bound last. A bound of
+/// 1 makes no loop dim; with every bound 1 the body is inlined. Returns the
+/// final values.
+SmallVector<Value> buildOwnedBlockLoop(OpBuilder &builder, Location loc,
+                                       ArrayRef<int64_t> upperBounds,
+                                       ValueRange inits, bool parallel,
+                                       OwnedBlockBodyFn body);
+
+/// The query blocks of `numQueries` rows of each (b, h) of a [batch,
+/// numHeads] grid, as buildOwnedBlockLoop iterations: the full blocks over
+/// (b, h, t), block t taken in the order 0, n - 1, 1, n - 2, ... (so that
+/// consecutive iterations, hence the contiguous chunks a static schedule
+/// hands each thread, pair a causal band's cheap blocks with its dear ones),
+/// then the remainder block over (b, h). `body` gets b, h, the block's first
+/// row and rows, and the carried tensors, whose [b, h, firstRow : rows, ...]
+/// (rank 3 or more) is what the iteration owns; it returns their next
+/// values.
+using QueryBlockTaskBodyFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value b, Value h, OpFoldResult firstRow,
+    int64_t rows, ValueRange)>;
+SmallVector<Value> buildQueryBlockTasks(OpBuilder &builder, Location loc,
+                                        int64_t batch, int64_t numHeads,
+                                        int64_t numQueries, ValueRange inits,
+                                        bool parallel,
+                                        QueryBlockTaskBodyFn body);
+
 /// AttentionGrad.cpp: kiln.attention_grad. Called by
-/// populateAttentionPatterns.
-void populateAttentionGradPatterns(RewritePatternSet &patterns);
+/// populateAttentionPatterns, with its `parallel`.
+void populateAttentionGradPatterns(RewritePatternSet &patterns, bool parallel);
 
 /// linalg helpers on the 2-D blocks of one (batch, head), shared by the
 /// forward and the backward lowering.
@@ -179,10 +222,46 @@ struct AttentionBlockBuilder {
   reduceRows(Value block, double initValue,
              function_ref<Value(OpBuilder &, Location, Value, Value)> combine);
 
-  /// max_j block[i, j], -inf for a row without columns.
-  Value rowMax(Value block);
+  /// The payload of a parallel 2-D generic over a block: the elements it
+  /// reads, then the indices i and j; returns the element to write.
+  using BlockBodyFn =
+      function_ref<Value(OpBuilder &, Location, ValueRange, Value, Value)>;
 
-  /// sum_j block[i, j].
+  /// Reduces a [rows, W] block (W static or dynamic) over its second dim
+  /// in kAttentionRowLanes lanes: lane l combines the columns j = l
+  /// (mod lanes) in increasing j, starting from `identity`, and the lanes
+  /// are then combined in order 0, 1, ... into a fresh [rows] filled with
+  /// `identity`. The whole groups of lanes columns are one generic on the
+  /// block expanded to [rows, W / lanes, lanes] (loops i, jb, l along the
+  /// rows, lane l parallel), the W mod lanes last columns one on a
+  /// [rows, W mod lanes] slice; LLVM's loop vectorizer widens the lanes (a
+  /// reduction that combines one column after the other into a scalar it
+  /// cannot, without reassociating floating-point sums). The order is fixed
+  /// by the block's width alone.
+  ///
+  /// With a `mapFn`, the same pass maps the elements first:
+  /// x = mapFn(block[i, j], blockIns[0][i, j], ..., rowIns[0][i], ...; i, j)
+  /// is reduced and, with `writeBack`, written back into the block in place
+  /// (blockIns are more [rows, W] blocks, rowIns [rows] tensors). Returns
+  /// {the block (as mapped), the [rows] result}. `combine(b, loc, x, acc)`.
+  std::pair<Value, Value> mapAndReduceRowsByLanes(
+      Value block, ValueRange blockIns, ValueRange rowIns, BlockBodyFn mapFn,
+      bool writeBack, double identity,
+      function_ref<Value(OpBuilder &, Location, Value, Value)> combine);
+
+  /// mapAndReduceRowsByLanes with max (-inf for a row without columns; a
+  /// max is the same in any order) and with the sum.
+  std::pair<Value, Value> mapAndRowMax(Value block, ValueRange rowIns,
+                                       BlockBodyFn mapFn,
+                                       ValueRange blockIns = {},
+                                       bool writeBack = true);
+  std::pair<Value, Value> mapAndRowSum(Value block, ValueRange rowIns,
+                                       BlockBodyFn mapFn,
+                                       ValueRange blockIns = {},
+                                       bool writeBack = true);
+
+  /// max_j block[i, j] and sum_j block[i, j], by lanes.
+  Value rowMax(Value block);
   Value rowSum(Value block);
 
   /// A parallel 1-D generic over rows into a fresh tensor of the shape and
@@ -196,11 +275,6 @@ struct AttentionBlockBuilder {
   /// w = rescale / l', the factor that turns exp(t - rowMax) into P.
   std::array<Value, 3> foldSinkIntoRows(Value rowMax, Value rowSum,
                                         Value sink);
-
-  /// The payload of a parallel 2-D generic over a block: the elements it
-  /// reads, then the indices i and j; returns the element to write.
-  using BlockBodyFn =
-      function_ref<Value(OpBuilder &, Location, ValueRange, Value, Value)>;
 
   /// A parallel 2-D generic that updates `block` in place: the payload gets
   /// the element of `block` first, then those of `ins` (read through

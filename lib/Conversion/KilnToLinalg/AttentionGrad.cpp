@@ -206,12 +206,13 @@ buildSavedProbabilities(OpBuilder &builder, Location loc,
   // read device memory on the host (kiln-gpu-check-host-code rejects
   // it).
   Value lse = slice1(builder, loc, ctx.lse, b, h, firstRow, rows);
-  Value exps = bb.elementwise(
-      logits, ValueRange{logits, lse}, {id2, row},
+  // e in place of the logits (read for their sizes only from here on), and
+  // its row sum, in one pass.
+  auto [exps, rowSum] = bb.mapAndRowSum(
+      logits, lse,
       [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
         return buildGuardedExp(pb, pl, a[0], a[1], -negInf);
       });
-  Value rowSum = bb.rowSum(exps);
   if (!sink)
     return {bb.elementwise(
         logits, ValueRange{exps, lse, rowSum}, {id2, row, row},
@@ -264,12 +265,13 @@ buildRecomputedProbabilities(OpBuilder &builder, Location loc,
   AffineMap row = bb.map(2, {0});
   double negInf = -std::numeric_limits<double>::infinity();
   Value rowMax = bb.rowMax(logits);
-  Value exps = bb.elementwise(
-      logits, ValueRange{logits, rowMax}, {id2, row},
+  // e in place of the logits (read for their sizes only from here on), and
+  // its row sum, in one pass.
+  auto [exps, rowSum] = bb.mapAndRowSum(
+      logits, rowMax,
       [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
         return buildGuardedExp(pb, pl, a[0], a[1], negInf);
       });
-  Value rowSum = bb.rowSum(exps);
   if (!sink)
     // P = e / l, 0 in an empty row.
     return {bb.elementwise(
@@ -338,13 +340,17 @@ static std::pair<Value, Value> buildScoreAdjoint(OpBuilder &builder,
   // multiply-adds, dO * O would be rounded apart from it, and in a row
   // whose one visible key makes P = 1 (a gradient exactly 0) the two
   // would not cancel exactly. The [Sq, Sk] product is about 1 / (5 D)
-  // of the block's work.
-  Value products = bb.elementwise(
-      logits, ValueRange{dprobs, probs}, {id2, id2},
-      [&](OpBuilder &pb, Location pl, ValueRange a, Value, Value) -> Value {
-        return arith::MulFOp::create(pb, pl, a[0], a[1]);
-      });
-  Value rowDot = bb.rowSum(products);
+  // of the block's work. The products are summed as they are made, never
+  // stored.
+  Value rowDot =
+      bb.mapAndRowSum(
+            dprobs, {},
+            [&](OpBuilder &pb, Location pl, ValueRange a, Value,
+                Value) -> Value {
+              return arith::MulFOp::create(pb, pl, a[0], a[1]);
+            },
+            probs, /*writeBack=*/false)
+          .second;
   // dS = P * (dP - rowsum(dP * P)): the adjoint of the logits, hence of
   // the additive mask.
   Value dscores = bb.elementwise(
@@ -623,8 +629,245 @@ static SmallVector<Value> buildKVHeadAdjoints(OpBuilder &builder, Location loc,
   return yields;
 }
 
+/// Partial results beyond which d_mask's partials (SharedAdjoint) are not
+/// worth their memory: the (b, g) loop then stays sequential.
+constexpr int64_t kMaxMaskAdjointPartials = int64_t(1) << 22;
+
+/// How the (b, g) iterations of the adjoint loop write an adjoint that
+/// some of them add to in common: d_mask (a size-1 batch dim of the mask
+/// sums over b, a size-1 head dim over every head) and d_sinks (its [Hq]
+/// sums over b). In a parallel loop, each set of iterations that would add
+/// to the same elements gets a partial adjoint of its own, zeros first,
+/// [numPartials, adjoint dims], and the partials are summed in their order
+/// after the loop, so the result does not depend on the thread count.
+struct SharedAdjoint {
+  /// Whether the iterations of different b, or of different g, add to the
+  /// same elements (each then gets its own partial).
+  bool acrossBatch = false, acrossKVHeads = false;
+  /// B (if acrossBatch) times Hkv (if acrossKVHeads); 1 accumulates in
+  /// the adjoint itself.
+  int64_t numPartials = 1;
+
+  static SharedAdjoint get(const AttentionSizes &sizes, bool acrossBatch,
+                           bool acrossKVHeads) {
+    SharedAdjoint shared;
+    shared.acrossBatch = acrossBatch && sizes.batch > 1;
+    shared.acrossKVHeads = acrossKVHeads && sizes.numKVHeads > 1;
+    shared.numPartials = (shared.acrossBatch ? sizes.batch : 1) *
+                         (shared.acrossKVHeads ? sizes.numKVHeads : 1);
+    return shared;
+  }
+
+  /// The zeros of the partials of an adjoint shaped `shape`, or `init`
+  /// itself for one partial.
+  Value buildInit(GradBlockBuilder &top, Value init,
+                  ArrayRef<int64_t> shape) const {
+    if (numPartials == 1)
+      return init;
+    SmallVector<int64_t> partialShape = {numPartials};
+    llvm::append_range(partialShape, shape);
+    return top.filled(partialShape, top.computeType, 0.0);
+  }
+
+  /// The partial of iteration (b, g) in `partials` (rank-reduced to the
+  /// adjoint's shape), or `partials` itself for one partial; its offsets
+  /// are returned in `offsets`.
+  Value extract(OpBuilder &builder, Location loc, const AttentionSizes &sizes,
+                Value partials, Value b, Value g,
+                SmallVectorImpl<OpFoldResult> &offsets) const {
+    if (numPartials == 1)
+      return partials;
+    Value p = arith::ConstantIndexOp::create(builder, loc, 0);
+    if (acrossBatch)
+      p = b;
+    if (acrossKVHeads)
+      p = acrossBatch
+              ? arith::AddIOp::create(
+                    builder, loc,
+                    arith::MulIOp::create(builder, loc, b,
+                                          arith::ConstantIndexOp::create(
+                                              builder, loc, sizes.numKVHeads)),
+                    g)
+                    .getResult()
+              : g;
+    auto type = cast<RankedTensorType>(partials.getType());
+    offsets.assign(type.getRank(), builder.getIndexAttr(0));
+    offsets[0] = p;
+    SmallVector<OpFoldResult> partialSizes = {builder.getIndexAttr(1)};
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      partialSizes.push_back(builder.getIndexAttr(type.getDimSize(d)));
+    SmallVector<OpFoldResult> strides(type.getRank(), builder.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(
+        builder, loc,
+        RankedTensorType::get(type.getShape().drop_front(),
+                              type.getElementType()),
+        partials, offsets, partialSizes, strides);
+  }
+
+  /// Puts the iteration's `updated` partial back into `partials` at
+  /// `offsets` (from extract), and returns the whole; `owned` (of the
+  /// adjoint) becomes the slice of the partials it owns.
+  Value insert(OpBuilder &builder, Location loc, Value updated,
+               Value partials, ArrayRef<OpFoldResult> offsets,
+               OwnedSlice &owned) const {
+    if (numPartials == 1)
+      return updated;
+    auto type = cast<RankedTensorType>(partials.getType());
+    SmallVector<OpFoldResult> partialSizes = {builder.getIndexAttr(1)};
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      partialSizes.push_back(builder.getIndexAttr(type.getDimSize(d)));
+    SmallVector<OpFoldResult> strides(type.getRank(), builder.getIndexAttr(1));
+    owned.offsets.insert(owned.offsets.begin(), offsets[0]);
+    owned.sizes.insert(owned.sizes.begin(), builder.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(builder, loc, updated, partials,
+                                         offsets, partialSizes, strides);
+  }
+
+  /// The adjoint: the sum of the partials in their order into `zeros`
+  /// (0 + p_0 + p_1 ...), or `partials` itself for one partial.
+  Value reduce(GradBlockBuilder &top, Value partials, Value zeros) const {
+    if (numPartials == 1)
+      return partials;
+    OpBuilder &builder = top.builder;
+    auto type = cast<RankedTensorType>(partials.getType());
+    int64_t rank = type.getRank();
+    SmallVector<unsigned> kept;
+    for (int64_t d = 1; d < rank; ++d)
+      kept.push_back(d);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators[0] = utils::IteratorType::reduction;
+    SmallVector<unsigned> all = {0};
+    llvm::append_range(all, kept);
+    return linalg::GenericOp::create(
+               builder, top.loc, TypeRange{zeros.getType()},
+               ValueRange{partials}, ValueRange{zeros},
+               SmallVector<AffineMap>{top.map(rank, all), top.map(rank, kept)},
+               iterators,
+               [&](OpBuilder &pb, Location pl, ValueRange a) {
+                 linalg::YieldOp::create(
+                     pb, pl, Value(arith::AddFOp::create(pb, pl, a[1], a[0])));
+               })
+        .getResult(0);
+  }
+};
+
+/// The (b, g) loop of the adjoint, around buildKVHeadAdjoints: with
+/// `parallel`, an scf.forall whose iteration (b, g) owns dK and dV of kv
+/// head g, the dQ rows of its R query heads, and its slices of d_mask and
+/// d_sinks (or of their partials, SharedAdjoint); else scf.for loops.
+/// `inits` are dQ, dK, dV and, with an additive mask, the rank-4 d_mask and,
+/// with sinks, d_sinks; returns their final values.
+static SmallVector<Value> buildKVHeadAdjointLoop(OpBuilder &builder,
+                                                 Location loc,
+                                                 const GradContext &ctx,
+                                                 ValueRange inits,
+                                                 bool parallel) {
+  const AttentionSizes &sizes = ctx.sizes;
+  int64_t groupSize = sizes.groupSize;
+  ArrayRef<int64_t> mask4Shape = ctx.mask4Shape;
+  SharedAdjoint maskShare, sinksShare;
+  if (parallel && ctx.hasMaskAdjoint()) {
+    maskShare = SharedAdjoint::get(sizes, mask4Shape[0] == 1,
+                                   mask4Shape[1] == 1);
+    // Too many partials: sequential, accumulating in place.
+    if (maskShare.numPartials > 1 &&
+        maskShare.numPartials * ShapedType::getNumElements(mask4Shape) >
+            kMaxMaskAdjointPartials) {
+      parallel = false;
+      maskShare = SharedAdjoint();
+    }
+  }
+  if (parallel && ctx.sinks)
+    sinksShare = SharedAdjoint::get(sizes, /*acrossBatch=*/true,
+                                    /*acrossKVHeads=*/false);
+
+  GradBlockBuilder top = ctx.blocks(builder, loc);
+  unsigned maskIndex = 3, sinksIndex = ctx.getSinksAdjointIndex();
+  SmallVector<Value> loopInits(inits);
+  if (ctx.hasMaskAdjoint())
+    loopInits[maskIndex] =
+        maskShare.buildInit(top, inits[maskIndex], mask4Shape);
+  if (ctx.sinks)
+    loopInits[sinksIndex] =
+        sinksShare.buildInit(top, inits[sinksIndex], {sizes.numHeads});
+
+  SmallVector<Value> results = buildOwnedBlockLoop(
+      builder, loc, {sizes.batch, sizes.numKVHeads}, loopInits, parallel,
+      [&](OpBuilder &builder, Location loc, ValueRange ivs, ValueRange args,
+          SmallVectorImpl<OwnedSlice> &owned) {
+        Value b = ivs[0], g = ivs[1];
+        auto index = [&](int64_t value) -> OpFoldResult {
+          return builder.getIndexAttr(value);
+        };
+        // The first query head of the group, g * R.
+        OpFoldResult firstHead = g;
+        if (groupSize > 1)
+          firstHead = arith::MulIOp::create(
+                          builder, loc, g,
+                          arith::ConstantIndexOp::create(builder, loc,
+                                                         groupSize))
+                          .getResult();
+        SmallVector<Value> adjointArgs(args);
+        SmallVector<OpFoldResult> maskOffsets, sinksOffsets;
+        if (ctx.hasMaskAdjoint())
+          adjointArgs[maskIndex] = maskShare.extract(
+              builder, loc, sizes, args[maskIndex], b, g, maskOffsets);
+        if (ctx.sinks)
+          adjointArgs[sinksIndex] = sinksShare.extract(
+              builder, loc, sizes, args[sinksIndex], b, g, sinksOffsets);
+        SmallVector<Value> yields =
+            buildKVHeadAdjoints(builder, loc, ctx, b, g, adjointArgs);
+
+        // dQ[b, g * R : R], dK[b, g], dV[b, g].
+        auto type = [&](unsigned i) {
+          return cast<RankedTensorType>(args[i].getType());
+        };
+        owned.push_back({{b, firstHead, index(0), index(0)},
+                         {index(1), index(groupSize),
+                          index(type(0).getDimSize(2)),
+                          index(type(0).getDimSize(3))}});
+        for (unsigned i : {1u, 2u})
+          owned.push_back({{b, g, index(0), index(0)},
+                           {index(1), index(1), index(type(i).getDimSize(2)),
+                            index(type(i).getDimSize(3))}});
+        // d_mask at (b or 0, g * R or 0) with R heads or 1, every row and
+        // column.
+        if (ctx.hasMaskAdjoint()) {
+          bool perHead = mask4Shape[1] != 1;
+          OwnedSlice slice{
+              {mask4Shape[0] == 1 ? index(0) : OpFoldResult(b),
+               perHead ? firstHead : index(0), index(0), index(0)},
+              {index(1), index(perHead ? groupSize : 1), index(mask4Shape[2]),
+               index(mask4Shape[3])}};
+          yields[maskIndex] = maskShare.insert(builder, loc, yields[maskIndex],
+                                               args[maskIndex], maskOffsets,
+                                               slice);
+          owned.push_back(std::move(slice));
+        }
+        // d_sinks at the R heads of the group.
+        if (ctx.sinks) {
+          OwnedSlice slice{{firstHead}, {index(groupSize)}};
+          yields[sinksIndex] = sinksShare.insert(builder, loc,
+                                                 yields[sinksIndex],
+                                                 args[sinksIndex], sinksOffsets,
+                                                 slice);
+          owned.push_back(std::move(slice));
+        }
+        return yields;
+      });
+  if (ctx.hasMaskAdjoint())
+    results[maskIndex] =
+        maskShare.reduce(top, results[maskIndex], inits[maskIndex]);
+  if (ctx.sinks)
+    results[sinksIndex] =
+        sinksShare.reduce(top, results[sinksIndex], inits[sinksIndex]);
+  return results;
+}
+
 struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AttentionGradOpLowering(MLIRContext *context, bool parallel)
+      : OpConversionPattern(context), parallel(parallel) {}
 
   LogicalResult
   matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
@@ -663,22 +906,22 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
       outerInits.push_back(dmask4);
     if (dsinks)
       outerInits.push_back(dsinks);
-    SmallVector<Value> results = buildKVHeadLoop(
-        rewriter, loc, sizes.batch, sizes.numKVHeads, outerInits,
-        [&](OpBuilder &builder, Location loc, Value b, Value g,
-            ValueRange outerArgs) {
-          return buildKVHeadAdjoints(builder, loc, ctx, b, g, outerArgs);
-        });
+    SmallVector<Value> results =
+        buildKVHeadAdjointLoop(rewriter, loc, ctx, outerInits, parallel);
     replaceWithAdjoints(rewriter, loc, op, ctx,
                         ArrayRef<Value>(results).take_front(3),
                         dmask4 ? results[3] : Value(),
                         dsinks ? results[ctx.getSinksAdjointIndex()] : Value());
     return success();
   }
+
+  /// Whether the (b, g) loop is an scf.forall (buildKVHeadAdjointLoop).
+  bool parallel;
 };
 
 } // namespace
 
-void mlir::kiln::populateAttentionGradPatterns(RewritePatternSet &patterns) {
-  patterns.add<AttentionGradOpLowering>(patterns.getContext());
+void mlir::kiln::populateAttentionGradPatterns(RewritePatternSet &patterns,
+                                               bool parallel) {
+  patterns.add<AttentionGradOpLowering>(patterns.getContext(), parallel);
 }

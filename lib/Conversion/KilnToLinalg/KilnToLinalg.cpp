@@ -25,7 +25,8 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 void mlir::kiln::populateKilnToLinalgConversionPatterns(
-    RewritePatternSet &patterns, bool indexAddThreadPerColumn) {
+    RewritePatternSet &patterns, bool indexAddThreadPerColumn,
+    bool sequentialAttention) {
   populateElementwisePatterns(patterns);
   populateTensorPatterns(patterns);
   populateIndexingPatterns(patterns, indexAddThreadPerColumn);
@@ -34,7 +35,7 @@ void mlir::kiln::populateKilnToLinalgConversionPatterns(
   populateConvPatterns(patterns);
   populateNNPatterns(patterns);
   populateDropoutPatterns(patterns);
-  populateAttentionPatterns(patterns);
+  populateAttentionPatterns(patterns, !sequentialAttention);
 }
 
 /// Returns the root op names of the native patterns in `patterns`.
@@ -70,8 +71,8 @@ struct ConvertKilnToLinalgPass
 
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet owningPatterns(context);
-    populateKilnToLinalgConversionPatterns(owningPatterns,
-                                           indexAddThreadPerColumn);
+    populateKilnToLinalgConversionPatterns(
+        owningPatterns, indexAddThreadPerColumn, sequentialAttention);
     lowered = getRootKinds(owningPatterns);
     patterns = FrozenRewritePatternSet(std::move(owningPatterns));
     return success();

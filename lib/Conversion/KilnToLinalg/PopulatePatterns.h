@@ -44,8 +44,9 @@ LogicalResult checkConvLoweringLimits(Operation *op);
 void populateNNPatterns(RewritePatternSet &patterns);
 /// Dropout.cpp: kiln.dropout.
 void populateDropoutPatterns(RewritePatternSet &patterns);
-/// Attention.cpp: scaled dot-product attention.
-void populateAttentionPatterns(RewritePatternSet &patterns);
+/// Attention.cpp: scaled dot-product attention and its adjoint; `parallel`
+/// makes their loops over independent blocks scf.forall ops (else scf.for).
+void populateAttentionPatterns(RewritePatternSet &patterns, bool parallel);
 
 } // namespace mlir::kiln
 

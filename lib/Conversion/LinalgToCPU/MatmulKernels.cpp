@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -34,6 +35,8 @@ constexpr int64_t kDepth = 256;
 /// Bits of one vector register (AVX-512; narrower targets split each vector
 /// in the LLVM backend, which stays correct).
 constexpr int64_t kVectorBits = 512;
+/// Alignment (bytes) of the buffers of packed blocks of B.
+constexpr int64_t kPackedAlignment = 64;
 
 /// How a matmul reads its operands: A as [M, K] or, transposed, as [K, M];
 /// B as [K, N] or, transposed, as [N, K]. C is always [M, N].
@@ -105,6 +108,62 @@ public:
             [&](OpBuilder &b, Value index) { emitMatrix(b, index); });
   }
 
+  /// The number of column tiles (of NR columns) of C, the last one partial.
+  int64_t getNumColumnTiles() const {
+    return llvm::divideCeil(n, lanes * kTileVectors);
+  }
+  int64_t getBatch() const { return batch; }
+
+  /// emit() with the column tiles of C (of every batch) as the iterations
+  /// of one scf.parallel: each computes its columns of C exactly as emit()
+  /// does, packing its blocks of B into a buffer of its own (allocated in
+  /// its body), so C does not depend on how the iterations are split.
+  void emitParallel() {
+    int64_t tileColumns = lanes * kTileVectors;
+    int64_t mainTiles = n / tileColumns;
+    SmallVector<Value> lbs, ubs, steps;
+    if (batched) {
+      lbs.push_back(index(builder, 0));
+      ubs.push_back(index(builder, batch));
+      steps.push_back(index(builder, 1));
+    }
+    lbs.push_back(index(builder, 0));
+    ubs.push_back(index(builder, getNumColumnTiles()));
+    steps.push_back(index(builder, 1));
+    scf::ParallelOp::create(
+        builder, loc, lbs, ubs, steps,
+        [&](OpBuilder &b, Location, ValueRange ivs) {
+          Value batchIndex = batched ? ivs.front() : Value();
+          Value tile = ivs.back();
+          Value j0 =
+              arith::MulIOp::create(b, loc, tile, index(b, tileColumns));
+          if (usesPacking())
+            packed = memref::AllocOp::create(
+                b, loc, getPackedType(),
+                IntegerAttr::get(b.getI64Type(), kPackedAlignment));
+          int64_t lastWidth = n % tileColumns;
+          if (lastWidth == 0 || mainTiles == 0) {
+            emitColumnBlock(b, batchIndex, j0,
+                            mainTiles == 0 ? lastWidth : tileColumns);
+          } else {
+            Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                               tile, index(b, mainTiles));
+            scf::IfOp::create(
+                b, loc, full,
+                [&](OpBuilder &tb, Location) {
+                  emitColumnBlock(tb, batchIndex, j0, tileColumns);
+                  scf::YieldOp::create(tb, loc);
+                },
+                [&](OpBuilder &eb, Location) {
+                  emitColumnBlock(eb, batchIndex, j0, lastWidth);
+                  scf::YieldOp::create(eb, loc);
+                });
+          }
+          if (packed)
+            memref::DeallocOp::create(b, loc, packed);
+        });
+  }
+
 private:
   /// Extends `value` (a scalar or vector of a narrower float type) to C's
   /// element type, as the named ops' bodies do; returns it as is otherwise.
@@ -145,36 +204,43 @@ private:
 
   void emitMatrix(OpBuilder &b, Value batchIndex) {
     int64_t tileColumns = lanes * kTileVectors;
-    int64_t mainRows = m - m % kTileRows, mainColumns = n - n % tileColumns;
-    // All row blocks for one block of K: the K x NR strip of B is revisited
-    // by every row block, so it is cut into kDepth-deep pieces that stay in
-    // L1 (and touch few pages when rows of B are far apart).
-    auto depthBlock = [&](OpBuilder &db, Value j0, int64_t width, Value kLo,
-                          Value kHi) {
-      if (packed)
-        emitPack(db, batchIndex, j0, width, kLo, kHi);
-      forLoop(db, 0, mainRows, kTileRows, [&](OpBuilder &rb, Value i0) {
-        emitTile(rb, batchIndex, i0, j0, kTileRows, width, kLo, kHi);
-      });
-      if (m % kTileRows)
-        emitTile(db, batchIndex, index(db, mainRows), j0, m % kTileRows, width,
-                 kLo, kHi);
-    };
-    auto columnBlock = [&](OpBuilder &cb, Value j0, int64_t width) {
-      int64_t mainDepth = k - k % kDepth;
-      forLoop(cb, 0, mainDepth, kDepth, [&](OpBuilder &kb, Value k0) {
-        Value k1 = arith::AddIOp::create(kb, loc, k0, index(kb, kDepth));
-        depthBlock(kb, j0, width, k0, k1);
-      });
-      // The last, partial block of K; also the only one when K = 0, where
-      // the tiles still run to leave C (zeros) as it is.
-      if (k % kDepth || k == 0)
-        depthBlock(cb, j0, width, index(cb, mainDepth), index(cb, k));
-    };
-    forLoop(b, 0, mainColumns, tileColumns,
-            [&](OpBuilder &cb, Value j0) { columnBlock(cb, j0, tileColumns); });
+    int64_t mainColumns = n - n % tileColumns;
+    forLoop(b, 0, mainColumns, tileColumns, [&](OpBuilder &cb, Value j0) {
+      emitColumnBlock(cb, batchIndex, j0, tileColumns);
+    });
     if (n % tileColumns)
-      columnBlock(b, index(b, mainColumns), n % tileColumns);
+      emitColumnBlock(b, batchIndex, index(b, mainColumns), n % tileColumns);
+  }
+
+  /// Columns [j0, j0 + width) of C, over every block of K.
+  void emitColumnBlock(OpBuilder &b, Value batchIndex, Value j0,
+                       int64_t width) {
+    int64_t mainDepth = k - k % kDepth;
+    forLoop(b, 0, mainDepth, kDepth, [&](OpBuilder &kb, Value k0) {
+      Value k1 = arith::AddIOp::create(kb, loc, k0, index(kb, kDepth));
+      emitDepthBlock(kb, batchIndex, j0, width, k0, k1);
+    });
+    // The last, partial block of K; also the only one when K = 0, where
+    // the tiles still run to leave C (zeros) as it is.
+    if (k % kDepth || k == 0)
+      emitDepthBlock(b, batchIndex, j0, width, index(b, mainDepth),
+                     index(b, k));
+  }
+
+  /// All row blocks for one block of K: the K x NR strip of B is revisited
+  /// by every row block, so it is cut into kDepth-deep pieces that stay in
+  /// L1 (and touch few pages when rows of B are far apart).
+  void emitDepthBlock(OpBuilder &b, Value batchIndex, Value j0, int64_t width,
+                      Value kLo, Value kHi) {
+    int64_t mainRows = m - m % kTileRows;
+    if (packed)
+      emitPack(b, batchIndex, j0, width, kLo, kHi);
+    forLoop(b, 0, mainRows, kTileRows, [&](OpBuilder &rb, Value i0) {
+      emitTile(rb, batchIndex, i0, j0, kTileRows, width, kLo, kHi);
+    });
+    if (m % kTileRows)
+      emitTile(b, batchIndex, index(b, mainRows), j0, m % kTileRows, width,
+               kLo, kHi);
   }
 
   /// The masks of the vectors of a row of `width` columns (null: all
@@ -393,20 +459,63 @@ static bool extendsTo(Type operand, Type result) {
   return operand.getIntOrFloatBitWidth() <= result.getIntOrFloatBitWidth();
 }
 
+/// The nearest op around `op` whose threads or iterations may run at the
+/// same time (omp.parallel, scf.parallel, scf.forall); null for none.
+static Operation *getEnclosingParallelOp(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (isa<omp::ParallelOp, scf::ParallelOp, scf::ForallOp>(parent))
+      return parent;
+  return nullptr;
+}
+
 /// Replaces `linalg.matmul` / `linalg.batch_matmul` ops on buffers with an
 /// f32/f64 C and float operands no wider than C (default indexing maps or A
 /// and/or B transposed, static shapes, contiguous rows of C and of an
 /// untransposed B) with register-tiled vector kernels; other matmuls stay
-/// for convert-linalg-to-loops.
+/// for convert-linalg-to-loops. With `parallel`, the column tiles of a
+/// matmul that no parallel op encloses are an scf.parallel.
 struct KilnMatmulKernelsPass
     : kiln::impl::KilnMatmulKernelsPassBase<KilnMatmulKernelsPass> {
+  using Base::Base;
+
+  /// The buffer of packed blocks of B, of `type`, for the matmuls whose
+  /// nearest parallel op is `scope` (null: none), shared by those matmuls,
+  /// which run one after the other: a stack buffer (32 KiB) in the entry
+  /// block of the function, so that loops around a matmul do not grow the
+  /// stack, or of each thread of an omp.parallel (in its region); an
+  /// allocation in the body of each iteration of an scf.parallel or
+  /// scf.forall (whose body becomes an OpenMP loop body, where a stack
+  /// buffer would need a scope of its own, which the bodies' loops break).
+  Value getPackedBuffer(Operation *scope, MemRefType type) {
+    Value &buffer = packedBuffers[{scope, type}];
+    if (buffer)
+      return buffer;
+    Location loc = getOperation().getLoc();
+    auto alignment = IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                      kPackedAlignment);
+    if (!scope || isa<omp::ParallelOp>(scope)) {
+      Block *entry = scope ? &scope->getRegion(0).front()
+                           : &getOperation().front();
+      OpBuilder b = OpBuilder::atBlockBegin(entry);
+      buffer = memref::AllocaOp::create(b, loc, type, alignment);
+      return buffer;
+    }
+    Block *body = &scope->getRegion(0).front();
+    OpBuilder b = OpBuilder::atBlockBegin(body);
+    buffer = memref::AllocOp::create(b, loc, type, alignment);
+    b.setInsertionPoint(body->getTerminator());
+    memref::DeallocOp::create(b, loc, buffer);
+    return buffer;
+  }
+
   void runOnOperation() override {
     SmallVector<std::pair<linalg::LinalgOp, MatmulLayout>> matmuls;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (std::optional<MatmulLayout> layout = getMatmulLayout(op))
         matmuls.emplace_back(op, *layout);
     });
-    DenseMap<Type, Value> packedBuffers;
+    packedBuffers.clear();
     for (auto [op, layout] : matmuls) {
       if (!op.hasPureBufferSemantics())
         continue;
@@ -430,24 +539,24 @@ struct KilnMatmulKernelsPass
       MatmulKernelEmitter emitter(builder, op.getLoc(), a, b, c,
                                   isa<linalg::BatchMatmulOp>(op.getOperation()),
                                   layout);
-      if (emitter.usesPacking()) {
-        // One stack buffer (32 KiB) per function and element type, shared by
-        // its matmuls (they run one after the other), in the entry block so
-        // that loops around a matmul do not grow the stack.
-        MemRefType packedType = emitter.getPackedType();
-        Value &buffer = packedBuffers[packedType];
-        if (!buffer) {
-          OpBuilder entry = OpBuilder::atBlockBegin(&getOperation().front());
-          buffer = memref::AllocaOp::create(
-              entry, getOperation().getLoc(), packedType,
-              IntegerAttr::get(entry.getI64Type(), 64));
-        }
-        emitter.setPackedBuffer(buffer);
+      // With `parallel`, a matmul that no parallel op encloses runs its
+      // column tiles on threads; one inside such an op (attention's, in
+      // the forall of its query blocks) runs in its thread.
+      Operation *scope = getEnclosingParallelOp(op);
+      if (parallel && !scope &&
+          emitter.getBatch() * emitter.getNumColumnTiles() > 1) {
+        emitter.emitParallel();
+      } else {
+        if (emitter.usesPacking())
+          emitter.setPackedBuffer(
+              getPackedBuffer(scope, emitter.getPackedType()));
+        emitter.emit();
       }
-      emitter.emit();
       op->erase();
     }
   }
+
+  DenseMap<std::pair<Operation *, Type>, Value> packedBuffers;
 };
 
 } // namespace

@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::kiln {
@@ -19,10 +21,18 @@ namespace mlir::kiln {
 
 using namespace mlir;
 
+/// Whether `op` runs in one thread of an enclosing parallel loop or region.
+static bool isInParallelOp(Operation *op) {
+  return op->getParentOfType<scf::ParallelOp>() ||
+         op->getParentOfType<scf::ForallOp>() ||
+         op->getParentOfType<omp::ParallelOp>();
+}
+
 namespace {
 /// convert-linalg-to-parallel-loops, except for linalg.matmul and
-/// linalg.batch_matmul: the pipeline lowers those to register-tiled kernels
-/// (or plain loops) after this pass.
+/// linalg.batch_matmul (the pipeline lowers those to register-tiled kernels,
+/// or plain loops, after this pass) and for ops already inside a parallel
+/// loop, which convert-linalg-to-loops lowers to sequential loops.
 struct KilnLinalgToParallelLoopsPass
     : kiln::impl::KilnLinalgToParallelLoopsPassBase<
           KilnLinalgToParallelLoopsPass> {
@@ -30,7 +40,7 @@ struct KilnLinalgToParallelLoopsPass
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) &&
-          op.hasPureBufferSemantics())
+          op.hasPureBufferSemantics() && !isInParallelOp(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -1,10 +1,10 @@
 // RUN: kiln-opt %s --convert-kiln-to-linalg --split-input-file | FileCheck %s
 
-// Plain GQA (Hq = 4 over Hkv = 2): one scf.for over the B * Hkv = 4 (b, g)
-// pairs, slicing K and V once (never repeated) and transposing K once per
-// (b, g), around an scf.for over the R = 2 query heads h = g * 2 + r of the
-// group; per head an [Sq, Sk] score block, the safe softmax and P·V,
-// inserted at [b, h]. Sq and Sk fit in one query block and one key tile
+// Plain GQA (Hq = 4 over Hkv = 2): K transposed once, [B, Hkv, Dk, Sk],
+// then one scf.forall over the (b, h) query heads (their one query block
+// each), whose iteration slices Kᵀ and V of its kv head g = h / 2 (never
+// repeated) and owns O[b, h]: an [Sq, Sk] score block, the safe softmax and
+// P·V, parallel-inserted at [b, h]. Sq and Sk fit in one query block and one key tile
 // (attention_tiles.mlir has the tile loops), so there is no loop and no
 // slice of the blocks. Each step after the scores updates the one [Sq, Sk]
 // block through its outs.
@@ -13,52 +13,62 @@
 // CHECK-LABEL: func.func @gqa
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x3x5xf32>, %[[K:.*]]: tensor<2x2x6x5xf32>, %[[V:.*]]: tensor<2x2x6x7xf32>)
 // CHECK: %[[INIT:.*]] = tensor.empty() : tensor<2x4x3x7xf32>
-// CHECK: %[[C4:.*]] = arith.constant 4 : index
-// CHECK: %[[LOOP:.*]] = scf.for %[[BG:.*]] = %{{.*}} to %[[C4]] step %{{.*}} iter_args(%[[ACC0:.*]] = %[[INIT]])
+// CHECK: %[[KTALL:.*]] = linalg.transpose ins(%[[K]] : tensor<2x2x6x5xf32>) outs(%{{.*}} : tensor<2x2x5x6xf32>) permutation = [0, 1, 3, 2]
+// CHECK: %[[LOOP:.*]] = scf.forall (%[[B:.*]], %[[H:.*]]) in (2, 4) shared_outs(%[[ACC:.*]] = %[[INIT]])
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
-// CHECK: %[[B:.*]] = arith.divui %[[BG]], %[[C2]]
-// CHECK: %[[G:.*]] = arith.remui %[[BG]], %[[C2]]
-// CHECK: %[[KS:.*]] = tensor.extract_slice %[[K]][%[[B]], %[[G]], 0, 0] [1, 1, 6, 5] [1, 1, 1, 1] : tensor<2x2x6x5xf32> to tensor<6x5xf32>
-// CHECK: %[[KT:.*]] = linalg.transpose ins(%[[KS]] : tensor<6x5xf32>) outs(%{{.*}} : tensor<5x6xf32>) permutation = [1, 0]
+// CHECK: %[[G:.*]] = arith.divui %[[H]], %[[C2]]
+// CHECK: %[[KT:.*]] = tensor.extract_slice %[[KTALL]][%[[B]], %[[G]], 0, 0] [1, 1, 5, 6] [1, 1, 1, 1] : tensor<2x2x5x6xf32> to tensor<5x6xf32>
 // CHECK: %[[VS:.*]] = tensor.extract_slice %[[V]][%[[B]], %[[G]], 0, 0] [1, 1, 6, 7] [1, 1, 1, 1] : tensor<2x2x6x7xf32> to tensor<6x7xf32>
-// CHECK: %[[R2:.*]] = arith.constant 2 : index
-// CHECK: %[[HEADS:.*]] = scf.for %[[R:.*]] = %{{.*}} to %[[R2]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]])
-// CHECK: %[[GR:.*]] = arith.muli %[[G]], %[[R2]]
-// CHECK: %[[H:.*]] = arith.addi %[[GR]], %[[R]]
 // CHECK-NOT: linalg.transpose
 // CHECK: %[[QS:.*]] = tensor.extract_slice %[[Q]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 5] [1, 1, 1, 1] : tensor<2x4x3x5xf32> to tensor<3x5xf32>
 // The scores are a named matmul on Kᵀ (kiln-matmul-kernels takes it).
 // CHECK: %[[S:.*]] = linalg.matmul ins(%[[QS]], %[[KT]] : tensor<3x5xf32>, tensor<5x6xf32>) outs(%{{.*}} : tensor<3x6xf32>)
-// The scores, scaled by 1/sqrt(5); no mask: every key is visible.
-// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [#[[$IJ]]], iterator_types = ["parallel", "parallel"]} outs(%[[S]] : tensor<3x6xf32>)
-// CHECK: ^bb0(%[[SV:[^:]*]]: f32):
+// The scores, scaled by 1/sqrt(5) in place (no mask: every key is
+// visible), and their row max in the same generic: Sk = 6 is less than the
+// 16 lanes, so the lanes loop has only its tail step, on the [3, 6] corner
+// of the [3, 16] lanes, which are then reduced in order.
+// CHECK: %[[MLANES:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<3x16xf32>)
+// CHECK: %[[MTAIL:.*]] = tensor.extract_slice %[[MLANES]][0, 0] [3, 6] [1, 1] : tensor<3x16xf32> to tensor<3x6xf32>
+// CHECK: %[[T:.*]]:2 = linalg.generic {indexing_maps = [#[[$IJ]], #[[$IJ]]], iterator_types = ["parallel", "parallel"]} outs(%[[S]], %[[MTAIL]] : tensor<3x6xf32>, tensor<3x6xf32>)
+// CHECK: ^bb0(%[[SV:[^:]*]]: f32, %[[MACC:[^:]*]]: f32):
 // CHECK: %[[SCALE:.*]] = arith.constant 0.44721359 : f32
 // CHECK: %[[X:.*]] = arith.mulf %[[SV]], %[[SCALE]] : f32
 // CHECK: %[[TRUE:.*]] = arith.constant true
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: arith.select %[[TRUE]], %[[X]], %[[NEGINF]] : f32
-// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [#[[$IJ]], #[[$I]]], iterator_types = ["parallel", "reduction"]} ins(%[[T]] : tensor<3x6xf32>)
+// CHECK: %[[TV0:.*]] = arith.select %[[TRUE]], %[[X]], %[[NEGINF]] : f32
+// CHECK: %[[MAX:.*]] = arith.maximumf %[[TV0]], %[[MACC]] : f32
+// CHECK: linalg.yield %[[TV0]], %[[MAX]]
+// CHECK: %[[MLANES2:.*]] = tensor.insert_slice %[[T]]#1 into %[[MLANES]][0, 0] [3, 6] [1, 1]
+// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [#[[$IJ]], #[[$I]]], iterator_types = ["parallel", "reduction"]} ins(%[[MLANES2]] : tensor<3x16xf32>)
 // CHECK: arith.maximumf
-// An empty row (max -inf) gives 0, not exp(-inf - -inf).
-// CHECK: %[[E:.*]] = linalg.generic {indexing_maps = [#[[$I]], #[[$IJ]]], iterator_types = ["parallel", "parallel"]} ins(%[[M]] : tensor<3xf32>) outs(%[[T]] : tensor<3x6xf32>)
-// CHECK: ^bb0(%[[MV:[^:]*]]: f32, %[[TV:[^:]*]]: f32):
+// e = exp(t - m) in place and the lanes of its row sum, in one generic. An
+// empty row (max -inf) gives 0, not exp(-inf - -inf).
+// CHECK: %[[LLANES:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<3x16xf32>)
+// CHECK: %[[LTAIL:.*]] = tensor.extract_slice %[[LLANES]][0, 0] [3, 6] [1, 1]
+// CHECK: %[[E:.*]]:2 = linalg.generic {indexing_maps = [#[[$I]], #[[$IJ]], #[[$IJ]]], iterator_types = ["parallel", "parallel"]} ins(%[[M]] : tensor<3xf32>) outs(%[[T]]#0, %[[LTAIL]] : tensor<3x6xf32>, tensor<3x6xf32>)
+// CHECK: ^bb0(%[[MV:[^:]*]]: f32, %[[TV:[^:]*]]: f32, %[[LACC:[^:]*]]: f32):
 // CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[MV]], %{{.*}} : f32
 // CHECK: %[[D:.*]] = arith.subf %[[TV]], %[[MV]] : f32
 // CHECK: %[[EXP:.*]] = math.exp %[[D]] : f32
-// CHECK: arith.select %[[EMPTY]], %{{.*}}, %[[EXP]] : f32
-// CHECK: %[[L:.*]] = linalg.generic {indexing_maps = [#[[$IJ]], #[[$I]]], iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<3x6xf32>)
+// CHECK: %[[EV:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[EXP]] : f32
+// CHECK: %[[SUM:.*]] = arith.addf %[[LACC]], %[[EV]] : f32
+// CHECK: linalg.yield %[[EV]], %[[SUM]]
+// CHECK: %[[LLANES2:.*]] = tensor.insert_slice %[[E]]#1 into %[[LLANES]][0, 0] [3, 6] [1, 1]
+// CHECK: %[[L:.*]] = linalg.generic {indexing_maps = [#[[$IJ]], #[[$I]]], iterator_types = ["parallel", "reduction"]} ins(%[[LLANES2]] : tensor<3x16xf32>)
 // CHECK: arith.addf
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[L]] : tensor<3xf32>) outs(%[[E]] : tensor<3x6xf32>)
-// CHECK: ^bb0(%[[LV:[^:]*]]: f32, %[[EV:[^:]*]]: f32):
+// e·V is a named matmul, which elementwise fusion leaves alone; the rows
+// of the result are divided by l (0 for an empty row).
+// CHECK: %[[EVV:.*]] = linalg.matmul ins(%[[E]]#0, %[[VS]] : tensor<3x6xf32>, tensor<6x7xf32>) outs(%{{.*}} : tensor<3x7xf32>)
+// CHECK: %[[O:.*]] = linalg.generic {{.*}} ins(%[[L]] : tensor<3xf32>) outs(%[[EVV]] : tensor<3x7xf32>)
+// CHECK: ^bb0(%[[LV:[^:]*]]: f32, %[[AV:[^:]*]]: f32):
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[NOROW:.*]] = arith.cmpf oeq, %[[LV]], %[[ZERO]] : f32
-// CHECK: %[[DIV:.*]] = arith.divf %[[EV]], %[[LV]] : f32
+// CHECK: %[[DIV:.*]] = arith.divf %[[AV]], %[[LV]] : f32
 // CHECK: arith.select %[[NOROW]], %[[ZERO]], %[[DIV]] : f32
-// P'·V is a named matmul, which elementwise fusion leaves alone.
-// CHECK: %[[O:.*]] = linalg.matmul ins(%[[P]], %[[VS]] : tensor<3x6xf32>, tensor<6x7xf32>) outs(%{{.*}} : tensor<3x7xf32>)
 // CHECK: %[[INS:.*]] = tensor.insert_slice %[[O]] into %[[ACC]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 7] [1, 1, 1, 1] : tensor<3x7xf32> into tensor<2x4x3x7xf32>
-// CHECK: scf.yield %[[INS]]
-// CHECK: scf.yield %[[HEADS]]
+// CHECK: %[[OWN:.*]] = tensor.extract_slice %[[INS]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 7] [1, 1, 1, 1] : tensor<2x4x3x7xf32> to tensor<3x7xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[OWN]] into %[[ACC]][%[[B]], %[[H]], 0, 0] [1, 1, 3, 7] [1, 1, 1, 1] : tensor<3x7xf32> into tensor<2x4x3x7xf32>
 // CHECK: return %[[LOOP]]
 // CHECK-NOT: kiln.
 func.func @gqa(%q: tensor<2x4x3x5xf32>, %k: tensor<2x2x6x5xf32>, %v: tensor<2x2x6x7xf32>) -> tensor<2x4x3x7xf32> {
@@ -74,8 +84,7 @@ func.func @gqa(%q: tensor<2x4x3x5xf32>, %k: tensor<2x2x6x5xf32>, %v: tensor<2x2x
 // read at [i, j]. The scale attribute replaces 1/sqrt(Dk).
 // CHECK-LABEL: func.func @predicate
 // CHECK-SAME: %[[KL:[^:]*]]: tensor<2xi32>, %[[QL:[^:]*]]: tensor<2xi64>, %[[MASK:[^:]*]]: tensor<3x5xi1>
-// CHECK: scf.for
-// CHECK: %[[B:.*]] = arith.divui
+// CHECK: scf.forall (%[[B:.*]]) in (2)
 // CHECK: linalg.matmul
 // CHECK: linalg.generic
 // CHECK: %[[I:.*]] = linalg.index 0 : index
@@ -141,7 +150,7 @@ func.func @top_left_window(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x4x2xf32>, %v:
 // and added after the cap, and the output is rounded to f16 once.
 // CHECK-LABEL: func.func @f16_softcap_bias
 // CHECK-SAME: %[[MASK:[^:]*]]: tensor<1x2x1x5xf16>
-// CHECK: %[[H:.*]] = arith.remui
+// CHECK: scf.forall (%[[H:.*]]) in (2)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<3x4xf16>, tensor<4x5xf16>) outs(%{{.*}} : tensor<3x5xf32>)
 // CHECK: linalg.generic
 // CHECK: %[[J:.*]] = linalg.index 1 : index
@@ -154,7 +163,9 @@ func.func @top_left_window(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x4x2xf32>, %v:
 // CHECK: %[[BX:.*]] = arith.extf %[[BIAS]] : f16 to f32
 // CHECK: arith.addf %[[CAPPED]], %[[BX]] : f32
 // CHECK: %[[O:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<3x5xf32>, tensor<5x4xf16>) outs(%{{.*}} : tensor<3x4xf32>)
-// CHECK: %[[O16:.*]] = linalg.generic {{.*}} ins(%[[O]] : tensor<3x4xf32>) outs(%{{.*}} : tensor<3x4xf16>)
+// CHECK: %[[ON:.*]] = linalg.generic {{.*}} outs(%[[O]] : tensor<3x4xf32>)
+// CHECK: arith.divf
+// CHECK: %[[O16:.*]] = linalg.generic {{.*}} ins(%[[ON]] : tensor<3x4xf32>) outs(%{{.*}} : tensor<3x4xf16>)
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: tensor.insert_slice %[[O16]]
 func.func @f16_softcap_bias(%q: tensor<1x2x3x4xf16>, %k: tensor<1x2x5x4xf16>, %v: tensor<1x2x5x4xf16>,
@@ -166,17 +177,19 @@ func.func @f16_softcap_bias(%q: tensor<1x2x3x4xf16>, %k: tensor<1x2x5x4xf16>, %v
 
 // -----
 
-// Dropout: the seed is read once; each kept probability is scaled by
-// 1 / (1 - p) = 2, keyed by the flat index ((b * Hq + h) * Sq + i) * Sk + j
-// of [B, Hq, Sq, Sk] = [1, 2, 3, 4] through Philox 4x32-10.
+// Dropout: the seed is read once; each kept (unnormalized) probability is
+// scaled by 1 / (1 - p) = 2 after the row sum, keyed by the flat index
+// ((b * Hq + h) * Sq + i) * Sk + j of [B, Hq, Sq, Sk] = [1, 2, 3, 4]
+// through Philox 4x32-10; the output rows are divided by the sum after
+// e'·V.
 // CHECK-LABEL: func.func @dropout
 // CHECK-SAME: %[[SEEDT:[^:]*]]: tensor<i64>
 // CHECK: %[[SEED:.*]] = tensor.extract %[[SEEDT]][] : tensor<i64>
-// CHECK: scf.for
-// CHECK: %[[B:.*]] = arith.divui
-// CHECK: scf.for %[[R:[^ ]*]] =
-// CHECK: %[[H:.*]] = arith.addi %{{.*}}, %[[R]] : index
-// CHECK: arith.divf
+// CHECK: scf.forall (%[[H:.*]]) in (2)
+// CHECK: %[[B:.*]] = arith.constant 0 : index
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK-NOT: arith.divf
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
 // CHECK: %[[N0:.*]] = arith.muli %[[B]], %[[C2]] : index
 // CHECK: %[[N1:.*]] = arith.addi %[[N0]], %[[H]] : index
@@ -194,6 +207,8 @@ func.func @f16_softcap_bias(%q: tensor<1x2x3x4xf16>, %k: tensor<1x2x5x4xf16>, %v
 // CHECK: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
 // CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[TWO]] : f32
 // CHECK: arith.select %[[KEEP]], %[[SCALED]], %{{.*}} : f32
+// CHECK: linalg.matmul
+// CHECK: arith.divf
 func.func @dropout(%q: tensor<1x2x3x2xf32>, %k: tensor<1x1x4x2xf32>, %v: tensor<1x1x4x2xf32>,
                    %s: tensor<i64>) -> tensor<1x2x3x2xf32> {
   %0 = kiln.attention %q, %k, %v seed(%s : tensor<i64>) {dropout_p = 0.5 : f64}
@@ -258,14 +273,13 @@ func.func @dropout_p0(%x: tensor<3x5xf32>, %s: tensor<i64>) -> tensor<3x5xf32> {
 
 // -----
 
-// The lse result: a second iter_arg [B, Hq, Sq] (f32 for f16), each block's
-// LSE = m + log(l) from the row max and row sum the softmax computes anyway
-// (into a fresh tensor, not in place), +inf for an empty row (m = -inf),
-// inserted at [b, h] (in the loop over the R = 2 heads of the kv head).
+// The lse result: a second shared output [B, Hq, Sq] (f32 for f16), each
+// block's LSE = m + log(l) from the row max and row sum the softmax computes
+// anyway (into a fresh tensor, not in place), +inf for an empty row
+// (m = -inf), inserted at [b, h] (by the iteration of head h).
 // CHECK-LABEL: func.func @lse_f16
 // CHECK: %[[LINIT:.*]] = tensor.empty() : tensor<1x2x3xf32>
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[LACC0:.*]] = %[[LINIT]]) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>)
-// CHECK: scf.for {{.*}} iter_args(%[[OACC:.*]] = %{{.*}}, %[[LACC:.*]] = %[[LACC0]]) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>)
+// CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%[[OACC:.*]] = %{{.*}}, %[[LACC:.*]] = %[[LINIT]]) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>)
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
 // CHECK: arith.maximumf
 // CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
@@ -278,7 +292,9 @@ func.func @dropout_p0(%x: tensor<3x5xf32>, %s: tensor<i64>) -> tensor<3x5xf32> {
 // CHECK: %[[INF:.*]] = arith.constant 0x7F800000 : f32
 // CHECK: arith.select %[[EMPTY]], %[[INF]], %[[ADD]] : f32
 // CHECK: %[[L2:.*]] = tensor.insert_slice %[[LSE]] into %[[LACC]][%{{.*}}, %{{.*}}, 0] [1, 1, 3] [1, 1, 1] : tensor<3xf32> into tensor<1x2x3xf32>
-// CHECK: scf.yield %[[O]], %[[L2]]
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %[[OACC]]
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %[[LACC]]
 func.func @lse_f16(%q: tensor<1x2x3x4xf16>, %k: tensor<1x1x5x4xf16>, %v: tensor<1x1x5x2xf16>) -> (tensor<1x2x3x2xf16>, tensor<1x2x3xf32>) {
   %o, %l = kiln.attention %q, %k, %v {causal} : tensor<1x2x3x4xf16>, tensor<1x1x5x4xf16>, tensor<1x1x5x2xf16> -> tensor<1x2x3x2xf16>, tensor<1x2x3xf32>
   return %o, %l : tensor<1x2x3x2xf16>, tensor<1x2x3xf32>
@@ -286,10 +302,10 @@ func.func @lse_f16(%q: tensor<1x2x3x4xf16>, %k: tensor<1x1x5x4xf16>, %v: tensor<
 
 // -----
 
-// Dv = 0: O is empty but the lse is not, so the loop still runs and only
-// writes the lse.
+// Dv = 0: O is empty but the lse is not, so the block still runs and only
+// writes the lse (one block in all: no loop).
 // CHECK-LABEL: func.func @lse_dv_0
-// CHECK: scf.for
+// CHECK-NOT: scf.forall
 // CHECK: linalg.matmul ins({{.*}} : tensor<3x4xf64>, tensor<4x5xf64>)
 // CHECK-NOT: linalg.matmul
 // CHECK: math.log
@@ -306,7 +322,7 @@ func.func @lse_dv_0(%q: tensor<1x1x3x4xf64>, %k: tensor<1x1x5x4xf64>, %v: tensor
 // [Sq, Sk] bias tensor is built.
 // CHECK-LABEL: func.func @alibi
 // CHECK-SAME: %[[S:[^:]*]]: tensor<2xf32>)
-// CHECK: %[[H:.*]] = arith.remui
+// CHECK: scf.forall (%[[H:.*]]) in (2)
 // CHECK: linalg.matmul
 // CHECK: linalg.generic
 // CHECK: %[[I:.*]] = linalg.index 0 : index
@@ -330,15 +346,16 @@ func.func @alibi(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x
 
 // Sinks: after the block's row max m and row sum l, one row generic folds
 // the head's sink s in (m' = max(m, s), rescale = exp(m - m'),
-// l' = l * rescale + exp(s - m'), w = rescale / l'), and P = exp(t - m) * w.
+// l' = l * rescale + exp(s - m'), w = rescale / l'), and O = (e·V) * w.
 // CHECK-LABEL: func.func @sinks
 // CHECK-SAME: %[[S:[^:]*]]: tensor<2xf32>)
-// CHECK: %[[H:.*]] = arith.remui
+// CHECK: scf.forall (%[[H:.*]]) in (2)
+// CHECK: arith.maximumf
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}}["parallel", "reduction"]
 // CHECK: arith.maximumf
-// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: %[[E:.*]]:2 = linalg.generic
 // CHECK: math.exp
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}["parallel", "reduction"]{{.*}} ins(%[[E]]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}["parallel", "reduction"]
 // CHECK: %[[SINK:.*]] = tensor.extract %[[S]][%[[H]]] : tensor<2xf32>
 // CHECK: %[[FOLD:.*]]:3 = linalg.generic {{.*}} ins(%[[MAX]], %[[SUM]] : tensor<3xf32>, tensor<3xf32>)
 // CHECK-NEXT: ^bb0(%[[M:[^:]*]]: f32, %[[L:[^:]*]]: f32,
@@ -354,7 +371,8 @@ func.func @alibi(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x
 // CHECK: %[[W:.*]] = arith.divf %[[RESCALE]], %[[L2]] : f32
 // CHECK: %[[W0:.*]] = arith.select %{{.*}}, %{{.*}}, %[[W]] : f32
 // CHECK: linalg.yield %[[M2]], %[[L2]], %[[W0]] : f32, f32, f32
-// CHECK: linalg.generic {{.*}} ins(%[[FOLD]]#2 : tensor<3xf32>) outs(%[[E]] : tensor<3x5xf32>)
+// CHECK: %[[EV:.*]] = linalg.matmul ins(%[[E]]#0, %{{.*}} : tensor<3x5xf32>, tensor<5x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[FOLD]]#2 : tensor<3xf32>) outs(%[[EV]] : tensor<3x4xf32>)
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
 func.func @sinks(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>, %s: tensor<2xf32>) -> tensor<1x2x3x4xf32> {
   %o = kiln.attention %q, %k, %v sinks(%s : tensor<2xf32>) : tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x3x4xf32>

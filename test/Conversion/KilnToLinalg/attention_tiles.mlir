@@ -1,6 +1,9 @@
 // RUN: kiln-opt %s --convert-kiln-to-linalg --canonicalize --split-input-file | FileCheck %s
 
 // The query blocks (64 rows) and key tiles (64 keys) of kiln.attention.
+// The full blocks are the iterations of an scf.forall, in the order 0, 2, 1
+// (task t is block t / 2 for an even t, 2 - t / 2 for an odd one), each
+// owning its rows of O; the remainder block follows (one (b, h): no loop).
 // causal, bottom_right, Sq = 200 < Sk = 300: p(i) = i + 100, so the block
 // of rows [i0, i0 + 64) sees keys up to i0 + 163, the tiles [0, end) with
 // end = min(max(floor((i0 + 163) / 64) + 1, 0), 5), one affine.max and one
@@ -17,14 +20,21 @@
 // CHECK-DAG: #[[$ADD:.*]] = affine_map<(d0)[s0] -> (d0 + s0)>
 // CHECK-LABEL: func.func @causal_bottom_right
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C101:.*]] = arith.constant 101 : index
-// CHECK-DAG: %[[C192:.*]] = arith.constant 192 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// CHECK: %[[KT:.*]] = linalg.transpose ins(%{{.*}} : tensor<300x4xf32>) outs(%{{.*}} : tensor<4x300xf32>) permutation = [1, 0]
+// CHECK: %[[KTALL:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x1x300x4xf32>) outs(%{{.*}} : tensor<1x1x4x300xf32>) permutation = [0, 1, 3, 2]
+// CHECK: scf.forall (%[[T:.*]]) in (3) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK: %[[HALF:.*]] = arith.divui %[[T]], %[[C2]] : index
+// CHECK: %[[PARITY:.*]] = arith.remui %[[T]], %[[C2]] : index
+// CHECK: %[[ODD:.*]] = arith.cmpi ne, %[[PARITY]], %[[C0]] : index
+// CHECK: %[[MIRROR:.*]] = arith.subi %[[C2]], %[[HALF]] : index
+// CHECK: %[[BLOCK:.*]] = arith.select %[[ODD]], %[[MIRROR]], %[[HALF]] : index
+// CHECK: %[[I0:.*]] = arith.muli %[[BLOCK]], %[[C64]] : index
+// CHECK: %[[KT:.*]] = tensor.extract_slice %[[KTALL]][0, 0, 0, 0] [1, 1, 4, 300] [1, 1, 1, 1] : tensor<1x1x4x300xf32> to tensor<4x300xf32>
 // CHECK: %[[VS:.*]] = tensor.extract_slice %{{.*}} : tensor<1x1x300x4xf32> to tensor<300x4xf32>
-// CHECK: scf.for %[[I0:.*]] = %[[C0]] to %[[C192]] step %[[C64]] iter_args(%[[OUT:.*]] = %{{.*}})
 // CHECK: %[[Q:.*]] = tensor.extract_slice %{{.*}}[0, 0, %[[I0]], 0] [1, 1, 64, 4] [1, 1, 1, 1] : tensor<1x1x200x4xf32> to tensor<64x4xf32>
 // CHECK: %[[E0:.*]] = affine.max #[[$END0]](%[[I0]])
 // CHECK: %[[END:.*]] = affine.min #[[$END]](%[[E0]])
@@ -42,18 +52,24 @@
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[S1]]
 // CHECK: %[[VISIBLE:.*]] = tensor.extract_slice %[[S2]][0, 0] [64, %[[ENDKEY]]] [1, 1] : tensor<64x300xf32> to tensor<64x?xf32>
-// CHECK: linalg.generic {{.*}} outs(%[[VISIBLE]] : tensor<64x?xf32>)
+// The logits, in place, and the lanes of their row max in one generic over
+// the visible columns in groups of 16 (then one over the last width mod 16),
+// each under an scf.if on its dynamic width (a GPU grid cannot be empty).
+// CHECK: scf.if %{{.*}} -> (tensor<64x?xf32>, tensor<64x16xf32>)
+// CHECK: %[[GROUPS:.*]] = tensor.expand_shape %[[VISIBLE]] {{\[\[}}0], [1, 2]] output_shape [64, %{{.*}}, 16] : tensor<64x?xf32> into tensor<64x?x16xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} outs(%[[GROUPS]], %{{.*}} : tensor<64x?x16xf32>, tensor<64x16xf32>)
 // CHECK: %[[LI:.*]] = linalg.index 0 : index
 // CHECK: %[[I:.*]] = affine.apply #[[$ADD]](%[[I0]])[%[[LI]]]
 // CHECK: %[[END:.*]] = arith.addi %[[I]], %[[C101]] : index
 // CHECK: arith.cmpi slt, %{{.*}}, %[[END]] : index
-// P'·V over the same tiles.
+// e'·V over the same tiles.
 // CHECK: scf.for %[[J1:.*]] = %[[C0]] to %{{.*}} step %[[C64]]
 // CHECK: %[[PT:.*]] = tensor.extract_slice %{{.*}}[0, %[[J1]]] [64, 64] [1, 1] : tensor<64x?xf32> to tensor<64x64xf32>
 // CHECK: %[[VT:.*]] = tensor.extract_slice %[[VS]][%[[J1]], 0] [64, 4] [1, 1] : tensor<300x4xf32> to tensor<64x4xf32>
 // CHECK: linalg.matmul ins(%[[PT]], %[[VT]] : tensor<64x64xf32>, tensor<64x4xf32>)
 // CHECK: scf.if
-// CHECK: tensor.insert_slice %{{.*}} into %[[OUT]][0, 0, %[[I0]], 0] [1, 1, 64, 4]
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, 0, %[[I0]], 0] [1, 1, 64, 4]
 // The remainder block: static bounds, no scf.if, no affine.min or max.
 // CHECK: tensor.extract_slice %{{.*}}[0, 0, 192, 0] [1, 1, 8, 4] [1, 1, 1, 1] : tensor<1x1x200x4xf32> to tensor<8x4xf32>
 // CHECK-NOT: affine.m
@@ -91,7 +107,8 @@ func.func @causal_bottom_right(%q: tensor<1x1x200x4xf32>, %k: tensor<1x1x300x4xf
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C192:.*]] = arith.constant 192 : index
-// CHECK: scf.for %[[I0:.*]] = %[[C0]] to %[[C192]] step %[[C64]]
+// CHECK: scf.forall
+// CHECK: %[[I0:.*]] = arith.muli %{{.*}}, %[[C64]] : index
 // CHECK: %[[E0:.*]] = affine.max #[[$END0]](%[[I0]])
 // CHECK: %[[END:.*]] = affine.min #[[$END]](%[[E0]])
 // CHECK: %[[F0:.*]] = affine.max #[[$FIRST0]](%[[I0]])
@@ -108,8 +125,12 @@ func.func @causal_bottom_right(%q: tensor<1x1x200x4xf32>, %k: tensor<1x1x300x4xf
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x4xf32>, tensor<4x8xf32>)
 // CHECK: %[[WIDTH:.*]] = affine.apply #[[$WIDTH]](%[[ENDKEY]], %[[KEY0]])
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[KEY0]]] [64, %[[WIDTH]]] [1, 1] : tensor<64x200xf32> to tensor<64x?xf32>
+// CHECK: tensor.expand_shape
 // CHECK: linalg.index 0 : index
-// CHECK: %[[LJ:.*]] = linalg.index 1 : index
+// CHECK: %[[LL:.*]] = linalg.index 2 : index
+// CHECK: %[[LB:.*]] = linalg.index 1 : index
+// CHECK: %[[LB16:.*]] = arith.muli %[[LB]], %{{.*}} : index
+// CHECK: %[[LJ:.*]] = arith.addi %[[LB16]], %[[LL]] : index
 // CHECK: affine.apply #[[$ADD]](%[[I0]])
 // CHECK: affine.apply #[[$ADD]](%[[KEY0]])[%[[LJ]]]
 // The remainder block.
@@ -128,14 +149,16 @@ func.func @window_top_left(%q: tensor<1x1x200x4xf32>, %k: tensor<1x1x200x4xf32>,
 
 // top_left causal with window_left = 3 and Sq = 200 > Sk = 70: the
 // remainder block (rows 192..199) sees keys from 189 on, none of which
-// exists; its range is statically empty, so it has no contraction: its
-// output is the zero fill (its rows are empty), and the canonicalizer drops
-// its softmax on no column.
+// exists; its range is statically empty, so it has no contraction and no
+// pass over a block: its output is the zero fill, divided by its row sum 0
+// (0 by the select: its rows are empty).
 // CHECK-LABEL: func.func @no_visible_tile
-// CHECK: %[[LOOP:.*]] = scf.for {{.*}} -> (tensor<1x1x200x2xf32>)
+// CHECK: %[[LOOP:.*]] = scf.forall {{.*}} -> (tensor<1x1x200x2xf32>)
 // CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x2xf32>)
 // CHECK-NOT: linalg.matmul
-// CHECK: tensor.insert_slice %[[ZERO]] into %[[LOOP]][0, 0, 192, 0] [1, 1, 8, 2]
+// CHECK: %[[O:.*]] = linalg.generic {{.*}} outs(%[[ZERO]] : tensor<8x2xf32>)
+// CHECK: arith.divf
+// CHECK: tensor.insert_slice %[[O]] into %[[LOOP]][0, 0, 192, 0] [1, 1, 8, 2]
 func.func @no_visible_tile(%q: tensor<1x1x200x2xf32>, %k: tensor<1x1x70x2xf32>, %v: tensor<1x1x70x2xf32>) -> tensor<1x1x200x2xf32> {
   %0 = kiln.attention %q, %k, %v {alignment = #kiln.alignment<top_left>, causal, window_left = 3 : i64}
        : tensor<1x1x200x2xf32>, tensor<1x1x70x2xf32>, tensor<1x1x70x2xf32> -> tensor<1x1x200x2xf32>

@@ -46,3 +46,41 @@ func.func @on_tensors(%x: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// A linalg op already in a parallel loop or region (attention's block ops,
+// in the scf.parallel that its bufferized forall became) runs in one thread
+// of it: it stays for convert-linalg-to-loops, so that no thread forks
+// again.
+// CHECK-LABEL: func.func @nested
+// CHECK: scf.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.generic
+// CHECK: omp.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.generic
+// CHECK: return
+func.func @nested(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %row = memref.subview %x[%i, 0] [1, 8] [1, 1] : memref<4x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(j) -> (j)>], iterator_types = ["parallel"]}
+        outs(%row : memref<8xf32, strided<[1], offset: ?>>) {
+    ^bb0(%a: f32):
+      %s = arith.mulf %a, %a : f32
+      linalg.yield %s : f32
+    }
+    scf.reduce
+  }
+  omp.parallel {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        outs(%y : memref<4x8xf32>) {
+    ^bb0(%a: f32):
+      %s = arith.addf %a, %a : f32
+      linalg.yield %s : f32
+    }
+    omp.terminator
+  }
+  return
+}

@@ -23,8 +23,12 @@ namespace mlir::kiln {
 /// tensor, arith and math ops on tensors. `indexAddThreadPerColumn` selects
 /// the GPU's form of kiln.index_add and kiln.cumsum, one thread per column,
 /// instead of the CPU's, one thread per chunk of contiguous row elements.
-void populateKilnToLinalgConversionPatterns(
-    RewritePatternSet &patterns, bool indexAddThreadPerColumn = false);
+/// `sequentialAttention` lowers kiln.attention and kiln.attention_grad to
+/// scf.for loops over their blocks instead of scf.forall ops whose
+/// iterations own disjoint blocks of the results.
+void populateKilnToLinalgConversionPatterns(RewritePatternSet &patterns,
+                                            bool indexAddThreadPerColumn = false,
+                                            bool sequentialAttention = false);
 
 /// Returns the names of the kiln ops that have a CPU lowering, i.e. the root
 /// ops of the patterns `populateKilnToLinalgConversionPatterns` adds, sorted
