@@ -127,6 +127,14 @@ AttentionBlockPosition::globalIndices(OpBuilder &builder, Location loc, Value i,
           addOffset(builder, loc, j, tiles.firstKey)};
 }
 
+Value AttentionBlockPosition::buildLogit(OpBuilder &builder, Location loc,
+                                         const AttentionLogits &logits,
+                                         Value s, Value i, Value j) const {
+  // t[i, j] = visible ? cap(scale * s) + mask_add : -inf
+  auto [row, key] = globalIndices(builder, loc, i, j);
+  return logits.build(builder, loc, s, b, h, row, key);
+}
+
 AttentionKeyTiles
 mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
                                  const AttentionVisibility &visibility,
@@ -772,16 +780,11 @@ Value AttentionBlockBuilder::mapBlock(Value like, Type type, ValueRange ins,
 
 Value AttentionBlockBuilder::blockLogits(const AttentionLogits &logits,
                                          Value scores,
-                                         const AttentionBlockPosition &at,
-                                         bool inPlace) {
-  // t[i, j] = visible ? cap(scale * s) + mask_add : -inf
+                                         const AttentionBlockPosition &at) {
   auto body = [&](OpBuilder &b, Location l, ValueRange args, Value i,
                   Value j) -> Value {
-    auto [row, key] = at.globalIndices(b, l, i, j);
-    return logits.build(b, l, args[0], at.b, at.h, row, key);
+    return at.buildLogit(b, l, logits, args[0], i, j);
   };
-  if (inPlace)
-    return updateBlock(scores, ValueRange{}, {}, body);
   Type type = cast<RankedTensorType>(scores.getType()).getElementType();
   return mapBlock(scores, type, scores, {map(2, {0, 1})}, body);
 }
@@ -994,8 +997,7 @@ static BlockProbabilities buildProbabilities(AttentionBlockBuilder &bb,
       scores, {},
       [&](OpBuilder &pb, Location pl, ValueRange args, Value i,
           Value j) -> Value {
-        auto [row, key] = at.globalIndices(pb, pl, i, j);
-        return c.logitParams.build(pb, pl, args[0], at.b, at.h, row, key);
+        return at.buildLogit(pb, pl, c.logitParams, args[0], i, j);
       });
 
   // e[i, j] = exp(t - m), and 0 in an empty row (exp(-inf - -inf) is never

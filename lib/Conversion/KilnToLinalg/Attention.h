@@ -90,6 +90,12 @@ struct AttentionBlockPosition {
   /// The global (i, j) of the local entry (i, j) of the visible columns.
   std::pair<Value, Value> globalIndices(OpBuilder &builder, Location loc,
                                         Value i, Value j) const;
+
+  /// The logit t = logits.build(s, b, h, row, key) of the score `s` at the
+  /// block's indices (i, j) (those of a generic over the visible columns).
+  Value buildLogit(OpBuilder &builder, Location loc,
+                   const AttentionLogits &logits, Value s, Value i,
+                   Value j) const;
 };
 
 /// `x` as an index value (a constant when it is an attribute).
@@ -291,12 +297,12 @@ struct AttentionBlockBuilder {
   Value mapBlock(Value like, Type type, ValueRange ins,
                  ArrayRef<AffineMap> inMaps, BlockBodyFn body);
 
-  /// The logits `logits.build(s, b, h, i, j)` of the block `scores` of the
-  /// visible columns of the block at `at`, in place over `scores` (the
-  /// forward, whose scores die there) or into a fresh block (the adjoint,
-  /// which reads the raw scores again for softcap's derivative).
+  /// The logits (AttentionBlockPosition::buildLogit) of the block `scores`
+  /// of the visible columns of the block at `at`, into a fresh block (the
+  /// adjoint, which reads the raw scores again for softcap's derivative;
+  /// the forward maps its scores in place in its row-max pass).
   Value blockLogits(const AttentionLogits &logits, Value scores,
-                    const AttentionBlockPosition &at, bool inPlace);
+                    const AttentionBlockPosition &at);
 
   /// Rounds a tensor of the compute type to the float `type` (identity if
   /// equal).

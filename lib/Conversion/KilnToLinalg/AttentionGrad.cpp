@@ -512,7 +512,7 @@ buildQueryBlockAdjoints(OpBuilder &builder, Location loc,
   // forward's logits t = visible ? cap(scale s) + mask_add : -inf in a
   // fresh block: softcap's derivative reads s again.
   Value scores = bb.visibleProduct(q, kt, tiles, numKeys, computeType);
-  Value logits = bb.blockLogits(ctx.logitParams, scores, at, /*inPlace=*/false);
+  Value logits = bb.blockLogits(ctx.logitParams, scores, at);
   Value sink = ctx.sinks ? buildSinkRead(builder, loc, ctx.sinks, h,
                                          computeType)
                          : Value();
