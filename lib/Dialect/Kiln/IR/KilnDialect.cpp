@@ -7,6 +7,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -160,6 +161,35 @@ LogicalResult mlir::OpTrait::kiln::verifyKnownAttributes(Operation *op) {
     }
     return diag;
   }
+  return success();
+}
+
+/// Whether the static `type` holds more bytes than int64_t counts (an element
+/// of i1 takes a byte, as the lowerings store it).
+static bool overflowsByteSize(ShapedType type) {
+  int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  for (int64_t size : type.getShape())
+    if (llvm::MulOverflow(bytes, size, bytes))
+      return true;
+  return false;
+}
+
+LogicalResult mlir::OpTrait::kiln::verifyAddressableTensors(Operation *op) {
+  auto check = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() ||
+        !tensor.getElementType().isIntOrFloat() || !overflowsByteSize(tensor))
+      return success();
+    return op->emitOpError() << what << " #" << index << " (" << type
+                             << ") needs more than 2^63 - 1 bytes, more than "
+                                "a 64-bit address space indexes";
+  };
+  for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", index)))
+      return failure();
+  for (auto [index, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", index)))
+      return failure();
   return success();
 }
 

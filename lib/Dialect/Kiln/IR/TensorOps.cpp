@@ -136,22 +136,15 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError() << "element type " << resultType.getElementType()
                          << " of the result differs from element type "
                          << inputType.getElementType() << " of the input";
-  std::optional<int64_t> inputCount = checkedProduct(inputType.getShape());
-  std::optional<int64_t> resultCount = checkedProduct(resultType.getShape());
-  if (!inputCount)
-    return emitOpError() << "element count of input shape "
-                         << formatShape(inputType.getShape())
-                         << " overflows int64";
-  if (!resultCount)
-    return emitOpError() << "element count of result shape "
-                         << formatShape(resultType.getShape())
-                         << " overflows int64";
-  if (*inputCount != *resultCount)
+  // Kiln_AddressableTensors has checked that neither count overflows.
+  int64_t inputCount = inputType.getNumElements();
+  int64_t resultCount = resultType.getNumElements();
+  if (inputCount != resultCount)
     return emitOpError() << "input shape " << formatShape(inputType.getShape())
-                         << " has " << *inputCount
+                         << " has " << inputCount
                          << " elements but result shape "
                          << formatShape(resultType.getShape()) << " has "
-                         << *resultCount;
+                         << resultCount;
   return success();
 }
 

@@ -113,7 +113,18 @@ def Kiln_CheapToRecompute : NativeOpTrait<"CheapToRecompute"> {
   let cppNamespace = "::mlir::OpTrait::kiln";
 }
 
+/// Every tensor an op takes or makes has a byte size that a signed 64-bit
+/// integer holds, which the index arithmetic of every lowering and the
+/// runtimes' allocations assume (`tensor<4611686018427387904x4xf32>` parses,
+/// and its element count times 4 wraps). Runs before the op's other traits
+/// and verifier, which may count elements.
+def Kiln_AddressableTensors : NativeOpTrait<"AddressableTensors"> {
+  let cppNamespace = "::mlir::OpTrait::kiln";
+}
+
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Kiln_Dialect, mnemonic, !listconcat(traits, [Kiln_KnownAttributes])>;
+    : Op<Kiln_Dialect, mnemonic,
+         !listconcat([Kiln_AddressableTensors], traits,
+                     [Kiln_KnownAttributes])>;
 
 #endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

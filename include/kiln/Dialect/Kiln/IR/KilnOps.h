@@ -31,6 +31,18 @@ public:
   }
 };
 
+/// The verifier of AddressableTensors.
+LogicalResult verifyAddressableTensors(Operation *op);
+
+/// Every kiln op: each operand and result tensor's byte size fits in int64.
+template <typename ConcreteType>
+class AddressableTensors : public TraitBase<ConcreteType, AddressableTensors> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyAddressableTensors(op);
+  }
+};
+
 /// Marks an op that autodiff's recompute-elementwise policy recomputes
 /// rather than saves (Kiln_CheapToRecompute in KilnBase.td).
 template <typename ConcreteType>
