@@ -226,8 +226,9 @@ std::string mlir::kiln::generateAotHeader(ArrayRef<AotEntryPoint> functions,
        << " * only and writes every element of every output. It returns 0, or\n"
        << " * 1 when inputs, outputs or a pointer to a non-empty tensor is\n"
        << " * NULL or an output overlaps an input or another output (then it\n"
-       << " * writes nothing): kiln_last_error() then returns the message (\"\"\n"
-       << " * after a success; per thread).\n";
+       << " * writes nothing); 3 when a temporary could not be allocated (out\n"
+       << " * of memory; the outputs are then incomplete): kiln_last_error()\n"
+       << " * then returns the message (\"\" after a success; per thread).\n";
   os << " * Outputs must not overlap inputs or each other (no in-place calls):\n"
      << " * the code may write an output before it has read all of an input.\n";
   os << " * Element types: f16 and bf16 are\n"
@@ -375,12 +376,25 @@ std::string mlir::kiln::generateAotWrappers(ArrayRef<AotEntryPoint> functions,
       os << "  int64_t d[" << std::max<int64_t>(numWords, 1) << "];\n";
     os << "  __kiln_describe_all(d, inputs, outputs, " << inputs.size()
        << ", " << numArgs << ", ranks, sizes);\n";
+    // Under a recovery point where the code allocates on the host: a
+    // temporary the machine has no memory for returns 3 (HostAllocator.c).
+    if (needsHostAllocator)
+      os << "  KilnRecovery recovery;\n"
+         << "  if (setjmp(recovery.target) == 0) {\n"
+         << "    kilnRecoveryBegin(&recovery);\n  ";
     os << "  _mlir_ciface_" << function.name << "(";
     for (auto [i, offset] : llvm::enumerate(offsets))
       os << (i ? ", " : "") << "d + " << offset;
     os << ");\n";
+    if (needsHostAllocator)
+      os << "  }\n"
+         << "  size_t failed = kilnRecoveryEnd(&recovery);\n";
     if (onHeap)
       os << "  free(d);\n";
+    if (needsHostAllocator)
+      os << "  if (failed) {\n"
+         << "    __kiln_report_out_of_memory(\"kiln_" << function.name
+         << "\", failed);\n    return 3;\n  }\n";
     os << "  return __kiln_status();\n}\n";
   }
   return text;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Execution/AotCompiler.h"
+#include "kiln/Support/BackendCrashRecovery.h"
 
 #include "AotCSource.h"
 #include "kiln/Execution/Toolchain.h"
@@ -384,9 +385,11 @@ LogicalResult AotCompiler::Impl::runPipeline() {
 /// points' C source must define.
 LogicalResult AotCompiler::Impl::emitObject(bool &needsMemrefCopy,
                                             bool &needsHostAllocator) {
-  llvm::LLVMContext llvmContext;
+  // On the heap: a code generator that crashes leaves them to its parked
+  // thread (kiln/Support/BackendCrashRecovery.h).
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, options.sourceName);
+      translateModuleToLLVMIR(module, *llvmContext, options.sourceName);
   if (!llvmModule)
     return fail("cannot translate the lowered module to LLVM IR");
   llvmModule->setTargetTriple(machine->getTargetTriple());
@@ -429,11 +432,21 @@ LogicalResult AotCompiler::Impl::emitObject(bool &needsMemrefCopy,
   llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
   if (ec)
     return fail("cannot write '" + objectPath + "': " + ec.message());
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+  auto codegen = std::make_unique<llvm::legacy::PassManager>();
+  if (machine->addPassesToEmitFile(*codegen, os, nullptr,
                                   llvm::CodeGenFileType::ObjectFile))
     return fail("the LLVM target cannot emit object files");
-  codegen.run(*llvmModule);
+  // Under crash recovery: instruction selection aborts on what the target
+  // cannot compile (kiln/Support/BackendCrashRecovery.h).
+  if (!runBackendSafely([&] { codegen->run(*llvmModule); })) {
+    (void)codegen.release();
+    (void)llvmModule.release();
+    (void)llvmContext.release();
+    return fail("LLVM's code generator aborted (its message is above): the "
+                "lowered module uses something that " +
+                machine->getTargetTriple().str() + " with --mcpu " +
+                machine->getTargetCPU().str() + " cannot compile");
+  }
   os.close();
   if (os.has_error())
     return fail("cannot write '" + objectPath + "': " + os.error().message());

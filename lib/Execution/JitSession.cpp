@@ -5,6 +5,7 @@
 #include "kiln/Execution/Toolchain.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Runtime/HostAllocator.h"
+#include "kiln/Support/BackendCrashRecovery.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -269,13 +270,26 @@ LogicalResult JitSession::lookUpEntryPoints(JitModule &jit, bool emulated,
   for (auto &item : jit.functions) {
     StringRef name = item.getKey();
     JitModule::Entry &entry = item.getValue();
-    llvm::Expected<void (*)(void **)> function =
-        jit.engine->lookupPacked(("_mlir_ciface_" + name).str());
-    if (!function)
+    // Code generation runs here, under crash recovery: instruction selection
+    // aborts on what the host cannot compile
+    // (kiln/Support/BackendCrashRecovery.h).
+    std::optional<llvm::Expected<void (*)(void **)>> function;
+    if (!runBackendSafely([&] {
+          function.emplace(
+              jit.engine->lookupPacked(("_mlir_ciface_" + name).str()));
+        })) {
+      // The JIT's session may hold its locks: never destroyed.
+      (void)jit.engine.release();
+      return emitError(Location(entry.loc))
+             << "LLVM's code generator aborted on @" << name
+             << " (its message is above): the lowered module uses something "
+                "this CPU cannot compile";
+    }
+    if (!*function)
       return emitError(Location(entry.loc))
              << "cannot find the compiled code of @" << name << ": "
-             << llvm::toString(function.takeError());
-    entry.function = *function;
+             << llvm::toString(function->takeError());
+    entry.function = **function;
   }
   if (!emulated)
     return success();
@@ -437,8 +451,15 @@ JitModule::invoke(StringRef name, ArrayRef<HostTensor> inputs) {
   if (clearLastError)
     clearLastError();
   auto start = std::chrono::steady_clock::now();
-  entry.function(args.data());
+  // Under a recovery point: a temporary the machine has no memory for ends
+  // the call with an error (HostAllocator.c).
+  size_t failedBytes = kilnHostAllocatorCall(entry.function, args.data());
   timings.runSeconds = secondsSince(start);
+  if (failedBytes)
+    return emitError(loc) << "@" << name
+                          << ": out of memory: its compiled code could not "
+                             "allocate a temporary of "
+                          << failedBytes << " bytes";
   // The emulator stops a launch that deadlocks or misuses a collective and
   // records why; the results are then incomplete.
   if (getLastError) {

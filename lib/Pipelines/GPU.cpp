@@ -250,10 +250,11 @@ void mlir::kiln::buildKilnToNVVMPipeline(
   if (options.emulate) {
     pm.addPass(createKilnGPUEmulateKernelsPass());
   } else {
-    GpuModuleToBinaryPassOptions binary;
-    binary.compilationTarget = options.format;
-    binary.toolkitPath = getCUDAToolkitPath();
-    pm.addPass(createGpuModuleToBinaryPass(binary));
+    // gpu-module-to-binary, with an abort of the NVPTX backend as an error.
+    KilnGPUModuleToBinaryPassOptions binary;
+    binary.format = options.format;
+    binary.toolkit = getCUDAToolkitPath();
+    pm.addPass(createKilnGPUModuleToBinaryPass(binary));
   }
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());

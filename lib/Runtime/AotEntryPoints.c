@@ -59,6 +59,17 @@ static int __kiln_status(void) { return 0; }
 
 KILN_EXPORT const char *kiln_last_error(void) { return __kiln_last_error(); }
 
+/* Records that `function`'s compiled code could not allocate `bytes`. */
+__attribute__((unused)) static void
+__kiln_report_out_of_memory(const char *function, size_t bytes) {
+  char message[256];
+  snprintf(message, sizeof(message),
+           "%s: out of memory: its compiled code could not allocate a "
+           "temporary of %zu bytes",
+           function, bytes);
+  __kiln_report(message);
+}
+
 /* Checks the arguments of the C entry point `function`: the byte size of
  * inputs[i] is bytes[i], that of outputs[j] bytes[numInputs + j] (0: an
  * empty tensor, which may be NULL). Reports the first NULL pointer, or the

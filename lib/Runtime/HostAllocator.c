@@ -26,13 +26,26 @@
  * moved them between their cores' caches (an S = 2048 attention adjoint on
  * two threads took 72.7 ms that way, 66.4 ms with blocks kept by thread).
  * Every block has a 64-byte header before the payload (its base, class,
- * alignment and the thread that freed it), so payloads are 64-byte aligned.
+ * alignment, the thread that freed it and the call that tracks it), so
+ * payloads are 64-byte aligned.
+ *
+ * Running out of memory is an error of the call, not a crash: the JIT
+ * (kilnHostAllocatorCall) and every AOT wrapper enter compiled code through
+ * a recovery point (KilnRecovery, a setjmp), and an allocation that fails on
+ * the thread that entered jumps back to it with the bytes it asked for; the
+ * blocks of 64 KiB and more that the call had allocated are released, the
+ * smaller ones are lost. An allocation that fails inside an OpenMP parallel
+ * region cannot leave it (the other threads of the team wait at its
+ * barrier): it prints the bytes and aborts, the one case that still does.
  *
  *===----------------------------------------------------------------------===*/
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #ifndef KILN_HOST_ALLOCATOR_API
@@ -48,18 +61,38 @@ static const size_t kilnCacheMinimum = (size_t)64 << 10;
 /* The most bytes kept in freed blocks. */
 static const size_t kilnCacheLimit = (size_t)1 << 30;
 
-typedef struct {
-  void *base;       /* what posix_memalign returned */
-  size_t capacity;  /* the payload's bytes (a size class when cached) */
-  size_t cacheable; /* 64-byte alignment and a size class */
+typedef struct KilnRecovery KilnRecovery;
+typedef struct KilnBlockHeader KilnBlockHeader;
+struct KilnBlockHeader {
+  void *base;          /* what posix_memalign returned */
+  size_t capacity;     /* the payload's bytes (a size class when cached) */
+  size_t cacheable;    /* 64-byte alignment and a size class */
   const void *freedBy; /* the thread that freed it (kilnThreadToken) */
-} KilnBlockHeader;
+  KilnRecovery *owner; /* the call that releases it if it fails, or NULL */
+  KilnBlockHeader *previous, *next; /* in owner's list */
+};
+
+_Static_assert(sizeof(struct KilnBlockHeader) <= kilnHeaderBytes,
+               "a block's header fits before its payload");
+
+/* A call of compiled code that turns a failed allocation into an error: its
+ * jump buffer, the bytes that could not be allocated, the recovery it
+ * replaced on its thread, and the blocks of kilnCacheMinimum bytes or more
+ * allocated under it and not yet freed (a list under kilnCacheMutex). */
+struct KilnRecovery {
+  jmp_buf target;
+  size_t failedBytes;
+  KilnRecovery *previous;
+  KilnBlockHeader *blocks;
+};
 
 /* A token of the calling thread: the address of a thread-local variable. */
 static _Thread_local char kilnThreadMarker;
 static const void *kilnThreadToken(void) { return &kilnThreadMarker; }
 
 static pthread_mutex_t kilnCacheMutex = PTHREAD_MUTEX_INITIALIZER;
+/* The innermost recovery point of the calling thread. */
+static _Thread_local KilnRecovery *kilnRecovery;
 /* Freed blocks (their payloads), oldest first. */
 static void *kilnCache[kilnCacheSlots];
 static int kilnCacheCount;
@@ -106,6 +139,52 @@ static void *kilnTakeCached(size_t capacity) {
   return found;
 }
 
+/* Whether the calling thread runs an OpenMP parallel region: libomp's
+ * omp_in_parallel, linked into an AOT library built with --openmp (a weak
+ * reference) or loaded globally by the JIT (dlsym). Asked on failure only. */
+extern int omp_in_parallel(void) __attribute__((weak));
+static int kilnInParallel(void) {
+  int (*inParallel)(void) = omp_in_parallel;
+  if (!inParallel)
+    *(void **)&inParallel = dlsym(RTLD_DEFAULT, "omp_in_parallel");
+  return inParallel && inParallel();
+}
+
+static void *kilnUntracked(void *payload) {
+  kilnHeaderOf(payload)->owner = NULL;
+  return payload;
+}
+
+/* Puts a block of kilnCacheMinimum bytes or more on the list of the calling
+ * thread's recovery, so that a failed call releases it. */
+static void *kilnTrack(void *payload) {
+  KilnBlockHeader *header = kilnHeaderOf(payload);
+  KilnRecovery *recovery = kilnRecovery;
+  header->owner = recovery;
+  if (!recovery)
+    return payload;
+  pthread_mutex_lock(&kilnCacheMutex);
+  header->previous = NULL;
+  header->next = recovery->blocks;
+  if (recovery->blocks)
+    recovery->blocks->previous = header;
+  recovery->blocks = header;
+  pthread_mutex_unlock(&kilnCacheMutex);
+  return payload;
+}
+
+/* Takes a block off its recovery's list; the caller holds kilnCacheMutex. */
+static void kilnUntrackLocked(KilnBlockHeader *header) {
+  KilnRecovery *recovery = header->owner;
+  if (header->previous)
+    header->previous->next = header->next;
+  else
+    recovery->blocks = header->next;
+  if (header->next)
+    header->next->previous = header->previous;
+  header->owner = NULL;
+}
+
 static void *kilnAllocate(size_t alignment, size_t size) {
   if (alignment < kilnHeaderBytes)
     alignment = kilnHeaderBytes;
@@ -118,7 +197,7 @@ static void *kilnAllocate(size_t alignment, size_t size) {
   if (cacheable) {
     void *payload = kilnTakeCached(capacity);
     if (payload)
-      return payload;
+      return kilnTrack(payload);
   }
   /* The header fits before the first aligned payload address. */
   if (capacity > SIZE_MAX - alignment)
@@ -131,13 +210,19 @@ static void *kilnAllocate(size_t alignment, size_t size) {
   header->base = base;
   header->capacity = capacity;
   header->cacheable = (size_t)cacheable;
-  return payload;
+  return capacity >= kilnCacheMinimum ? kilnTrack(payload)
+                                       : kilnUntracked(payload);
 }
 
 static void kilnRelease(void *payload) {
   if (!payload)
     return;
   KilnBlockHeader *header = kilnHeaderOf(payload);
+  if (header->owner) {
+    pthread_mutex_lock(&kilnCacheMutex);
+    kilnUntrackLocked(header);
+    pthread_mutex_unlock(&kilnCacheMutex);
+  }
   if (!header->cacheable || header->capacity > kilnCacheLimit) {
     free(header->base);
     return;
@@ -164,16 +249,75 @@ static void kilnRelease(void *payload) {
     free(kilnHeaderOf(evicted[i])->base);
 }
 
+/* Compiled code cannot use a NULL block: jumps back to the recovery point
+ * of the call, or, without one or inside a parallel region, says why and
+ * aborts. */
+static void *kilnAllocated(void *payload, size_t size) {
+  if (payload)
+    return payload;
+  KilnRecovery *recovery = kilnRecovery;
+  if (recovery && !kilnInParallel()) {
+    recovery->failedBytes = size;
+    longjmp(recovery->target, 1);
+  }
+  fprintf(stderr,
+          "kiln: out of memory: compiled code could not allocate %zu bytes%s\n",
+          size, recovery ? " inside a parallel region" : "");
+  abort();
+}
+
 KILN_HOST_ALLOCATOR_API void *_mlir_memref_to_llvm_alloc(size_t size) {
-  return kilnAllocate(kilnHeaderBytes, size);
+  return kilnAllocated(kilnAllocate(kilnHeaderBytes, size), size);
 }
 
 KILN_HOST_ALLOCATOR_API void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
                                                                 size_t size) {
   /* A power of two, as memref.alloc's alignment attribute must be. */
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
-    return NULL;
-  return kilnAllocate(alignment, size);
+    return kilnAllocated(NULL, size);
+  return kilnAllocated(kilnAllocate(alignment, size), size);
+}
+
+/* Makes `recovery`, whose target the caller has just set with setjmp, the
+ * calling thread's recovery point. */
+KILN_HOST_ALLOCATOR_API void kilnRecoveryBegin(KilnRecovery *recovery) {
+  recovery->failedBytes = 0;
+  recovery->blocks = NULL;
+  recovery->previous = kilnRecovery;
+  kilnRecovery = recovery;
+}
+
+/* Ends `recovery`, after its call returned or jumped back: the blocks it
+ * still tracks are released after a failure and merely untracked otherwise.
+ * Returns the bytes that could not be allocated, 0 after a success. */
+KILN_HOST_ALLOCATOR_API size_t kilnRecoveryEnd(KilnRecovery *recovery) {
+  kilnRecovery = recovery->previous;
+  size_t failed = recovery->failedBytes;
+  pthread_mutex_lock(&kilnCacheMutex);
+  KilnBlockHeader *blocks = recovery->blocks;
+  for (KilnBlockHeader *block = blocks; block; block = block->next)
+    block->owner = NULL;
+  recovery->blocks = NULL;
+  pthread_mutex_unlock(&kilnCacheMutex);
+  if (failed)
+    while (blocks) {
+      KilnBlockHeader *next = blocks->next;
+      kilnRelease((char *)blocks + kilnHeaderBytes);
+      blocks = next;
+    }
+  return failed;
+}
+
+/* Calls a JIT-compiled packed function, `function(arguments)`, under a
+ * recovery point. Returns 0, or the bytes of the allocation that failed. */
+KILN_HOST_ALLOCATOR_API size_t kilnHostAllocatorCall(void (*function)(void **),
+                                                     void **arguments) {
+  KilnRecovery recovery;
+  if (setjmp(recovery.target) == 0) {
+    kilnRecoveryBegin(&recovery);
+    function(arguments);
+  }
+  return kilnRecoveryEnd(&recovery);
 }
 
 KILN_HOST_ALLOCATOR_API void _mlir_memref_to_llvm_free(void *payload) {

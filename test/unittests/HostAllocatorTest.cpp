@@ -73,9 +73,78 @@ TEST(HostAllocatorTest, AlignmentsZeroSizeAndNull) {
       _mlir_memref_to_llvm_free(p);
     }
   }
-  EXPECT_EQ(_mlir_memref_to_llvm_aligned_alloc(48, 100), nullptr);
-  EXPECT_EQ(_mlir_memref_to_llvm_alloc(SIZE_MAX - 10), nullptr);
   _mlir_memref_to_llvm_free(nullptr);
+}
+
+// What compiled code does when the machine has no memory for a block: the
+// call made through kilnHostAllocatorCall (the JIT's; every AOT wrapper does
+// the same) ends, returning the bytes, and what it had allocated in blocks
+// of 64 KiB and more is released; the code after the failed allocation never
+// runs.
+struct FailingCall {
+  void *large = nullptr;
+  bool ranOn = false;
+};
+
+void allocateThenFail(void **arguments) {
+  auto *call = static_cast<FailingCall *>(arguments[0]);
+  call->large = _mlir_memref_to_llvm_alloc(5 << 20);
+  void *small = _mlir_memref_to_llvm_alloc(1000);
+  static_cast<char *>(small)[999] = 1;
+  _mlir_memref_to_llvm_alloc(SIZE_MAX - 10);
+  call->ranOn = true;
+}
+
+TEST(HostAllocatorTest, FailedAllocationEndsTheCall) {
+  FailingCall call;
+  void *arguments[] = {&call};
+  EXPECT_EQ(kilnHostAllocatorCall(allocateThenFail, arguments), SIZE_MAX - 10);
+  EXPECT_FALSE(call.ranOn);
+  ASSERT_NE(call.large, nullptr);
+  // The large block was released into the cache: its class comes back.
+  void *again = _mlir_memref_to_llvm_alloc(5 << 20);
+  EXPECT_EQ(again, call.large);
+  _mlir_memref_to_llvm_free(again);
+}
+
+void allocateMisaligned(void **) {
+  _mlir_memref_to_llvm_aligned_alloc(48, 100);
+}
+
+TEST(HostAllocatorTest, AnAlignmentThatIsNoPowerOfTwoFails) {
+  EXPECT_EQ(kilnHostAllocatorCall(allocateMisaligned, nullptr), 100u);
+}
+
+// A block a successful call leaves allocated is the caller's: still usable
+// and freed later (the call's end only forgets it).
+void allocateAndKeep(void **arguments) {
+  *static_cast<void **>(arguments[0]) = _mlir_memref_to_llvm_alloc(7 << 20);
+}
+
+void failInside(void **arguments) {
+  EXPECT_EQ(kilnHostAllocatorCall(allocateMisaligned, nullptr), 100u);
+  allocateAndKeep(arguments);
+}
+
+TEST(HostAllocatorTest, SuccessfulAndNestedCalls) {
+  void *kept = nullptr;
+  void *arguments[] = {&kept};
+  EXPECT_EQ(kilnHostAllocatorCall(allocateAndKeep, arguments), 0u);
+  ASSERT_NE(kept, nullptr);
+  static_cast<char *>(kept)[(7 << 20) - 1] = 1;
+  _mlir_memref_to_llvm_free(kept);
+  // An inner call that fails leaves the outer one running.
+  kept = nullptr;
+  EXPECT_EQ(kilnHostAllocatorCall(failInside, arguments), 0u);
+  ASSERT_NE(kept, nullptr);
+  _mlir_memref_to_llvm_free(kept);
+}
+
+// Outside any call there is nothing to return to: the message, then abort.
+TEST(HostAllocatorTest, FailureOutsideACallAborts) {
+  EXPECT_DEATH(_mlir_memref_to_llvm_alloc(SIZE_MAX - 10),
+               "kiln: out of memory: compiled code could not allocate "
+               "18446744073709551605 bytes");
 }
 
 TEST(HostAllocatorTest, KeepsAtMostItsLimit) {

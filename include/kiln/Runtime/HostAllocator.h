@@ -29,6 +29,12 @@ KILN_HOST_ALLOCATOR_API void *
 _mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
 /* Returns a block of the two functions above (NULL does nothing). */
 KILN_HOST_ALLOCATOR_API void _mlir_memref_to_llvm_free(void *payload);
+/* Calls the JIT-compiled packed function `function(arguments)` so that an
+ * allocation of its compiled code that fails ends the call instead of the
+ * process: returns 0, or the bytes that could not be allocated (the call's
+ * outputs are then incomplete). HostAllocator.c says what it frees. */
+KILN_HOST_ALLOCATOR_API size_t kilnHostAllocatorCall(void (*function)(void **),
+                                                     void **arguments);
 /* The bytes and the number of freed blocks kept for reuse. */
 KILN_HOST_ALLOCATOR_API void kilnHostAllocatorCacheStats(size_t *bytes,
                                                          int *blocks);

@@ -208,6 +208,34 @@ def KilnGPUCheckTargetSupportPass
   }];
 }
 
+def KilnGPUModuleToBinaryPass
+    : Pass<"kiln-gpu-module-to-binary", "ModuleOp"> {
+  let summary = "gpu-module-to-binary, with an abort of LLVM's NVPTX backend "
+                "reported as an error";
+  let description = [{
+    Runs upstream's `gpu-module-to-binary` (with this pass's `format` and
+    `toolkit` as its `format` and `toolkit`) under crash recovery
+    (`kiln/Support/BackendCrashRecovery.h`). Instruction selection in the
+    NVPTX backend aborts the process on IR that verifies but that the
+    target chip cannot run, e.g. an intrinsic of sm_90 called in a module
+    for sm_80 ("LLVM ERROR: Cannot select: intrinsic ..."). Here that
+    message stays on stderr and the pass fails with an error at the module
+    naming its `gpu.module`s and their chips, so Kiln's tools exit with an
+    error instead of a signal. `kiln-gpu-check-target-support` rejects the
+    forms Kiln knows of earlier, at the op; this catches the rest.
+
+    `kiln-lower-to-nvvm` runs it where it ran `gpu-module-to-binary`.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"fatbin\"",
+           "gpu-module-to-binary's format: offloading, assembly, isa, bin "
+           "or fatbin">,
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "gpu-module-to-binary's toolkit: the CUDA toolkit's path">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def KilnGPUEmulateKernelsPass
     : Pass<"kiln-gpu-emulate-kernels", "::mlir::ModuleOp"> {
   let summary = "Compile NVVM kernels for the host CPU and launch them on "
