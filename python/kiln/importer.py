@@ -25,6 +25,8 @@ Rules the handlers keep:
 """
 import math
 import operator
+import os
+import traceback
 
 import torch
 from torch.export import ExportedProgram
@@ -119,6 +121,64 @@ class Args:
             raise _Unsupported("argument %s=%s is not supported" % (name, _short(value)))
 
 
+# The Python types of the enum kinds of a schema's `real_type` (its `type`
+# says `int` for all three).
+_ENUMS = {"ScalarTypeType": torch.dtype, "LayoutType": torch.layout,
+          "MemoryFormatType": torch.memory_format}
+
+
+def _matches(value, t):
+    """Whether `value`, an FX argument after lookup, fits the schema type
+    `t` (an argument's `real_type`); kinds Kiln's handlers never read
+    (Device, str, ...) always fit."""
+    kind = t.kind()
+    if kind == "OptionalType":
+        return value is None or _matches(value, t.getElementType())
+    if kind == "TensorType":
+        # Python numbers stand for 0-d tensors (aten.mul.Tensor(x, 0.5)).
+        return isinstance(value, (Value, torch.Tensor, bool, int, float))
+    if kind in _ENUMS:
+        return isinstance(value, _ENUMS[kind])
+    if kind in ("IntType", "SymIntType"):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind in ("FloatType", "SymFloatType"):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind in ("BoolType", "SymBoolType"):
+        return isinstance(value, bool)
+    if kind == "NumberType":
+        return isinstance(value, (bool, int, float))
+    if kind == "ListType":
+        element = t.getElementType()
+        if element.kind() in ("IntType", "SymIntType") and _matches(value, element):
+            return True  # int[1] arguments take one int
+        return (isinstance(value, (list, tuple))
+                and all(_matches(v, element) for v in value))
+    return True
+
+
+def _kind_name(value):
+    if isinstance(value, (Value, torch.Tensor)):
+        return "a tensor"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return "%s %s" % (type(value).__name__, _short(value))
+
+
+def _internal_error(e):
+    """The reason reported for a node on which the importer itself failed:
+    what a well-formed torch.export program never does, but an edited one
+    can (an argument of the wrong type that a handler read, a `meta["val"]`
+    that contradicts the inputs). One clean error instead of a traceback,
+    naming the exception and the importer's innermost frame."""
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if os.path.dirname(f.filename) == os.path.dirname(__file__)]
+    where = ("%s:%d" % (os.path.basename(frames[-1].filename), frames[-1].lineno)
+             if frames else "?")
+    message = str(e).splitlines()[0] if str(e) else ""
+    return ("the importer failed on this node (%s: %s, at %s); is the program "
+            "malformed?" % (type(e).__name__, message[:200], where))
+
+
 def _same_default(value, default):
     if isinstance(value, (Value, torch.Tensor)):
         return False
@@ -195,12 +255,17 @@ class Importer:
     def meta(self, node):
         val = node.meta.get("val")
         if isinstance(val, (list, tuple)):
-            return [(self.fdt(v.dtype), tuple(v.shape)) for v in val]
+            return [self._tensor_meta(v) for v in val]
+        return self._tensor_meta(val)
+
+    def _tensor_meta(self, val):
         if not isinstance(val, torch.Tensor):
-            raise _Unsupported("result is not a tensor (%r)" % (val,))
+            raise _Unsupported("result is not a tensor (%s)" % _short(val))
         for s in val.shape:
             if not isinstance(s, int):
                 raise _Unsupported("dynamic dimension %s: Kiln graphs are statically shaped" % s)
+        if val.dtype not in DTYPES:
+            raise _Unsupported("result dtype %s has no Kiln element type" % val.dtype)
         return self.fdt(val.dtype), tuple(val.shape)
 
     # -- values -----------------------------------------------------------
@@ -266,7 +331,12 @@ class Importer:
             if n.op == "call_function":
                 self.call(n)
             elif n.op == "output":
-                self.output(n)
+                try:
+                    self.output(n)
+                except _Unsupported as e:
+                    self.report(n, "output", str(e))
+                except Exception as e:  # noqa: BLE001 -- see _internal_error
+                    self.report(n, "output", _internal_error(e))
             elif n.op == "get_attr":
                 self.env[n] = getattr(self.program.graph_module, n.target)
         if self.problems:
@@ -322,6 +392,8 @@ class Importer:
 
     def lookup(self, a):
         if isinstance(a, torch.fx.Node):
+            if a not in self.env:
+                raise _Unsupported("uses %s, which has no value before it" % a.name)
             return self.env[a]
         if isinstance(a, (list, tuple)):
             return type(a)(self.lookup(x) for x in a)
@@ -332,6 +404,16 @@ class Importer:
         if target in _SKIP:
             return
         self.hint = n.name
+        try:
+            self._call(n, target)
+        except _Unsupported as e:
+            self.report(n, target, str(e))
+            self.env[n] = _Poison()
+        except Exception as e:  # noqa: BLE001 -- see _internal_error
+            self.report(n, target, _internal_error(e))
+            self.env[n] = _Poison()
+
+    def _call(self, n, target):
         inputs = [self.lookup(a) for a in n.args]
         kwargs = {k: self.lookup(v) for k, v in n.kwargs.items()}
 
@@ -365,12 +447,8 @@ class Importer:
             self.env[n] = _Poison()
             return
         args = self.bind(n, inputs, kwargs)
-        try:
-            result = handler(self, n, args)
-            args.check_defaults()
-        except _Unsupported as e:
-            self.report(n, target, str(e))
-            result = _Poison()
+        result = handler(self, n, args)
+        args.check_defaults()
         self.env[n] = result
 
     def report(self, n, target, reason):
@@ -378,15 +456,34 @@ class Importer:
                               "source": _source_line(n)})
 
     def bind(self, n, inputs, kwargs):
+        """The node's arguments by schema name, each checked against its
+        schema type: a malformed node is unsupported, with the argument
+        named, before any handler reads it."""
         schema = n.target._schema
+        positional = [a for a in schema.arguments if not a.kwarg_only]
+        if len(inputs) > len(positional):
+            raise _Unsupported("%d positional arguments, the schema takes %d"
+                               % (len(inputs), len(positional)))
+        names = {a.name for a in schema.arguments}
+        for name in kwargs:
+            if name not in names:
+                raise _Unsupported("unknown argument %s" % name)
         values = {}
         for i, arg in enumerate(schema.arguments):
             if i < len(inputs) and not arg.kwarg_only:
+                if arg.name in kwargs:
+                    raise _Unsupported("argument %s given twice" % arg.name)
                 values[arg.name] = inputs[i]
             elif arg.name in kwargs:
                 values[arg.name] = kwargs[arg.name]
             elif arg.has_default_value():
                 values[arg.name] = arg.default_value
+            else:
+                raise _Unsupported("argument %s is missing" % arg.name)
+            if not _matches(values[arg.name], arg.real_type):
+                raise _Unsupported("argument %s is %s, the schema wants %s"
+                                   % (arg.name, _kind_name(values[arg.name]),
+                                      arg.real_type))
         return Args(n, schema, values)
 
     def fold(self, n, inputs, kwargs):
