@@ -163,11 +163,12 @@ class Mutator:
                           and any(isinstance(x, torch.fx.Node) for x in a))]
         if not spots:
             return self.mutate_extra(node, nodes)
-        i = self.rng.choice(spots)
-        value = self.rng.choice(VALUES)
+        self.replace_arg(node, self.rng.choice(spots), self.rng.choice(VALUES))
+
+    def replace_arg(self, node, i, value):
         args = list(node.args)
         args[i] = value
-        self.log.append("%s: args[%d] %r -> %r" % (node.name, i, node.args[i], value))
+        self.log.append("%s: args[%d] %s -> %s" % (node.name, i, node.args[i], value))
         self.set(node, "args", tuple(args))
 
     def mutate_node(self, node, nodes):
@@ -175,18 +176,14 @@ class Mutator:
         if not spots:
             return self.mutate_value(node, nodes)
         i = self.rng.choice(spots)
-        earlier = [m for m in self.program.graph.nodes
-                   if m is not node and m.op in ("placeholder", "call_function")]
-        before = earlier[:earlier.index(node)] if node in earlier else earlier
-        choice = self.rng.random()
-        if before and choice < 0.8:
-            value = self.rng.choice(before)
+        # Any other node, later ones too (a use before the value exists).
+        others = [m for m in self.program.graph.nodes
+                  if m is not node and m.op in ("placeholder", "call_function")]
+        if others and self.rng.random() < 0.8:
+            value = self.rng.choice(others)
         else:
             value = self.rng.choice(VALUES)
-        args = list(node.args)
-        args[i] = value
-        self.log.append("%s: args[%d] %s -> %s" % (node.name, i, node.args[i], value))
-        self.set(node, "args", tuple(args))
+        self.replace_arg(node, i, value)
 
     def mutate_drop(self, node, nodes):
         if not node.args:
@@ -232,9 +229,13 @@ class Mutator:
             shape[j] = self.rng.choice([0, 1, shape[j] + 1, 2**40])
         else:
             shape = shape[:-1] if shape and self.rng.random() < 0.5 else shape + [3]
+        try:
+            new = torch.empty(shape, dtype=dtype, device="meta")
+        except RuntimeError:  # torch refuses the shape (its bytes overflow)
+            return
         self.log.append("%s: meta['val'] %s%s -> %s%s" % (node.name, val.dtype,
                                                          list(val.shape), dtype, shape))
-        self.set(node, "meta", torch.empty(shape, dtype=dtype, device="meta"))
+        self.set(node, "meta", new)
 
 
 _MISSING = object()
