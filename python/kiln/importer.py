@@ -122,7 +122,8 @@ class Args:
 
 
 # The Python types of the enum kinds of a schema's `real_type` (its `type`
-# says `int` for all three).
+# says `int` for all three, and exported graphs pass ints too: Hugging Face
+# models' `contiguous` has memory_format=0).
 _ENUMS = {"ScalarTypeType": torch.dtype, "LayoutType": torch.layout,
           "MemoryFormatType": torch.memory_format}
 
@@ -138,7 +139,8 @@ def _matches(value, t):
         # Python numbers stand for 0-d tensors (aten.mul.Tensor(x, 0.5)).
         return isinstance(value, (Value, torch.Tensor, bool, int, float))
     if kind in _ENUMS:
-        return isinstance(value, _ENUMS[kind])
+        return (isinstance(value, _ENUMS[kind])
+                or (isinstance(value, int) and not isinstance(value, bool)))
     if kind in ("IntType", "SymIntType"):
         return isinstance(value, int) and not isinstance(value, bool)
     if kind in ("FloatType", "SymFloatType"):
@@ -432,21 +434,20 @@ class Importer:
         if target == "getitem":
             self.env[n] = inputs[0][inputs[1]]
             return
+        # The arguments match the schema before torch folds the op: torch
+        # itself can crash on arguments of the wrong kind (a segfault after
+        # a mutated layout argument, test/fuzz/fuzz_torch_export.py).
+        if hasattr(n.target, "_schema"):
+            args = self.bind(n, inputs, kwargs)
         if (target not in _NO_FOLD and hasattr(n.target, "_schema")
                 and not any(isinstance(x, Value) for x in leaves)):
-            try:
-                self.env[n] = self.fold(n, inputs, kwargs)
-                return
-            except _Unsupported as e:
-                self.report(n, target, str(e))
-                self.env[n] = _Poison()
-                return
+            self.env[n] = self.fold(n, inputs, kwargs)
+            return
         handler = _HANDLERS.get(target)
         if handler is None:
             self.report(n, target, "no Kiln mapping for this ATen op")
             self.env[n] = _Poison()
             return
-        args = self.bind(n, inputs, kwargs)
         result = handler(self, n, args)
         args.check_defaults()
         self.env[n] = result
