@@ -25,6 +25,10 @@ for _assignment in filter(None, config.kiln_sanitize_environment.split(";")):
     config.environment[_name] = os.environ.get(_name, _value)
 if config.kiln_sanitize:
     config.available_features.add("sanitized")
+# The host's architecture, for tests that need an instruction it lacks.
+import platform
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("host-x86_64")
 # `env %no_leak_check VAR=... kiln-run ... --openmp`: LeakSanitizer's exit
 # check crashes in its own tracer ("Tracer caught signal 11") while libomp's
 # worker threads are alive, so the runs that start OpenMP threads go without

@@ -5,6 +5,8 @@
 // crash recovery: LLVM's message, then an error, exit code 1 (`not` fails
 // on a signal). The same module without the intrinsics runs.
 //
+// REQUIRES: host-x86_64
+//
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: not kiln-run %s --entry f --random-inputs 2>&1 | FileCheck %s --check-prefix=JIT
 // JIT: LLVM ERROR: Cannot select: intrinsic %llvm.aarch64.isb
