@@ -150,16 +150,13 @@ static int kilnInParallel(void) {
   return inParallel && inParallel();
 }
 
-static void *kilnUntracked(void *payload) {
-  kilnHeaderOf(payload)->owner = NULL;
-  return payload;
-}
-
 /* Puts a block of kilnCacheMinimum bytes or more on the list of the calling
- * thread's recovery, so that a failed call releases it. */
+ * thread's recovery, so that a failed call releases it; a smaller one, or
+ * one allocated outside a call, belongs to none. */
 static void *kilnTrack(void *payload) {
   KilnBlockHeader *header = kilnHeaderOf(payload);
-  KilnRecovery *recovery = kilnRecovery;
+  KilnRecovery *recovery =
+      header->capacity >= kilnCacheMinimum ? kilnRecovery : NULL;
   header->owner = recovery;
   if (!recovery)
     return payload;
@@ -210,8 +207,7 @@ static void *kilnAllocate(size_t alignment, size_t size) {
   header->base = base;
   header->capacity = capacity;
   header->cacheable = (size_t)cacheable;
-  return capacity >= kilnCacheMinimum ? kilnTrack(payload)
-                                       : kilnUntracked(payload);
+  return kilnTrack(payload);
 }
 
 static void kilnRelease(void *payload) {
@@ -257,7 +253,8 @@ static void *kilnAllocated(void *payload, size_t size) {
     return payload;
   KilnRecovery *recovery = kilnRecovery;
   if (recovery && !kilnInParallel()) {
-    recovery->failedBytes = size;
+    /* 0 would read as success: a zero-size block is a one-byte one. */
+    recovery->failedBytes = size ? size : 1;
     longjmp(recovery->target, 1);
   }
   fprintf(stderr,

@@ -92,62 +92,54 @@ void *generate(void *argument) {
 
 } // namespace
 
+/// Empties `slot`, and restores the previous handlers after the last
+/// generation.
+static void release(int slot) {
+  std::lock_guard<std::mutex> lock(handlersMutex);
+  running[slot].store(nullptr);
+  if (--numRunning == 0)
+    for (int signal : kFatalSignals)
+      sigaction(signal, &previous[signal], nullptr);
+}
+
 bool mlir::kiln::runBackendSafely(llvm::function_ref<void()> codegen) {
   auto *generation = new Generation;
   generation->codegen = codegen;
   sem_init(&generation->go, 0, 0);
   sem_init(&generation->ended, 0, 0);
+  // A slot of its own, taken under the lock (the handler finds the thread
+  // there by its id), and our handlers while any generation runs.
   int slot = -1;
   {
     std::lock_guard<std::mutex> lock(handlersMutex);
     for (int i = 0; i < kMaxGenerations && slot < 0; ++i)
       if (!running[i].load())
         slot = i;
-    if (slot >= 0 && numRunning++ == 0) {
-      struct sigaction action = {};
-      action.sa_sigaction = onFatalSignal;
-      action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-      sigemptyset(&action.sa_mask);
-      for (int signal : kFatalSignals)
-        sigaction(signal, &action, &previous[signal]);
+    if (slot >= 0) {
+      running[slot].store(generation);
+      if (numRunning++ == 0) {
+        struct sigaction action = {};
+        action.sa_sigaction = onFatalSignal;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        for (int signal : kFatalSignals)
+          sigaction(signal, &action, &previous[signal]);
+      }
     }
-  }
-  // More generations at once than slots: no recovery for this one.
-  if (slot < 0) {
-    sem_destroy(&generation->go);
-    sem_destroy(&generation->ended);
-    delete generation;
-    codegen();
-    return true;
   }
   // LLVM's code generators recurse deeply: the main thread's 8 MiB, at least.
-  pthread_attr_t attributes;
-  pthread_attr_init(&attributes);
-  pthread_attr_setstacksize(&attributes, size_t(64) << 20);
-  // The thread runs the code generator once its id is in the slot, where
-  // the handler looks for it.
-  bool started;
-  {
-    std::lock_guard<std::mutex> lock(handlersMutex);
+  bool started = false;
+  if (slot >= 0) {
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, size_t(64) << 20);
     started = pthread_create(&generation->thread, &attributes, generate,
                              generation) == 0;
-    if (started)
-      running[slot].store(generation);
+    pthread_attr_destroy(&attributes);
+    if (!started)
+      release(slot);
   }
-  pthread_attr_destroy(&attributes);
-  if (started)
-    sem_post(&generation->go);
-  if (started)
-    while (sem_wait(&generation->ended) != 0) {
-    }
-  bool crashed = generation->crashed.load();
-  {
-    std::lock_guard<std::mutex> lock(handlersMutex);
-    running[slot].store(nullptr);
-    if (--numRunning == 0)
-      for (int signal : kFatalSignals)
-        sigaction(signal, &previous[signal], nullptr);
-  }
+  // More generations at once than slots, or no thread: no recovery.
   if (!started) {
     sem_destroy(&generation->go);
     sem_destroy(&generation->ended);
@@ -155,6 +147,13 @@ bool mlir::kiln::runBackendSafely(llvm::function_ref<void()> codegen) {
     codegen();
     return true;
   }
+  // The thread runs the code generator once pthread_create has written its
+  // id, which the handler compares.
+  sem_post(&generation->go);
+  while (sem_wait(&generation->ended) != 0) {
+  }
+  bool crashed = generation->crashed.load();
+  release(slot);
   if (crashed) {
     // Parked in the handler for good, with its stack: leaked.
     pthread_detach(generation->thread);

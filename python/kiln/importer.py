@@ -333,12 +333,7 @@ class Importer:
             if n.op == "call_function":
                 self.call(n)
             elif n.op == "output":
-                try:
-                    self.output(n)
-                except _Unsupported as e:
-                    self.report(n, "output", str(e))
-                except Exception as e:  # noqa: BLE001 -- see _internal_error
-                    self.report(n, "output", _internal_error(e))
+                self.guarded(n, "output", self.output)
             elif n.op == "get_attr":
                 self.env[n] = getattr(self.program.graph_module, n.target)
         if self.problems:
@@ -406,14 +401,20 @@ class Importer:
         if target in _SKIP:
             return
         self.hint = n.name
+        if not self.guarded(n, target, lambda n: self._call(n, target)):
+            self.env[n] = _Poison()
+
+    def guarded(self, n, op, step):
+        """Runs `step(n)`; a node it cannot import, or one it fails on, is
+        reported (as `op`) instead. Returns whether it succeeded."""
         try:
-            self._call(n, target)
+            step(n)
+            return True
         except _Unsupported as e:
-            self.report(n, target, str(e))
-            self.env[n] = _Poison()
+            self.report(n, op, str(e))
         except Exception as e:  # noqa: BLE001 -- see _internal_error
-            self.report(n, target, _internal_error(e))
-            self.env[n] = _Poison()
+            self.report(n, op, _internal_error(e))
+        return False
 
     def _call(self, n, target):
         inputs = [self.lookup(a) for a in n.args]
@@ -437,9 +438,9 @@ class Importer:
         # The arguments match the schema before torch folds the op: torch
         # itself can crash on arguments of the wrong kind (a segfault after
         # a mutated layout argument, test/fuzz/fuzz_torch_export.py).
-        if hasattr(n.target, "_schema"):
-            args = self.bind(n, inputs, kwargs)
-        if (target not in _NO_FOLD and hasattr(n.target, "_schema")
+        schema = hasattr(n.target, "_schema")
+        args = self.bind(n, inputs, kwargs) if schema else None
+        if (schema and target not in _NO_FOLD
                 and not any(isinstance(x, Value) for x in leaves)):
             self.env[n] = self.fold(n, inputs, kwargs)
             return

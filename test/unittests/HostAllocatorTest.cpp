@@ -114,8 +114,14 @@ void allocateMisaligned(void **) {
   _mlir_memref_to_llvm_aligned_alloc(48, 100);
 }
 
+void allocateMisalignedEmpty(void **) {
+  _mlir_memref_to_llvm_aligned_alloc(48, 0);
+}
+
 TEST(HostAllocatorTest, AnAlignmentThatIsNoPowerOfTwoFails) {
   EXPECT_EQ(kilnHostAllocatorCall(allocateMisaligned, nullptr), 100u);
+  // A failed zero-size block counts as one byte: 0 is the call's success.
+  EXPECT_EQ(kilnHostAllocatorCall(allocateMisalignedEmpty, nullptr), 1u);
 }
 
 // A block a successful call leaves allocated is the caller's: still usable
