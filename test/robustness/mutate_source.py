@@ -204,10 +204,33 @@ MUTANTS = [
            "*capDerivative = arith::AddFOp::create(",
            "the GPU backward's softcap factor 1 + tanh^2", [EMU_F32]),
     Mutant("logit-alibi-offset", "attention definition", AT,
-           "builder, loc, j, addConstant(builder, loc, i, positionOffset));",
-           "builder, loc, j, i);",
+           "  return addConstant(builder, loc, row, positionOffset);",
+           "  return row;",
            "ALiBi's distance from i instead of p(i) (bottom_right, Sq != Sk)",
            [FIX_ATT, EMU_F32]),
+    Mutant("packed-first-wins", "attention definition", AT,
+           "            b, loc, constIndex(b, loc, numSequences - 1), t);",
+           "            b, loc, t, constIndex(b, loc, 0));",
+           "packed sequences searched first to last, so the last sequence "
+           "that holds a row wins (offsets out of order)", [FIX_ATT]),
+    Mutant("packed-position-offset", "attention definition", AT,
+           "        if (alignment == AttentionAlignment::bottom_right)\n"
+           "          position = arith::AddIOp::create(",
+           "        if (alignment == AttentionAlignment::top_left)\n"
+           "          position = arith::AddIOp::create(",
+           "a packed sequence's bottom_right offset applied to top_left "
+           "instead (cross lengths)", [FIX_ATT, EMU_F32]),
+    Mutant("packed-key-end", "attention definition", AT,
+           "    conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, j,\n"
+           "                                  keyEnd));",
+           "    conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sle, j,\n"
+           "                                  keyEnd));",
+           "a row sees the first key of the next sequence", [FIX_ATT, EMU_F32]),
+    Mutant("packed-whole-tile", "GPU kernels", "include/kiln/Dialect/Kiln/Utils/AttentionUtils.h",
+           "    return booleanMask || queryLengths || static_cast<bool>(sequences);",
+           "    return booleanMask || queryLengths;",
+           "the tensor-core kernels' whole-tile shortcut skips the packed "
+           "sequences' predicate", [EMU_F16_MMA]),
     Mutant("logit-alibi-abs", "attention definition", AT,
            "    distance = math::AbsIOp::create(\n        builder, loc,\n        arith::IndexCastOp::create(builder, loc, builder.getI64Type(),\n                                   distance));",
            "    distance = arith::IndexCastOp::create(builder, loc, builder.getI64Type(),\n                                          distance);",
@@ -358,6 +381,11 @@ MUTANTS = [
            "not at its key", [FIX_ATT_GRAD]),
 
     # --- kiln-decompose-attention.
+    Mutant("dec-packed-first-wins", "decomposition", DA,
+           "      MinOp::create(b, loc, candidates, ArrayRef<int64_t>{1}, false);",
+           "      MaxOp::create(b, loc, candidates, ArrayRef<int64_t>{1}, false);",
+           "the decomposition takes the largest candidate sequence of a row "
+           "(N, none) instead of the least", [DEC_FIX]),
     Mutant("dec-mask-heads", "decomposition", DA,
            "return {shape4[0], numKVHeads, groupSize, shape4[2], shape4[3]};",
            "return {shape4[0], groupSize, numKVHeads, shape4[2], shape4[3]};",

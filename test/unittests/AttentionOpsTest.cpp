@@ -113,6 +113,7 @@ TEST_F(AttentionOpTest, EveryOptionalOperandAndAttribute) {
   auto op = AttentionOp::create(
       builder, loc, q, k, v, mask, keyLengths, queryLengths, seed,
       /*alibi_slopes=*/nullptr, /*sinks=*/nullptr,
+      /*cu_seqlens_q=*/nullptr, /*cu_seqlens_k=*/nullptr,
       /*scale=*/builder.getF64FloatAttr(0.5),
       /*causal=*/builder.getUnitAttr(),
       /*window_left=*/builder.getI64IntegerAttr(2),
@@ -146,6 +147,7 @@ TEST_F(AttentionOpTest, OnlySomeOptionalOperands) {
   auto op = AttentionOp::create(
       builder, loc, q, kv, kv, bias, keyLengths, /*query_lengths=*/nullptr,
       /*seed=*/nullptr, /*alibi_slopes=*/nullptr, /*sinks=*/nullptr,
+      /*cu_seqlens_q=*/nullptr, /*cu_seqlens_k=*/nullptr,
       /*scale=*/nullptr,
       /*causal=*/nullptr, /*window_left=*/nullptr,
       /*window_right=*/builder.getI64IntegerAttr(1), /*alignment=*/nullptr,
@@ -194,7 +196,7 @@ TEST_F(AttentionOpTest, VerifierRejectsBuiltOps) {
   auto noSeed =
       AttentionOp::create(builder, loc, q, kv, kv, nullptr, nullptr, nullptr,
                           nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                          nullptr, nullptr, nullptr,
+                          nullptr, nullptr, nullptr, nullptr, nullptr,
                           builder.getF64FloatAttr(0.25));
   EXPECT_FALSE(verifies(noSeed));
   EXPECT_EQ(lastError, "'kiln.attention' op 'dropout_p' = 0.25 needs a seed "

@@ -477,15 +477,16 @@ Case attentionCase(const test::AttentionCase &a) {
   std::vector<InputSpec> inputs = {f64(s.getQueryShape()), f64(s.getKeyShape()),
                                    f64(s.getValueShape())};
   SmallVector<int64_t> wrt = {0, 1, 2};
-  std::string operands;
+  std::vector<std::string> names;
   for (auto [n, extra] : llvm::enumerate(a.extras)) {
     std::string argName = "%x" + std::to_string(n);
     args += ", " + argName + ": " + extra.getType();
-    operands += extra.getGroup(argName);
+    names.push_back(argName);
     if (extra.wrt)
       wrt.push_back(inputs.size());
     inputs.push_back(extra.input);
   }
+  std::string operands = test::formatOperandGroups(a.extras, names);
   inputs.push_back(f64(s.getOutputShape()));
   wrt.push_back(inputs.size() - 1);
   Case c =
@@ -581,6 +582,22 @@ std::vector<Case> attentionCases() {
        {{"mask", f64({1, 2, 1, 4}), true},
         {"key_lengths", i64({2}, {4, 0})},
         {"sinks", given({2}, {-0.5, 2.0}), true}}},
+      // Packed sequences (cu_seqlens): three sequences of 2/3, 1/1 and 3/3
+      // queries/keys with causal bands inside them (bottom_right: the first
+      // sequence's rows see two keys and three), a padding query row and a
+      // padding key, GQA and ALiBi distances within each sequence.
+      {"attention_packed_causal_gqa_alibi",
+       {1, 4, 2, 7, 8, 2, 2},
+       "{causal}",
+       {{"alibi_slopes", given({4}, {0.5, 0.25, 0.125, 1.0})},
+        {"cu_seqlens_q", i64({4}, {0, 2, 3, 6})},
+        {"cu_seqlens_k", i64({4}, {0, 3, 4, 7})}}},
+      {"attention_packed_window_sinks_top_left",
+       {2, 2, 1, 6, 6, 2, 2},
+       "{window_left = 1 : i64, alignment = #kiln.alignment<top_left>}",
+       {{"sinks", given({2}, {0.25, -1.0}), true},
+        {"cu_seqlens_q", i64({3}, {0, 4, 6})},
+        {"cu_seqlens_k", i64({3}, {0, 4, 6})}}},
   };
   std::vector<Case> cases;
   for (const test::AttentionCase &a : table)

@@ -281,16 +281,18 @@ GradFunction buildGradFunction(const test::AttentionCase &c) {
   // The results: dQ, dK, dV, then d_mask for an f64 mask.
   std::vector<SmallVector<int64_t>> resultShapes = {
       s.getQueryShape(), s.getKeyShape(), s.getValueShape()};
+  std::vector<std::string> names;
   for (const test::AttentionOperand &extra : c.extras) {
     std::string name = "%a" + std::to_string(fn.inputs.size());
     signature += ", " + name + ": " + extra.getType();
-    groups += extra.getGroup(name);
+    names.push_back(name);
     if (extra.wrt)
       fn.wrt.push_back(fn.inputs.size());
     if (extra.keyword == "mask" && extra.input.dtype == DType::F64)
       resultShapes.push_back(extra.input.shape);
     fn.inputs.push_back(extra.input);
   }
+  groups = test::formatOperandGroups(c.extras, names);
   // w_r has the shape of result r.
   size_t numOperands = fn.inputs.size();
   std::string results, types;
@@ -359,6 +361,14 @@ std::vector<test::AttentionCase> gradCases() {
        {1, 2, 1, 3, 4, 2, 2},
        "{dropout_p = 0.3 : f64}",
        {{"seed", given(DType::I64, {}, {77})}}},
+      // Packed sequences: the second-order rule differentiates the
+      // decomposition's per-sequence visibility (no gradient reaches the
+      // offsets).
+      {"packed_causal",
+       {1, 2, 1, 5, 6, 2, 2},
+       "{causal}",
+       {{"cu_seqlens_q", given(DType::I64, {3}, {0, 2, 5})},
+        {"cu_seqlens_k", given(DType::I64, {3}, {0, 3, 6})}}},
   };
 }
 

@@ -132,6 +132,8 @@ struct AttentionCase {
   std::string sinksType;
   SmallVector<int64_t> largeSinks;
   double largeSink = 30.0;
+  /// Packed sequences: the [N + 1] offsets (i32; empty: none).
+  SmallVector<int64_t> cuSeqlensQ, cuSeqlensK;
 };
 
 std::vector<AttentionCase> getAttentionCases() {
@@ -247,6 +249,27 @@ std::vector<AttentionCase> getAttentionCases() {
     lowest.causal = true;
   }
   {
+    // Packed sequences: self-attention over documents of 30, 1, 50 and 19
+    // tokens (boundaries inside the 64-key tiles and 16/64-row query
+    // blocks), causal GQA with ALiBi distances inside each document; then
+    // cross lengths (more keys than queries per sequence, bottom_right
+    // causal within each), padding rows and keys in no sequence, a window
+    // and sinks.
+    AttentionCase &self = add("packed_causal_gqa", 1, 4, 2, 100, 100, 16, 16);
+    self.causal = true;
+    self.alibiShape = {4};
+    self.alibiSlopes = {0.25, 0.0625, 0.015625, 0.00390625};
+    self.cuSeqlensQ = {0, 30, 31, 81, 100};
+    self.cuSeqlensK = {0, 30, 31, 81, 100};
+    AttentionCase &cross = add("packed_cross_window_sinks", 2, 2, 1, 60, 90, 16, 16);
+    cross.causal = true;
+    cross.windowLeft = 20;
+    cross.sinks = true;
+    cross.sinksType = "f32";
+    cross.cuSeqlensQ = {0, 10, 45, 55};
+    cross.cuSeqlensK = {0, 25, 70, 85};
+  }
+  {
     // ALiBi: the slopes of the paper for four heads, over several key and
     // query tiles of every kernel.
     AttentionCase &c = add("alibi_causal_gqa", 1, 4, 2, 70, 100, 16, 16);
@@ -308,6 +331,12 @@ std::vector<AttentionCase> getAttentionCases() {
   // Dk / 8 = 6 n-tiles of dQ over 4 warps) and D = 128 (32-row tiles).
   add("decode_d48", 1, 2, 1, 5, 70, 48, 48).causal = true;
   add("d128", 1, 2, 2, 40, 70, 128, 128).causal = true;
+  // KILN_EMU_CASES=<substring> keeps only the cases whose name holds it
+  // (while working on one form; the suite runs them all).
+  if (const char *filter = getenv("KILN_EMU_CASES"))
+    llvm::erase_if(cases, [&](const AttentionCase &c) {
+      return !StringRef(c.name).contains(filter);
+    });
   return cases;
 }
 
@@ -340,7 +369,35 @@ getOptionalOperands(const AttentionCase &c, StringRef dtype) {
     operands.push_back({"alibi_slopes", tensorType(c.alibiShape, "f32")});
   if (c.sinks)
     operands.push_back({"sinks", getSinksType(c, dtype)});
+  if (!c.cuSeqlensQ.empty()) {
+    operands.push_back(
+        {"cu_seqlens_q", tensorType({int64_t(c.cuSeqlensQ.size())}, "i32")});
+    operands.push_back(
+        {"cu_seqlens_k", tensorType({int64_t(c.cuSeqlensK.size())}, "i32")});
+  }
   return operands;
+}
+
+/// The function arguments (`, %name: type` each) and the op's operand
+/// groups of `c`'s optional operands: ` name(%name : type)`, the offsets of
+/// packed sequences as one ` cu_seqlens(%q, %k : tq, tk)`.
+std::pair<std::string, std::string>
+formatOptionalOperands(const AttentionCase &c, StringRef dtype) {
+  auto optional = getOptionalOperands(c, dtype);
+  std::string args, groups;
+  for (size_t n = 0; n < optional.size(); ++n) {
+    auto &[name, type] = optional[n];
+    args += ", %" + name + ": " + type;
+    if (name == "cu_seqlens_q") {
+      auto &[keyName, keyType] = optional[++n];
+      args += ", %" + keyName + ": " + keyType;
+      groups += " cu_seqlens(%" + name + ", %" + keyName + " : " + type +
+                ", " + keyType + ")";
+      continue;
+    }
+    groups += " " + name + "(%" + name + " : " + type + ")";
+  }
+  return {args, groups};
 }
 
 std::string getAttributes(const AttentionCase &c) {
@@ -394,14 +451,8 @@ std::string getAttentionFunction(const AttentionCase &c, StringRef dtype,
   std::string k = tensorType({c.B, c.Hkv, c.Sk, c.Dk}, dtype);
   std::string v = tensorType({c.B, c.Hkv, c.Sk, c.Dv}, dtype);
   std::string o = tensorType({c.B, c.Hq, c.Sq, c.Dv}, dtype);
-  auto optional = getOptionalOperands(c, dtype);
-  std::string args, groups;
-  for (auto &[name, type] : optional) {
-    args += ", %" + name + ": " + type;
-    groups += " " + name + "(%" + name + " : " + type + ")";
-  }
+  auto [args, groups] = formatOptionalOperands(c, dtype);
   std::string attrs = getAttributes(c);
-  std::string text;
   if (!backward)
     return "func.func @fwd_" + c.name + "(%q: " + q + ", %k: " + k + ", %v: " +
           v + args + ") -> " + o + " {\n  %o = kiln.attention %q, %k, %v" +
@@ -488,6 +539,13 @@ SmallVector<HostTensor> getAttentionInputs(const AttentionCase &c, DType dtype,
                           : 2 * draw.getElementAsDouble(h));
     DType type = c.sinksType.empty() ? dtype : *parseDType(c.sinksType);
     inputs.push_back(makeTensor(type, {c.Hq}, sinks));
+  }
+  for (ArrayRef<int64_t> offsets : {c.cuSeqlensQ, c.cuSeqlensK}) {
+    if (offsets.empty())
+      continue;
+    SmallVector<double> doubles(offsets.begin(), offsets.end());
+    inputs.push_back(
+        makeTensor(DType::I32, {int64_t(offsets.size())}, doubles));
   }
   return inputs;
 }
@@ -995,11 +1053,7 @@ std::string getPairedFunction(const AttentionCase &c, StringRef dtype) {
   std::string o = tensorType({c.B, c.Hq, c.Sq, c.Dv}, dtype);
   std::string l = tensorType({c.B, c.Hq, c.Sq},
                              dtype == "f16" || dtype == "bf16" ? "f32" : dtype);
-  std::string args, groups;
-  for (auto &[name, type] : getOptionalOperands(c, dtype)) {
-    args += ", %" + name + ": " + type;
-    groups += " " + name + "(%" + name + " : " + type + ")";
-  }
+  auto [args, groups] = formatOptionalOperands(c, dtype);
   std::string attrs = getAttributes(c);
   auto [results, values] = getGradientTypes(c, dtype);
   return "func.func @pair_" + c.name + "(%q: " + q + ", %k: " + k +

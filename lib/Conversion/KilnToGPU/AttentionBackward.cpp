@@ -915,10 +915,10 @@ struct AttentionGradToGPU : OpRewritePattern<AttentionGradOp> {
     p.key = toBuffer(op.getKey());
     p.value = toBuffer(op.getValue());
     p.dout = toBuffer(op.getDout());
-    p.logits = AttentionLogits::get(op, toBuffer(op.getMask()),
-                                    toBuffer(op.getKeyLengths()),
-                                    toBuffer(op.getQueryLengths()),
-                                    toBuffer(op.getAlibiSlopes()));
+    p.logits = AttentionLogits::get(
+        op, toBuffer(op.getMask()), toBuffer(op.getKeyLengths()),
+        toBuffer(op.getQueryLengths()), toBuffer(op.getAlibiSlopes()),
+        buildSequenceTableBuffers(rewriter, loc, op));
     if (op.hasAdditiveMask())
       llvm::append_range(p.maskShape, maskType.getShape());
     if (p.dropout > 0.0)

@@ -299,7 +299,7 @@ struct MmaMainKernel {
   void planWholeTiles(KernelBuilder &kb) {
     const AttentionVisibility &vis = p.logits.visibility;
     const AttentionBand &band = vis.band;
-    wholeTilesPay = !vis.booleanMask && !vis.queryLengths &&
+    wholeTilesPay = !vis.hasEntryTerms() &&
                     (band.isBounded() || vis.keyLengths ||
                      p.numKeys % kMmaKeys != 0 || p.numQueries % rows != 0);
     lastBlockKey = kb.add(j0, kb.index(kMmaKeys - 1));
@@ -309,7 +309,7 @@ struct MmaMainKernel {
   /// key of the block: all rows < Sq and keys < Sk and below the key length,
   /// the block's keys inside the band of the tile's first row (right edge)
   /// and last row (left edge). Null when the predicate has terms this does
-  /// not cover (a boolean mask, query lengths) or none.
+  /// not cover (AttentionVisibility::hasEntryTerms) or none.
   Value buildWholeTile(KernelBuilder &kb, Value i0) {
     const AttentionVisibility &vis = p.logits.visibility;
     const AttentionBand &band = vis.band;

@@ -107,8 +107,10 @@ struct AttentionForwardToGPU : OpRewritePattern<AttentionOp> {
           rewriter, loc,
           MemRefType::get(lseType.getShape(), lseType.getElementType()));
     }
+    AttentionSequenceTables sequences =
+        buildSequenceTableBuffers(rewriter, loc, op);
     if (failed(buildAttentionForwardLaunch(rewriter, loc, op, memrefs, out, lse,
-                                           options)))
+                                           options, sequences)))
       return failure();
     SmallVector<Value> results = {bufferization::ToTensorOp::create(
         rewriter, loc, resultType, out, /*restrict=*/true, /*writable=*/true)};
@@ -169,9 +171,27 @@ LogicalResult mlir::kiln::canBuildAttentionForward(AttentionOp op,
   return success();
 }
 
+AttentionSequenceTables
+mlir::kiln::buildSequenceTableBuffers(OpBuilder &b, Location loc,
+                                      AttentionOpInterface op) {
+  if (!op.hasPackedSequences())
+    return {};
+  AttentionSequenceTables tables = buildAttentionRowSequenceTables(
+      b, loc, op, op.getCuSeqlensQ(), op.getCuSeqlensK());
+  auto toBuffer = [&](Value tensor) -> Value {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    return bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        tensor, /*read_only=*/true);
+  };
+  return {toBuffer(tables.keyBegin), toBuffer(tables.keyEnd),
+          toBuffer(tables.position)};
+}
+
 LogicalResult mlir::kiln::buildAttentionForwardLaunch(
     OpBuilder &b, Location loc, AttentionOp op, ValueRange operandMemrefs,
-    Value outMemref, Value lseMemref, const AttentionGPUOptions &options) {
+    Value outMemref, Value lseMemref, const AttentionGPUOptions &options,
+    AttentionSequenceTables sequenceTables) {
   std::string reason;
   if (failed(canBuildAttentionForward(op, reason)) ||
       operandMemrefs.size() != op->getNumOperands())
@@ -187,8 +207,9 @@ LogicalResult mlir::kiln::buildAttentionForwardLaunch(
   c.query = operandBuffer(0);
   c.key = operandBuffer(1);
   c.value = operandBuffer(2);
-  c.logits = AttentionLogits::get(op, operandBuffer(3), operandBuffer(4),
-                                  operandBuffer(5), operandBuffer(7));
+  c.logits =
+      AttentionLogits::get(op, operandBuffer(3), operandBuffer(4),
+                           operandBuffer(5), operandBuffer(7), sequenceTables);
   c.seed = operandBuffer(6);
   c.out = outMemref;
   c.lse = lseMemref;

@@ -278,7 +278,7 @@ struct MmaForwardKernel {
     const AttentionVisibility &vis = c.logits.visibility;
     const AttentionBand &band = vis.band;
     wholeTilesPay =
-        !vis.booleanMask && !vis.queryLengths &&
+        !vis.hasEntryTerms() &&
         (band.isBounded() || vis.keyLengths || c.numKeys % kMmaKeys != 0);
     firstPosition = tile.position(kb, c, tile.begin);
     lastPosition = tile.position(kb, c, tile.last);
@@ -288,8 +288,8 @@ struct MmaForwardKernel {
   /// kt..kt+63, so that the tile needs no predicate: the tile lies below
   /// keyEnd (Sk, the key length, the band's right edge at the last row) and
   /// inside the band of the first row (right edge) and of the last row (left
-  /// edge). Null when the predicate has terms that this does not cover (a
-  /// boolean mask, query lengths) or none at all.
+  /// edge). Null when the predicate has terms that this does not cover
+  /// (AttentionVisibility::hasEntryTerms) or none at all.
   Value buildWholeTile(Value kt) {
     const AttentionBand &band = c.logits.visibility.band;
     if (!wholeTilesPay)

@@ -89,13 +89,21 @@ LogicalResult canBuildAttentionForward(AttentionOp op, std::string &reason);
 /// [B, Hq, Sq, Dv] result buffer of the op's element type. With a non-null
 /// `lseMemref` ([B, Hq, Sq], f32 for f16/bf16/f32, f32 or f64 for f64) the
 /// kernel also writes the row log-sum-exp, +inf for an empty row. The op
-/// itself is only read. Fails (creating nothing) when
-/// canBuildAttentionForward does.
-LogicalResult buildAttentionForwardLaunch(OpBuilder &b, Location loc,
-                                          AttentionOp op,
-                                          ValueRange operandMemrefs,
-                                          Value outMemref, Value lseMemref,
-                                          const AttentionGPUOptions &options);
+/// itself is only read. `sequenceTables` are the buffers of
+/// buildSequenceTableBuffers, present exactly when `op` has packed
+/// sequences. Fails (creating nothing) when canBuildAttentionForward does.
+LogicalResult buildAttentionForwardLaunch(
+    OpBuilder &b, Location loc, AttentionOp op, ValueRange operandMemrefs,
+    Value outMemref, Value lseMemref, const AttentionGPUOptions &options,
+    AttentionSequenceTables sequenceTables = {});
+
+/// The per-row tables of `op`'s packed sequences
+/// (buildAttentionRowSequenceTables, a linalg.generic on tensors that the
+/// pipeline runs as a kernel of its own) as read-only buffers for the
+/// attention kernels, built at the insertion point of `b`; all null when
+/// `op` has no packed sequences.
+AttentionSequenceTables buildSequenceTableBuffers(OpBuilder &b, Location loc,
+                                                  AttentionOpInterface op);
 
 } // namespace mlir::kiln
 

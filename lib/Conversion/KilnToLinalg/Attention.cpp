@@ -1152,10 +1152,14 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     Location loc = op.getLoc();
     AttentionSizes sizes = AttentionSizes::get(op);
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
-    AttentionLogits logitParams =
-        AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
-                             adaptor.getQueryLengths(),
-                             adaptor.getAlibiSlopes());
+    AttentionSequenceTables sequences;
+    if (op.hasPackedSequences())
+      sequences = buildAttentionRowSequenceTables(rewriter, loc, op,
+                                                  adaptor.getCuSeqlensQ(),
+                                                  adaptor.getCuSeqlensK());
+    AttentionLogits logitParams = AttentionLogits::get(
+        op, adaptor.getMask(), adaptor.getKeyLengths(),
+        adaptor.getQueryLengths(), adaptor.getAlibiSlopes(), sequences);
 
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          sizes.elementType);

@@ -112,9 +112,11 @@ struct GradContext {
 
 /// Reads the sizes, converted operands and forward parameters of `op`; its
 /// dropout is left inactive (AttentionDropout::get reads the seed, which the
-/// lowering does only once the op has scores). Builds nothing.
+/// lowering does only once the op has scores). Builds nothing; `sequences`
+/// are the tables of the op's packed sequences, if it has them.
 static GradContext getGradContext(AttentionGradOp op,
-                                  AttentionGradOp::Adaptor adaptor) {
+                                  AttentionGradOp::Adaptor adaptor,
+                                  AttentionSequenceTables sequences) {
   GradContext ctx;
   ctx.sizes = AttentionSizes::get(op);
   // The verifier proved the shapes static and the mask of rank <= 4.
@@ -124,7 +126,8 @@ static GradContext getGradContext(AttentionGradOp op,
   // The forward's logits, recomputed from the same parameters.
   ctx.logitParams =
       AttentionLogits::get(op, adaptor.getMask(), adaptor.getKeyLengths(),
-                           adaptor.getQueryLengths(), adaptor.getAlibiSlopes());
+                           adaptor.getQueryLengths(), adaptor.getAlibiSlopes(),
+                           sequences);
   ctx.query = adaptor.getQuery();
   ctx.key = adaptor.getKey();
   ctx.value = adaptor.getValue();
@@ -873,7 +876,12 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
   matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    GradContext ctx = getGradContext(op, adaptor);
+    AttentionSequenceTables sequences;
+    if (op.hasPackedSequences())
+      sequences = buildAttentionRowSequenceTables(
+          rewriter, op.getLoc(), op, adaptor.getCuSeqlensQ(),
+          adaptor.getCuSeqlensK());
+    GradContext ctx = getGradContext(op, adaptor, sequences);
     const AttentionSizes &sizes = ctx.sizes;
     auto queryType = cast<RankedTensorType>(op.getQuery().getType());
     auto keyType = cast<RankedTensorType>(op.getKey().getType());

@@ -64,6 +64,30 @@ func.func @fold_no_query_lengths(%q: tensor<2x4x3x8xf64>, %k: tensor<2x4x5x8xf64
 
 // -----
 
+// No packed sequence at all (N = 0): no row is in one.
+// CHECK-LABEL: func.func @fold_no_packed_sequences
+// CHECK-NOT: kiln.attention
+// CHECK: %[[ZERO:.*]] = kiln.constant dense<0.000000e+00> : tensor<1x2x3x8xf32>
+// CHECK: return %[[ZERO]]
+func.func @fold_no_packed_sequences(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %cq: tensor<1xi32>, %ck: tensor<1xi32>) -> tensor<1x2x3x8xf32> {
+  %0 = kiln.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<1xi32>, tensor<1xi32>) : tensor<1x2x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x3x8xf32>
+  return %0 : tensor<1x2x3x8xf32>
+}
+
+// -----
+
+// Packed sequences keep causal even where the global shape would make it a
+// no-op (Sq = 1 would see every key globally, not within its sequence):
+// nothing folds or drops.
+// CHECK-LABEL: func.func @negative_fold_packed_sequences
+// CHECK: kiln.attention {{.*}} cu_seqlens({{.*}}) {causal}
+func.func @negative_fold_packed_sequences(%q: tensor<1x2x1x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>, %cq: tensor<2xi32>, %ck: tensor<2xi32>) -> tensor<1x2x1x8xf32> {
+  %0 = kiln.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<2xi32>, tensor<2xi32>) {causal} : tensor<1x2x1x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32> -> tensor<1x2x1x8xf32>
+  return %0 : tensor<1x2x1x8xf32>
+}
+
+// -----
+
 // One batch still has keys: no fold, and the lengths stay.
 // CHECK-LABEL: func.func @negative_fold_some_key_lengths
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x3x8xf32>, %[[K:.*]]: tensor<2x4x5x8xf32>, %[[V:.*]]: tensor<2x4x5x8xf32>)

@@ -148,3 +148,12 @@ func.func @grad_sinks_heads(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v
   %dq, %dk, %dv, %ds = kiln.attention_grad %q, %k, %v, %do sinks(%s : tensor<2xf32>) : tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x4x3x8xf32> -> tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>, tensor<2xf32>
   return
 }
+
+// -----
+
+// The adjoint checks packed sequences as the forward does.
+func.func @cu_seqlens_count(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x5x2xf32>, %do: tensor<1x1x3x2xf32>, %cq: tensor<2xi32>, %ck: tensor<3xi32>) {
+  // expected-error @+1 {{'kiln.attention_grad' op 'cu_seqlens_q' has 2 entries and 'cu_seqlens_k' 3: both are N + 1 for the same N sequences}}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %k, %do cu_seqlens(%cq, %ck : tensor<2xi32>, tensor<3xi32>) : tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x3x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>
+  return
+}

@@ -78,7 +78,7 @@ func.func @wrong_result_element_type(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8
 
 func.func @operand_segments(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>) {
   // expected-error @+1 {{'kiln.attention' op 'operandSegmentSizes' must give query, key and value one operand each}}
-  %0 = "kiln.attention"(%q, %k, %k) <{operandSegmentSizes = array<i32: 2, 1, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32>) -> tensor<2x4x3x8xf32>
+  %0 = "kiln.attention"(%q, %k, %k) <{operandSegmentSizes = array<i32: 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32>) -> tensor<2x4x3x8xf32>
   return
 }
 
@@ -466,5 +466,47 @@ func.func @sinks_kv_heads(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x5x8xf32>, %v: 
 func.func @sinks_element_type(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x4x5x8xbf16>, %v: tensor<2x4x5x8xbf16>, %s: tensor<4xf16>) {
   // expected-error @+1 {{'kiln.attention' op 'sinks' element type 'f16' must be f32 or the query element type 'bf16'}}
   %0 = kiln.attention %q, %k, %v sinks(%s : tensor<4xf16>) : tensor<2x4x3x8xbf16>, tensor<2x4x5x8xbf16>, tensor<2x4x5x8xbf16> -> tensor<2x4x3x8xbf16>
+  return
+}
+
+// -----
+
+// Packed sequences: cu_seqlens_q and cu_seqlens_k come together (the
+// generic form can give one alone).
+func.func @cu_seqlens_alone(%q: tensor<1x2x6x4xf32>, %k: tensor<1x2x6x4xf32>, %cq: tensor<3xi32>) {
+  // expected-error @+1 {{'kiln.attention' op 'cu_seqlens_q' and 'cu_seqlens_k' must be given together}}
+  %0 = "kiln.attention"(%q, %k, %k, %cq) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0>}> : (tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<3xi32>) -> tensor<1x2x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @cu_seqlens_rank(%q: tensor<1x2x6x4xf32>, %k: tensor<1x2x6x4xf32>, %cq: tensor<1x3xi32>, %ck: tensor<3xi32>) {
+  // expected-error @+1 {{'kiln.attention' op 'cu_seqlens_q' must have rank 1 with N + 1 >= 1 entries ([N + 1]), got shape [1, 3]}}
+  %0 = kiln.attention %q, %k, %k cu_seqlens(%cq, %ck : tensor<1x3xi32>, tensor<3xi32>) : tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32> -> tensor<1x2x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @cu_seqlens_empty(%q: tensor<1x2x6x4xf32>, %k: tensor<1x2x6x4xf32>, %cq: tensor<3xi32>, %ck: tensor<0xi64>) {
+  // expected-error @+1 {{'kiln.attention' op 'cu_seqlens_k' must have rank 1 with N + 1 >= 1 entries ([N + 1]), got shape [0]}}
+  %0 = kiln.attention %q, %k, %k cu_seqlens(%cq, %ck : tensor<3xi32>, tensor<0xi64>) : tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32> -> tensor<1x2x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @cu_seqlens_count(%q: tensor<1x2x6x4xf32>, %k: tensor<1x2x6x4xf32>, %cq: tensor<3xi32>, %ck: tensor<4xi32>) {
+  // expected-error @+1 {{'kiln.attention' op 'cu_seqlens_q' has 3 entries and 'cu_seqlens_k' 4: both are N + 1 for the same N sequences}}
+  %0 = kiln.attention %q, %k, %k cu_seqlens(%cq, %ck : tensor<3xi32>, tensor<4xi32>) : tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32> -> tensor<1x2x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @cu_seqlens_float(%q: tensor<1x2x6x4xf32>, %k: tensor<1x2x6x4xf32>, %cq: tensor<3xf32>, %ck: tensor<3xi32>) {
+  // expected-error @+1 {{'kiln.attention' op operand #3 must be statically shaped tensor of}}
+  %0 = kiln.attention %q, %k, %k cu_seqlens(%cq, %ck : tensor<3xf32>, tensor<3xi32>) : tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32> -> tensor<1x2x6x4xf32>
   return
 }

@@ -78,3 +78,16 @@ func.func @sinks(%q: tensor<1x2x3x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x
       -> tensor<1x2x3x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<2xf32>
   return %ds, %dm2, %ds2, %ds3 : tensor<2xf32>, tensor<3x5xf32>, tensor<2xf32>, tensor<2xf32>
 }
+
+// Packed sequences, after the sinks and before out/lse.
+// CHECK-LABEL: func.func @packed_sequences
+// CHECK: kiln.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} cu_seqlens(%{{.*}}, %{{.*}} : tensor<3xi32>, tensor<3xi32>) out(%{{.*}} : tensor<1x2x6x2xf32>) lse(%{{.*}} : tensor<1x2x6xf32>) {causal} : {{.*}} -> tensor<1x2x6x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>
+func.func @packed_sequences(%q: tensor<1x2x6x4xf32>, %k: tensor<1x1x5x4xf32>, %v: tensor<1x1x5x2xf32>, %do: tensor<1x2x6x2xf32>,
+                            %o: tensor<1x2x6x2xf32>, %lse: tensor<1x2x6xf32>, %cq: tensor<3xi32>, %ck: tensor<3xi32>)
+    -> tensor<1x2x6x4xf32> {
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do cu_seqlens(%cq, %ck : tensor<3xi32>, tensor<3xi32>)
+      out(%o : tensor<1x2x6x2xf32>) lse(%lse : tensor<1x2x6xf32>) {causal}
+      : tensor<1x2x6x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>, tensor<1x2x6x2xf32>
+      -> tensor<1x2x6x4xf32>, tensor<1x1x5x4xf32>, tensor<1x1x5x2xf32>
+  return %dq : tensor<1x2x6x4xf32>
+}

@@ -248,3 +248,15 @@ func.func @sinks(%q: tensor<2x4x3x8xbf16>, %k: tensor<2x2x5x8xbf16>, %v: tensor<
       : tensor<2x4x3x8xbf16>, tensor<2x2x5x8xbf16>, tensor<2x2x5x8xbf16> -> tensor<2x4x3x8xbf16>, tensor<2x4x3xf32>
   return %0, %lse : tensor<2x4x3x8xbf16>, tensor<2x4x3xf32>
 }
+
+// Packed sequences (cu_seqlens), last among the operands; i32 and i64
+// offsets may be mixed.
+// CHECK-LABEL: func.func @packed_sequences
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x9x8xf32>, %[[K:.*]]: tensor<1x2x7x8xf32>, %[[V:.*]]: tensor<1x2x7x8xf32>, %[[S:.*]]: tensor<4xf32>, %[[CQ:.*]]: tensor<3xi32>, %[[CK:.*]]: tensor<3xi64>)
+// CHECK: kiln.attention %[[Q]], %[[K]], %[[V]] sinks(%[[S]] : tensor<4xf32>) cu_seqlens(%[[CQ]], %[[CK]] : tensor<3xi32>, tensor<3xi64>) {causal} : tensor<1x4x9x8xf32>, tensor<1x2x7x8xf32>, tensor<1x2x7x8xf32> -> tensor<1x4x9x8xf32>
+func.func @packed_sequences(%q: tensor<1x4x9x8xf32>, %k: tensor<1x2x7x8xf32>, %v: tensor<1x2x7x8xf32>, %s: tensor<4xf32>, %cq: tensor<3xi32>, %ck: tensor<3xi64>)
+    -> tensor<1x4x9x8xf32> {
+  %0 = kiln.attention %q, %k, %v sinks(%s : tensor<4xf32>) cu_seqlens(%cq, %ck : tensor<3xi32>, tensor<3xi64>) {causal}
+      : tensor<1x4x9x8xf32>, tensor<1x2x7x8xf32>, tensor<1x2x7x8xf32> -> tensor<1x4x9x8xf32>
+  return %0 : tensor<1x4x9x8xf32>
+}

@@ -77,3 +77,18 @@ func.func @f(%q: tensor<1x2x3x2xf32>, %k: tensor<1x2x4x2xf32>, %v: tensor<1x2x4x
   %l = kiln.sum %o {axes = array<i64: 0, 1, 2, 3>} : tensor<1x2x3x2xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Packed sequences: the adjoint reads the forward's offsets (which get no
+// gradient: integer arguments are not differentiated).
+// CHECK-LABEL: func.func @f_value_and_grad
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x5x2xf32>, %[[K:.*]]: tensor<1x2x5x2xf32>, %[[V:.*]]: tensor<1x2x5x2xf32>, %[[CQ:.*]]: tensor<3xi32>, %[[CK:.*]]: tensor<3xi32>)
+// CHECK: %[[O:[^,]*]], %[[LSE:[^ ]*]] = kiln.attention %[[Q]], %[[K]], %[[V]] cu_seqlens(%[[CQ]], %[[CK]] : tensor<3xi32>, tensor<3xi32>) {causal}
+// CHECK: %[[DQ:[^ ]*]], %[[DK:[^ ]*]], %[[DV:[^ ]*]] = kiln.attention_grad %[[Q]], %[[K]], %[[V]], %{{.*}} cu_seqlens(%[[CQ]], %[[CK]] : tensor<3xi32>, tensor<3xi32>) out(%[[O]] : tensor<1x2x5x2xf32>) lse(%[[LSE]] : tensor<1x2x5xf32>) {causal}
+// CHECK: return %{{.*}}, %[[DQ]], %[[DK]], %[[DV]] :
+func.func @f(%q: tensor<1x2x5x2xf32>, %k: tensor<1x2x5x2xf32>, %v: tensor<1x2x5x2xf32>, %cq: tensor<3xi32>, %ck: tensor<3xi32>) -> tensor<f32> {
+  %o = kiln.attention %q, %k, %v cu_seqlens(%cq, %ck : tensor<3xi32>, tensor<3xi32>) {causal} : tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32>, tensor<1x2x5x2xf32> -> tensor<1x2x5x2xf32>
+  %l = kiln.sum %o {axes = array<i64: 0, 1, 2, 3>} : tensor<1x2x5x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -2,7 +2,8 @@
 //
 // The shape of the case tables of the tests that differentiate kiln.attention
 // and kiln.attention_grad: sizes, the attribute dictionary, and the optional
-// operand groups (key_lengths, query_lengths, mask, seed) with their inputs.
+// operand groups (key_lengths, query_lengths, mask, seed, alibi_slopes,
+// sinks, cu_seqlens) with their inputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +50,26 @@ struct AttentionOperand {
     return " " + keyword + "(" + value.str() + " : " + getType() + ")";
   }
 };
+
+/// The optional operand groups of `extras`, whose values are `names`, as
+/// the op's assembly prints them: AttentionOperand::getGroup each, except
+/// that "cu_seqlens_q" and the "cu_seqlens_k" right after it share one
+/// ` cu_seqlens(q, k : tq, tk)`.
+inline std::string formatOperandGroups(const std::vector<AttentionOperand> &extras,
+                                       ArrayRef<std::string> names) {
+  std::string groups;
+  for (size_t n = 0; n < extras.size(); ++n) {
+    if (extras[n].keyword == "cu_seqlens_q" && n + 1 < extras.size() &&
+        extras[n + 1].keyword == "cu_seqlens_k") {
+      groups += " cu_seqlens(" + names[n] + ", " + names[n + 1] + " : " +
+                extras[n].getType() + ", " + extras[n + 1].getType() + ")";
+      ++n;
+      continue;
+    }
+    groups += extras[n].getGroup(names[n]);
+  }
+  return groups;
+}
 
 /// One configuration of an attention test.
 struct AttentionCase {

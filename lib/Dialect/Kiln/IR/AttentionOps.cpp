@@ -172,6 +172,37 @@ static LogicalResult verifyLengths(Operation *op, Value lengths, StringRef name,
   return success();
 }
 
+/// Checks packed-sequence offsets: `cu_seqlens_q` and `cu_seqlens_k` come
+/// together, each rank 1 with N + 1 >= 1 entries for the same N. Their
+/// values are not checked: every array has a meaning (docs/Attention.md,
+/// "Packed sequences"), and a verifier does not read other ops' constants.
+template <typename OpT>
+static LogicalResult verifyPackedSequences(OpT op) {
+  Value queryOffsets = op.getCuSeqlensQ(), keyOffsets = op.getCuSeqlensK();
+  if (!queryOffsets && !keyOffsets)
+    return success();
+  if (!queryOffsets || !keyOffsets)
+    return op.emitOpError()
+           << "'cu_seqlens_q' and 'cu_seqlens_k' must be given together";
+  int64_t numEntries = -1;
+  for (auto [offsets, name] :
+       {std::make_pair(queryOffsets, StringRef("cu_seqlens_q")),
+        std::make_pair(keyOffsets, StringRef("cu_seqlens_k"))}) {
+    auto type = cast<RankedTensorType>(offsets.getType());
+    if (type.getRank() != 1 || type.getDimSize(0) < 1)
+      return op.emitOpError()
+             << "'" << name << "' must have rank 1 with N + 1 >= 1 entries "
+             << "([N + 1]), got shape " << formatShape(type.getShape());
+    if (numEntries >= 0 && type.getDimSize(0) != numEntries)
+      return op.emitOpError()
+             << "'cu_seqlens_q' has " << numEntries
+             << " entries and 'cu_seqlens_k' " << type.getDimSize(0)
+             << ": both are N + 1 for the same N sequences";
+    numEntries = type.getDimSize(0);
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -180,9 +211,10 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         Value key, Value value) {
   build(builder, state, query, key, value, /*mask=*/nullptr,
         /*key_lengths=*/nullptr, /*query_lengths=*/nullptr, /*seed=*/nullptr,
-        /*alibi_slopes=*/nullptr, /*sinks=*/nullptr, /*scale=*/nullptr,
-        /*causal=*/nullptr, /*window_left=*/nullptr, /*window_right=*/nullptr, /*alignment=*/nullptr, /*softcap=*/nullptr,
-        /*dropout_p=*/nullptr);
+        /*alibi_slopes=*/nullptr, /*sinks=*/nullptr, /*cu_seqlens_q=*/nullptr,
+        /*cu_seqlens_k=*/nullptr, /*scale=*/nullptr, /*causal=*/nullptr,
+        /*window_left=*/nullptr, /*window_right=*/nullptr,
+        /*alignment=*/nullptr, /*softcap=*/nullptr, /*dropout_p=*/nullptr);
 }
 
 LogicalResult
@@ -396,6 +428,10 @@ static LogicalResult verifyAttentionOptionalOperands(OpT op,
       failed(verifyLengths(op, op.getQueryLengths(), "query_lengths", q[0])))
     return failure();
 
+  // Packed sequences: [N + 1] offsets.
+  if (failed(verifyPackedSequences(op)))
+    return failure();
+
   return success();
 }
 
@@ -517,7 +553,8 @@ LogicalResult AttentionOp::fold(FoldAdaptor adaptor,
                                 SmallVectorImpl<OpFoldResult> &results) {
   // Every row is empty, so the result is exactly zero (the contract's rule
   // for empty rows, whatever Q, K and V hold): no keys at all, a mask that
-  // blocks every key, or lengths that leave no key or no query.
+  // blocks every key, lengths that leave no key or no query, or no packed
+  // sequence at all (N = 0).
   auto keyType = cast<RankedTensorType>(getKey().getType());
   auto resultType = cast<RankedTensorType>(getResult().getType());
   int64_t numKeys = keyType.getDimSize(2);
@@ -525,7 +562,8 @@ LogicalResult AttentionOp::fold(FoldAdaptor adaptor,
         allLengths(adaptor.getKeyLengths(),
                    [](int64_t length) { return length <= 0; }) ||
         allLengths(adaptor.getQueryLengths(),
-                   [](int64_t length) { return length <= 0; })))
+                   [](int64_t length) { return length <= 0; }) ||
+        (hasPackedSequences() && getNumPackedSequences() == 0)))
     return failure();
   // With sinks the lse of an empty row is the sink, not a constant.
   if (getLse() && getSinks())

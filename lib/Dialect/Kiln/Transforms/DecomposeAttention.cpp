@@ -136,6 +136,18 @@ private:
   /// [B, Hkv, R, Sq, Sk]; null when no term is present.
   Value buildVisible();
 
+  /// Each row's packed sequence (buildAttentionRowSequence), as
+  /// [1, 1, 1, Sq, 1] i64 tensors; null without packed sequences.
+  struct RowSequences {
+    Value keyBegin, keyEnd, position;
+  };
+  RowSequences buildRowSequences();
+  /// p(i) as a [1, 1, 1, Sq, 1] i64 tensor: i + offset, or the row's
+  /// position in its packed sequence.
+  Value buildPositions();
+  /// Cached: built once, read by the predicate and ALiBi.
+  std::optional<RowSequences> rowSequences;
+
   OpBuilder &b;
   Location loc;
   AttentionOpInterface op;
@@ -157,12 +169,90 @@ AttentionDecomposer::maskShape5(RankedTensorType maskType) {
   return {shape4[0], numKVHeads, groupSize, shape4[2], shape4[3]};
 }
 
+AttentionDecomposer::RowSequences AttentionDecomposer::buildRowSequences() {
+  if (rowSequences)
+    return *rowSequences;
+  // buildAttentionRowSequence on tensors: the sequence of row i is the first
+  // s with cu_q[s] <= i < cu_q[s + 1] (the offsets clamped to [0, Sq] and
+  // [0, Sk]), found as the least s whose range holds i.
+  int64_t numSequences = op.getNumPackedSequences();
+  auto iota = [&](ArrayRef<int64_t> shape, uint64_t axis) -> Value {
+    return IotaOp::create(b, loc, RankedTensorType::get(shape, i64()), axis);
+  };
+  // [N] begins and ends of the clamped offsets.
+  auto bounds = [&](Value offsets, int64_t size) -> std::pair<Value, Value> {
+    Value wide = offsets;
+    if (getElementType(offsets) != i64())
+      wide = ConvertOp::create(b, loc, offsets, i64());
+    wide = MinimumOp::create(b, loc, MaximumOp::create(b, loc, wide,
+                                                       indexScalar(0)),
+                             indexScalar(size));
+    auto slice = [&](int64_t start) -> Value {
+      return SliceOp::create(b, loc, wide, ArrayRef<int64_t>{start},
+                             ArrayRef<int64_t>{start + numSequences},
+                             ArrayRef<int64_t>{1});
+    };
+    return {slice(0), slice(1)};
+  };
+  auto [queryBegins, queryEnds] = bounds(op.getCuSeqlensQ(), numQueries);
+  auto [keyBegins, keyEnds] = bounds(op.getCuSeqlensK(), numKeys);
+  Value rows = iota({numQueries}, 0);
+  // [Sq, N]: whether sequence s holds row i; the least such s, N if none.
+  Value rows2 = reshapeTo(b, loc, rows, {numQueries, 1});
+  Value holds = conjoin(
+      LeOp::create(b, loc, reshapeTo(b, loc, queryBegins, {1, numSequences}),
+                   rows2),
+      LtOp::create(b, loc, rows2,
+                   reshapeTo(b, loc, queryEnds, {1, numSequences})));
+  Value candidates = SelectOp::create(b, loc, holds, iota({1, numSequences}, 1),
+                                      indexScalar(numSequences));
+  Value sequence =
+      MinOp::create(b, loc, candidates, ArrayRef<int64_t>{1}, false);
+  Value inSequence = LtOp::create(b, loc, sequence, indexScalar(numSequences));
+  // Each row's sequence's bounds (index_select clamps the N of a row in no
+  // sequence; the select then makes its keys empty).
+  auto pick = [&](Value perSequence) -> Value {
+    return IndexSelectOp::create(b, loc, perSequence, sequence, 0);
+  };
+  Value keyBegin = pick(keyBegins), keyEnd = pick(keyEnds);
+  Value queryBegin = pick(queryBegins), queryEnd = pick(queryEnds);
+  // p(i) = keyBegin + (i - queryBegin) + offset_s.
+  Value position =
+      AddOp::create(b, loc, keyBegin, SubOp::create(b, loc, rows, queryBegin));
+  if (op.getAlignment() == AttentionAlignment::bottom_right)
+    position = AddOp::create(
+        b, loc, position,
+        SubOp::create(b, loc, SubOp::create(b, loc, keyEnd, keyBegin),
+                      SubOp::create(b, loc, queryEnd, queryBegin)));
+  Value zero = indexScalar(0);
+  auto rows5 = [&](Value x) {
+    return reshapeTo(b, loc, x, {1, 1, 1, numQueries, 1});
+  };
+  rowSequences = RowSequences{
+      rows5(SelectOp::create(b, loc, inSequence, keyBegin, zero)),
+      rows5(SelectOp::create(b, loc, inSequence, keyEnd, zero)),
+      rows5(position)};
+  return *rowSequences;
+}
+
+Value AttentionDecomposer::buildPositions() {
+  if (op.hasPackedSequences())
+    return buildRowSequences().position;
+  int64_t offset = AttentionBand::getPositionOffset(numQueries, numKeys,
+                                                    op.getAlignment());
+  Value rows =
+      IotaOp::create(b, loc, RankedTensorType::get({1, 1, 1, numQueries, 1}, i64()), 3);
+  return offset == 0 ? rows : AddOp::create(b, loc, rows, indexScalar(offset));
+}
+
 Value AttentionDecomposer::buildVisible() {
   // The terms and their order are those of buildAttentionVisible
   // (kiln/Dialect/Kiln/Utils/AttentionUtils.h), on index tensors instead of
   // scalars: i is an iota along Sq, j along Sk.
   Value visible;
-  AttentionBand band = AttentionBand::get(op);
+  AttentionBand band;
+  if (!op.hasPackedSequences())
+    band = AttentionBand::get(op);
   bool hasLeft = band.minDistance.has_value();
   bool hasRight = band.maxDistance.has_value();
   auto iota = [&](ArrayRef<int64_t> shape, uint64_t axis) -> Value {
@@ -199,6 +289,38 @@ Value AttentionDecomposer::buildVisible() {
         reshapeTo(b, loc, mask,
                   maskShape5(cast<RankedTensorType>(mask.getType()))));
   }
+  if (op.hasPackedSequences()) {
+    // N = 0: no row is in a sequence (the ops below would slice nothing).
+    if (op.getNumPackedSequences() == 0)
+      return conjoin(visible,
+                     ConstantOp::create(b, loc,
+                                        DenseElementsAttr::get(
+                                            RankedTensorType::get(
+                                                {1, 1, 1, 1, 1},
+                                                b.getI1Type()),
+                                            false)));
+    // keyBegin[i] <= j < keyEnd[i], and the band within the sequence on
+    // j - p(i).
+    RowSequences sequences = buildRowSequences();
+    Value keys = IotaOp::create(
+        b, loc, RankedTensorType::get({1, 1, 1, 1, numKeys}, i64()), 4);
+    visible = conjoin(visible, GeOp::create(b, loc, keys, sequences.keyBegin));
+    visible = conjoin(visible, LtOp::create(b, loc, keys, sequences.keyEnd));
+    AttentionBand sequenceBand = AttentionBand::get(
+        numQueries, numKeys, AttentionAlignment::top_left,
+        op.getEffectiveWindowLeft(), op.getEffectiveWindowRight());
+    if (sequenceBand.isBounded()) {
+      Value distance = SubOp::create(b, loc, keys, sequences.position);
+      if (sequenceBand.minDistance)
+        visible = conjoin(
+            visible, GeOp::create(b, loc, distance,
+                                  indexScalar(*sequenceBand.minDistance)));
+      if (sequenceBand.maxDistance)
+        visible = conjoin(
+            visible, LeOp::create(b, loc, distance,
+                                  indexScalar(*sequenceBand.maxDistance)));
+    }
+  }
   return visible;
 }
 
@@ -206,14 +328,9 @@ Value AttentionDecomposer::buildAlibiBias(Value slopes) {
   auto iota = [&](ArrayRef<int64_t> shape, uint64_t axis) -> Value {
     return IotaOp::create(b, loc, RankedTensorType::get(shape, i64()), axis);
   };
-  // |j - p(i)| = |j - i - offset|, exact in i64 and rounded once.
-  int64_t offset = AttentionBand::getPositionOffset(numQueries, numKeys,
-                                                    op.getAlignment());
-  Value distance = SubOp::create(
-      b, loc,
-      SubOp::create(b, loc, iota({1, 1, 1, 1, numKeys}, 4),
-                    iota({1, 1, 1, numQueries, 1}, 3)),
-      indexScalar(offset));
+  // |j - p(i)|, exact in i64 and rounded once.
+  Value distance =
+      SubOp::create(b, loc, iota({1, 1, 1, 1, numKeys}, 4), buildPositions());
   distance = ConvertOp::create(b, loc, AbsOp::create(b, loc, distance),
                                computeType);
   Value slopes5 =

@@ -135,7 +135,8 @@ AttentionOp rebuildAttention(RewriterBase &rewriter, AttentionOp op, Value mask,
   auto attention = AttentionOp::create(
       rewriter, op.getLoc(), op->getResultTypes(), op.getQuery(), op.getKey(),
       op.getValue(), mask, op.getKeyLengths(), op.getQueryLengths(),
-      op.getSeed(), op.getAlibiSlopes(), op.getSinks(), op.getScaleAttr(), causal,
+      op.getSeed(), op.getAlibiSlopes(), op.getSinks(), op.getCuSeqlensQ(),
+      op.getCuSeqlensK(), op.getScaleAttr(), causal,
       windowLeft, windowRight,
       AttentionAlignmentAttr::get(context, band.alignment), op.getSoftcapAttr(),
       op.getDropoutPAttr());
@@ -153,6 +154,10 @@ FailureOr<AttentionOp> raiseMask(AttentionOp op, RewriterBase &rewriter,
   Value mask = op.getMask();
   if (!mask)
     return rewriter.notifyMatchFailure(op, "no mask");
+  // With packed sequences the band applies within each sequence, and a
+  // global band term of the mask is none of it.
+  if (op.hasPackedSequences())
+    return rewriter.notifyMatchFailure(op, "packed sequences");
   AttentionShape shape = getAttentionShape(op);
   if (shape.numQueries() == 0 || shape.numKeys() == 0)
     return rewriter.notifyMatchFailure(op, "no query or no key");

@@ -8,8 +8,10 @@
 #include "kiln/Dialect/Kiln/Utils/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -117,12 +119,23 @@ Value AttentionBand::buildEndRow(OpBuilder &builder, Location loc,
 
 AttentionVisibility AttentionVisibility::get(AttentionOpInterface op,
                                              Value mask, Value keyLengths,
-                                             Value queryLengths) {
+                                             Value queryLengths,
+                                             AttentionSequenceTables sequences) {
+  assert(static_cast<bool>(sequences) == op.hasPackedSequences() &&
+         "the tables stand for the op's packed sequences");
   AttentionVisibility visibility;
   visibility.numQueries =
       cast<ShapedType>(op.getQuery().getType()).getDimSize(2);
   visibility.numKeys = cast<ShapedType>(op.getKey().getType()).getDimSize(2);
-  visibility.band = AttentionBand::get(op);
+  if (sequences) {
+    visibility.sequences = sequences;
+    visibility.sequenceBand = AttentionBand::get(
+        visibility.numQueries, visibility.numKeys,
+        AttentionAlignment::top_left, op.getEffectiveWindowLeft(),
+        op.getEffectiveWindowRight());
+  } else {
+    visibility.band = AttentionBand::get(op);
+  }
   if (op.hasBooleanMask())
     visibility.booleanMask = mask;
   visibility.keyLengths = keyLengths;
@@ -168,6 +181,99 @@ Value mlir::kiln::buildClampedLength(OpBuilder &builder, Location loc,
                                     length);
 }
 
+//===----------------------------------------------------------------------===//
+// Packed sequences
+//===----------------------------------------------------------------------===//
+
+AttentionRowSequence mlir::kiln::buildAttentionRowSequence(
+    OpBuilder &builder, Location loc, Value cuQ, Value cuK,
+    int64_t numSequences, int64_t numQueries, int64_t numKeys,
+    AttentionAlignment alignment, Value row) {
+  Value zero = constIndex(builder, loc, 0);
+  // Sequences from the last to the first, each replacing what a later one
+  // chose: the first sequence that holds the row wins.
+  auto loop = scf::ForOp::create(
+      builder, loc, zero, constIndex(builder, loc, numSequences),
+      constIndex(builder, loc, 1), ValueRange{zero, zero, zero},
+      [&](OpBuilder &b, Location loc, Value t, ValueRange chosen) {
+        Value s = arith::SubIOp::create(
+            b, loc, constIndex(b, loc, numSequences - 1), t);
+        Value next = addConstant(b, loc, s, 1);
+        Value queryBegin = buildClampedLength(b, loc, cuQ, s, numQueries);
+        Value queryEnd = buildClampedLength(b, loc, cuQ, next, numQueries);
+        Value keyBegin = buildClampedLength(b, loc, cuK, s, numKeys);
+        Value keyEnd = buildClampedLength(b, loc, cuK, next, numKeys);
+        Value holds = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                  queryBegin, row),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
+                                  queryEnd));
+        // p(i) = keyBegin + (i - queryBegin) + offset_s.
+        Value position = arith::AddIOp::create(
+            b, loc, keyBegin,
+            arith::SubIOp::create(b, loc, row, queryBegin));
+        if (alignment == AttentionAlignment::bottom_right)
+          position = arith::AddIOp::create(
+              b, loc, position,
+              arith::SubIOp::create(
+                  b, loc, arith::SubIOp::create(b, loc, keyEnd, keyBegin),
+                  arith::SubIOp::create(b, loc, queryEnd, queryBegin)));
+        Value values[] = {keyBegin, keyEnd, position};
+        SmallVector<Value> result;
+        for (auto [value, previous] : llvm::zip_equal(values, chosen))
+          result.push_back(
+              arith::SelectOp::create(b, loc, holds, value, previous));
+        scf::YieldOp::create(b, loc, result);
+      });
+  return {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
+}
+
+AttentionSequenceTables mlir::kiln::buildAttentionRowSequenceTables(
+    OpBuilder &builder, Location loc, AttentionOpInterface op, Value cuQ,
+    Value cuK) {
+  int64_t numQueries = cast<ShapedType>(op.getQuery().getType()).getDimSize(2);
+  int64_t numKeys = cast<ShapedType>(op.getKey().getType()).getDimSize(2);
+  int64_t numSequences = op.getNumPackedSequences();
+  AttentionAlignment alignment = op.getAlignment();
+  Type i64 = builder.getI64Type();
+  SmallVector<Value> inits;
+  for (int n = 0; n < 3; ++n)
+    inits.push_back(tensor::EmptyOp::create(builder, loc, {numQueries}, i64));
+  AffineMap identity = builder.getMultiDimIdentityMap(1);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange(inits), ValueRange{}, inits,
+      SmallVector<AffineMap>(3, identity),
+      {utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        Value row = linalg::IndexOp::create(b, loc, 0);
+        AttentionRowSequence sequence =
+            buildAttentionRowSequence(b, loc, cuQ, cuK, numSequences,
+                                      numQueries, numKeys, alignment, row);
+        SmallVector<Value> results;
+        for (Value value :
+             {sequence.keyBegin, sequence.keyEnd, sequence.position})
+          results.push_back(arith::IndexCastOp::create(b, loc, i64, value));
+        linalg::YieldOp::create(b, loc, results);
+      });
+  return {generic.getResult(0), generic.getResult(1), generic.getResult(2)};
+}
+
+/// Reads entry `row` of a [Sq] i64 table as an index value.
+static Value buildTableRead(OpBuilder &builder, Location loc, Value table,
+                            Value row) {
+  return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
+                                    buildRead(builder, loc, table, row));
+}
+
+Value AttentionVisibility::buildPosition(OpBuilder &builder, Location loc,
+                                         Value row,
+                                         int64_t positionOffset) const {
+  if (sequences)
+    return buildTableRead(builder, loc, sequences.position, row);
+  return addConstant(builder, loc, row, positionOffset);
+}
+
 Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
                                         const AttentionVisibility &visibility,
                                         Value b, Value h, Value i, Value j) {
@@ -202,6 +308,27 @@ Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
     conjoin(buildBroadcastRead(builder, loc, visibility.booleanMask,
                                ValueRange{b, h, i, j}));
 
+  // Packed sequences: the keys of row i's sequence, and the band within it
+  // on j - p(i).
+  if (const AttentionSequenceTables &tables = visibility.sequences) {
+    Value keyBegin = buildTableRead(builder, loc, tables.keyBegin, i);
+    Value keyEnd = buildTableRead(builder, loc, tables.keyEnd, i);
+    conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, j,
+                                  keyBegin));
+    conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, j,
+                                  keyEnd));
+    const AttentionBand &band = visibility.sequenceBand;
+    if (band.isBounded()) {
+      Value position = visibility.buildPosition(builder, loc, i, 0);
+      if (Value firstKey = band.buildFirstKey(builder, loc, position))
+        conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge,
+                                      j, firstKey));
+      if (Value endKey = band.buildEndKey(builder, loc, position))
+        conjoin(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                      j, endKey));
+    }
+  }
+
   if (!visible)
     visible =
         arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true));
@@ -214,10 +341,11 @@ Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
 
 AttentionLogits AttentionLogits::get(AttentionOpInterface op, Value mask,
                                      Value keyLengths, Value queryLengths,
-                                     Value alibiSlopes) {
+                                     Value alibiSlopes,
+                                     AttentionSequenceTables sequences) {
   AttentionLogits logits;
-  logits.visibility =
-      AttentionVisibility::get(op, mask, keyLengths, queryLengths);
+  logits.visibility = AttentionVisibility::get(op, mask, keyLengths,
+                                               queryLengths, sequences);
   logits.scale = op.getEffectiveScale();
   logits.softcap = op.getSoftcapValue();
   if (op.hasAdditiveMask())
@@ -266,7 +394,8 @@ Value AttentionLogits::buildUnmasked(OpBuilder &builder, Location loc, Value s,
         buildBroadcastRead(builder, loc, alibiSlopes, ValueRange{b, h}),
         type);
     Value distance = arith::SubIOp::create(
-        builder, loc, j, addConstant(builder, loc, i, positionOffset));
+        builder, loc, j,
+        visibility.buildPosition(builder, loc, i, positionOffset));
     distance = math::AbsIOp::create(
         builder, loc,
         arith::IndexCastOp::create(builder, loc, builder.getI64Type(),

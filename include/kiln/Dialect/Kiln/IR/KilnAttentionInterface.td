@@ -22,7 +22,8 @@ def Kiln_AttentionOpInterface : OpInterface<"AttentionOpInterface"> {
     `query` [B, Hq, Sq, Dk] against `key` [B, Hkv, Sk, Dk] and `value`
     [B, Hkv, Sk, Dv], with the optional `mask` (boolean or additive),
     `key_lengths`/`query_lengths`, dropout `seed`, ALiBi `alibi_slopes`,
-    attention `sinks`, and the attributes
+    attention `sinks`, packed sequences `cu_seqlens_q`/`cu_seqlens_k`, and
+    the attributes
     `scale`, `causal`, `window_left`, `window_right`, `alignment`, `softcap`
     and `dropout_p` of docs/Attention.md.
 
@@ -49,6 +50,10 @@ def Kiln_AttentionOpInterface : OpInterface<"AttentionOpInterface"> {
                     "::mlir::Value", "getAlibiSlopes">,
     InterfaceMethod<"The [Hq] sink logits, or null.", "::mlir::Value",
                     "getSinks">,
+    InterfaceMethod<"The [N + 1] query offsets of packed sequences, or null.",
+                    "::mlir::Value", "getCuSeqlensQ">,
+    InterfaceMethod<"The [N + 1] key offsets of packed sequences, or null.",
+                    "::mlir::Value", "getCuSeqlensK">,
     InterfaceMethod<"The `scale` attribute, or null.", "::mlir::FloatAttr",
                     "getScaleAttr">,
     InterfaceMethod<"Whether `causal` is set.", "bool", "getCausal">,
@@ -117,6 +122,22 @@ def Kiln_AttentionOpInterface : OpInterface<"AttentionOpInterface"> {
     InterfaceMethod<"The dropout probability, in [0, 1) once verified.",
       "double", "getDropoutProbability", (ins), [{}], [{
         return $_op.getDropoutPAttr().getValueAsDouble();
+      }]>,
+    InterfaceMethod<[{
+        Whether the queries and keys are packed sequences (`cu_seqlens_q`
+        and `cu_seqlens_k`, which the verifier requires together).
+      }],
+      "bool", "hasPackedSequences", (ins), [{}], [{
+        return static_cast<bool>($_op.getCuSeqlensQ());
+      }]>,
+    InterfaceMethod<"N, the number of packed sequences (0 without them).",
+      "int64_t", "getNumPackedSequences", (ins), [{}], [{
+        ::mlir::Value offsets = $_op.getCuSeqlensQ();
+        if (!offsets)
+          return 0;
+        int64_t size =
+            ::llvm::cast<::mlir::ShapedType>(offsets.getType()).getDimSize(0);
+        return size > 0 ? size - 1 : 0;
       }]>,
     InterfaceMethod<"Whether the mask is a boolean (i1) mask.",
       "bool", "hasBooleanMask", (ins), [{}], [{

@@ -56,6 +56,17 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
       row's probabilities sum to less than 1. The sink is neither scaled,
       capped, biased nor masked, and dropout leaves it alone (it weighs no
       value). A row that sees no key still produces exactly 0.
+    - `cu_seqlens_q`, `cu_seqlens_k`: packed variable-length sequences
+      (FlashAttention's and PyTorch's `varlen` layout, `[total, H, D]`
+      stored as `[B, H, total, D]`), both rank 1 with `N + 1` entries of
+      i32 or i64, given together: sequence `s` holds query rows
+      `[cu_seqlens_q[s], cu_seqlens_q[s + 1])` and keys
+      `[cu_seqlens_k[s], cu_seqlens_k[s + 1])`, the same in every batch
+      entry. A query sees only the keys of its own sequence, and the band
+      (`causal`, windows, `alignment`) and ALiBi's distance apply within
+      the sequence, as if each were its own attention. Entries are clamped
+      to `[0, Sq]` (`[0, Sk]`); a row in no sequence sees no key (a row in
+      several, of a decreasing array, belongs to the first).
 
     Attributes:
 
@@ -111,6 +122,8 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     Optional<Kiln_SeedTensor>:$seed,
     Optional<Kiln_FloatTensor>:$alibi_slopes,
     Optional<Kiln_FloatTensor>:$sinks,
+    Optional<Kiln_IndexTensor>:$cu_seqlens_q,
+    Optional<Kiln_IndexTensor>:$cu_seqlens_k,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -131,6 +144,8 @@ def Kiln_AttentionOp : Kiln_Op<"attention", [Pure, AttrSizedOperandSegments,
     (`seed` `(` $seed^ `:` type($seed) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
+    (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:`
+       type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
     `->` type($result) (`,` type($lse)^)?
   }];
@@ -175,8 +190,8 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     (`[B, Hq, Sq, Dv]`). Results: `dQ`, `dK`, `dV` in the types of `query`,
     `key` and `value`, only when the mask is additive (float) `d_mask` in
     the mask's own type, and only with `sinks` `d_sinks` in the sinks' type.
-    The boolean mask, the lengths, the seed and the ALiBi slopes get no
-    gradient.
+    The boolean mask, the lengths, the seed, the ALiBi slopes and the
+    sequence offsets get no gradient.
 
     The optional operands `out` (the forward's result O, `[B, Hq, Sq, Dv]`
     in the query's type) and `lse` (the forward's `lse` result, `[B, Hq,
@@ -245,6 +260,8 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     Optional<Kiln_FloatTensor>:$lse,
     Optional<Kiln_FloatTensor>:$alibi_slopes,
     Optional<Kiln_FloatTensor>:$sinks,
+    Optional<Kiln_IndexTensor>:$cu_seqlens_q,
+    Optional<Kiln_IndexTensor>:$cu_seqlens_k,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$window_left,
@@ -267,6 +284,8 @@ def Kiln_AttentionGradOp : Kiln_Op<"attention_grad", [Pure,
     (`seed` `(` $seed^ `:` type($seed) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
+    (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:`
+       type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
     (`out` `(` $out^ `:` type($out) `)`)?
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($dout)

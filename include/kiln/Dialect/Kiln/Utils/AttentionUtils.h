@@ -11,8 +11,13 @@
 //   dropout probability.
 // - AttentionBand: the band `p(i) - L <= j <= p(i) + R` as bounds on
 //   j - i, with "an edge of Sq + Sk or more bounds nothing" applied once.
-// - AttentionVisibility: the band, the key/query lengths and the boolean
-//   mask; buildAttentionVisible is the predicate on index values.
+// - AttentionSequences: packed variable-length sequences (cu_seqlens_q/k):
+//   which sequence a query row belongs to, the keys of that sequence and the
+//   row's position among them (buildAttentionRowSequence), read through
+//   per-row tables (buildAttentionRowSequenceTables).
+// - AttentionVisibility: the band, the key/query lengths, the boolean mask
+//   and the packed sequences; buildAttentionVisible is the predicate on
+//   index values.
 // - AttentionLogits: how a score becomes the softmax's logit (scale,
 //   softcap, additive mask, the predicate).
 // - The dropout draw (Philox.h) at an entry's [B, Hq, Sq, Sk] counter, the
@@ -113,6 +118,50 @@ struct AttentionBand {
   Value buildEndRow(OpBuilder &builder, Location loc, Value key) const;
 };
 
+/// Where query row i of packed sequences (cu_seqlens_q/k, docs/Attention.md,
+/// "Packed sequences") looks, as index values: the keys
+/// [keyBegin, keyEnd) of its sequence (both 0 for a row in no sequence) and
+/// its position p(i) among the keys, from which the band and ALiBi's
+/// distance are measured.
+struct AttentionRowSequence {
+  Value keyBegin, keyEnd, position;
+};
+
+/// The one definition of a row's sequence: with the offsets clamped to
+/// [0, Sq] and [0, Sk], row i belongs to the first sequence s (of
+/// `numSequences`) with cu_q[s] <= i < cu_q[s + 1]; its keys are
+/// [cu_k[s], cu_k[s + 1]) and its position is
+///
+///   p(i) = cu_k[s] + (i - cu_q[s]) + offset_s
+///
+/// with offset_s = (cu_k[s + 1] - cu_k[s]) - (cu_q[s + 1] - cu_q[s]) for
+/// bottom_right and 0 for top_left: the position of a dense attention over
+/// the sequence alone, moved to where its keys lie. `cuQ` and `cuK` are
+/// [N + 1] tensors or memrefs of i32 or i64; `row` is an index value. Emits
+/// one scf.for over the sequences.
+AttentionRowSequence buildAttentionRowSequence(
+    OpBuilder &builder, Location loc, Value cuQ, Value cuK,
+    int64_t numSequences, int64_t numQueries, int64_t numKeys,
+    AttentionAlignment alignment, Value row);
+
+/// The per-row tables of packed sequences, read by the predicate instead of
+/// searching the offsets at every entry: [Sq] i64 tensors (memrefs in the GPU
+/// kernels) of each row's AttentionRowSequence. All null without packed
+/// sequences.
+struct AttentionSequenceTables {
+  Value keyBegin, keyEnd, position;
+
+  explicit operator bool() const { return static_cast<bool>(keyBegin); }
+};
+
+/// Builds the tables of `op`'s packed sequences from `cuQ` and `cuK` (the
+/// op's offsets as tensors, or their converted values in a conversion
+/// pattern): one linalg.generic over the Sq rows whose payload is
+/// buildAttentionRowSequence.
+AttentionSequenceTables
+buildAttentionRowSequenceTables(OpBuilder &builder, Location loc,
+                                AttentionOpInterface op, Value cuQ, Value cuK);
+
 /// Everything the visibility predicate of one attention op reads: the band,
 /// the sizes that clamp the lengths, and the operands (null when absent):
 /// tensors in the linalg lowerings, memrefs in the GPU kernels.
@@ -120,7 +169,16 @@ struct AttentionVisibility {
   /// Sq and Sk.
   int64_t numQueries = 0;
   int64_t numKeys = 0;
+  /// The band on the global indices: bounds on j - i. Unbounded with packed
+  /// sequences, whose band lies in `sequenceBand`: code that narrows loops
+  /// by `band` (key tiles, row ranges) then narrows nothing, which is always
+  /// correct.
   AttentionBand band;
+  /// With packed sequences: the rows' tables and the band within a
+  /// sequence, as bounds on j - p(i) (AttentionBand of a top_left attention,
+  /// whose p(i) is i).
+  AttentionSequenceTables sequences;
+  AttentionBand sequenceBand;
   /// An i1 tensor (or memref) of rank <= 4 broadcastable to
   /// [B, Hq, Sq, Sk], or null. (An additive mask is not part of visibility:
   /// see AttentionLogits.)
@@ -129,12 +187,27 @@ struct AttentionVisibility {
   Value keyLengths;
   Value queryLengths;
 
-  /// Reads the predicate's parameters from `op`; `mask`, `keyLengths` and
-  /// `queryLengths` are the values to read at run time (the op's operands,
-  /// or their converted values in a conversion pattern). The mask is taken
-  /// only when it is boolean.
+  /// Reads the predicate's parameters from `op`; `mask`, `keyLengths`,
+  /// `queryLengths` and `sequences` are the values to read at run time (the
+  /// op's operands, or their converted values in a conversion pattern, and
+  /// the tables of buildAttentionRowSequenceTables, present exactly when the
+  /// op has packed sequences). The mask is taken only when it is boolean.
   static AttentionVisibility get(AttentionOpInterface op, Value mask,
-                                 Value keyLengths, Value queryLengths);
+                                 Value keyLengths, Value queryLengths,
+                                 AttentionSequenceTables sequences = {});
+
+  /// Whether the predicate has a term that a test of the band and the key
+  /// lengths on a whole tile does not cover: a boolean mask, query lengths
+  /// or packed sequences. (The GPU kernels' whole-tile shortcut.)
+  bool hasEntryTerms() const {
+    return booleanMask || queryLengths || static_cast<bool>(sequences);
+  }
+
+  /// p(i), the position of row `row` among the keys from which the band and
+  /// ALiBi's distance are measured: row + positionOffset, or the row's entry
+  /// of the sequence tables.
+  Value buildPosition(OpBuilder &builder, Location loc, Value row,
+                      int64_t positionOffset) const;
 };
 
 /// Returns clamp(lengths[b], 0, bound) as an index; `lengths` is a [B]
@@ -148,6 +221,8 @@ Value buildClampedLength(OpBuilder &builder, Location loc, Value lengths,
 ///   and j < clamp(key_lengths[b], 0, Sk)   (if present)
 ///   and i < clamp(query_lengths[b], 0, Sq) (if present)
 ///   and mask_bool[b, h, i, j]              (broadcast, if present)
+///   and keyBegin[i] <= j < keyEnd[i]       (packed sequences, if present)
+///   and the sequence band holds (p(i), j)  (likewise)
 ///
 /// `h` is the query head. Returns the constant true when no term is present.
 Value buildAttentionVisible(OpBuilder &builder, Location loc,
@@ -180,13 +255,14 @@ struct AttentionLogits {
   /// p(i) - i (AttentionBand::getPositionOffset), for ALiBi's distance.
   int64_t positionOffset = 0;
 
-  /// Reads the parameters from `op`; `mask`, `keyLengths`, `queryLengths`
-  /// and `alibiSlopes` are the values to read at run time (the op's
-  /// operands, or their converted values in a conversion pattern), as for
-  /// AttentionVisibility::get.
+  /// Reads the parameters from `op`; `mask`, `keyLengths`, `queryLengths`,
+  /// `alibiSlopes` and `sequences` are the values to read at run time (the
+  /// op's operands, or their converted values in a conversion pattern), as
+  /// for AttentionVisibility::get.
   static AttentionLogits get(AttentionOpInterface op, Value mask,
                              Value keyLengths, Value queryLengths,
-                             Value alibiSlopes);
+                             Value alibiSlopes,
+                             AttentionSequenceTables sequences = {});
 
   /// Whether t is cap(scale * s) on every visible entry: no additive term
   /// (additive mask or ALiBi) depends on (b, h, i, j).

@@ -58,7 +58,8 @@ static LogicalResult attentionRule(AttentionOp op, RuleContext &c) {
       op.getValue().getType(), dmaskType, dsinksType, op.getQuery(),
       op.getKey(), op.getValue(), dout, mask, op.getKeyLengths(),
       op.getQueryLengths(), op.getSeed(), out, op.getLse(),
-      op.getAlibiSlopes(), sinks, op.getScaleAttr(), op.getCausalAttr(),
+      op.getAlibiSlopes(), sinks, op.getCuSeqlensQ(), op.getCuSeqlensK(),
+      op.getScaleAttr(), op.getCausalAttr(),
       op.getWindowLeftAttr(), op.getWindowRightAttr(), op.getAlignmentAttr(),
       op.getSoftcapAttr(), op.getDropoutPAttr());
   for (unsigned operand = 0; operand < 3; ++operand)
