@@ -24,8 +24,15 @@ BLAS gets, an honest stand-in for the FMA limit). FLOPs count 4 B H Sq Sk D
 for the forward (halved when causal) and 2.5 times that for the backward
 (FlashAttention's convention: it recomputes P).
 
+With --docs N each sequence is N packed documents of S / N tokens
+(self-attention within each, causal inside a document when causal): Kiln's
+`cu_seqlens`, and for the peers the same attention run on each document
+slice in turn and concatenated (how packed batches run on a CPU without
+varlen kernels; torch's varlen_attn is CUDA only). FLOPs then count the
+documents' entries only.
+
 Usage: bench/attention_peers.py [--build-dir build] [--seq 1024 2048]
-           [--kv-heads 8] [--threads 1 2] [--modes fwd fwdbwd]
+           [--kv-heads 8] [--threads 1 2] [--modes fwd fwdbwd] [--docs 1]
            [--rounds 3] [--iters 5] [--peers kiln torch-sdpa ...]
 
 Needs a built Kiln and a Python with torch 2.x (scripts/python-env.sh makes
@@ -52,20 +59,29 @@ ALL_PEERS = ["kiln", "torch-sdpa", "torch-compile", "jax"]
 # (bench/attention.py's backward module recomputes them instead).
 BACKWARD_MODULE = """\
 func.func @attention(%q: {t}, %k: {kv}, %v: {kv}, %do: {t}) -> ({t}, {t}, {kv}, {kv}) {{
-  %o, %lse = kiln.attention %q, %k, %v{attrs} : {t}, {kv}, {kv} -> {t}, {l}
-  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do out(%o : {t}) lse(%lse : {l}){attrs} : {t}, {kv}, {kv}, {t} -> {t}, {kv}, {kv}
+  %o, %lse = kiln.attention %q, %k, %v{groups}{attrs} : {t}, {kv}, {kv} -> {t}, {l}
+  %dq, %dk, %dv = kiln.attention_grad %q, %k, %v, %do{groups} out(%o : {t}) lse(%lse : {l}){attrs} : {t}, {kv}, {kv}, {t} -> {t}, {kv}, {kv}
   return %o, %dq, %dk, %dv : {t}, {t}, {kv}, {kv}
 }}
 """
 
 
 def case_name(c):
-    return (f"S{c['s']}_H{c['h']}_Hkv{c['hkv']}_"
+    docs = f"_docs{c['docs']}" if c.get("docs", 1) > 1 else ""
+    return (f"S{c['s']}{docs}_H{c['h']}_Hkv{c['hkv']}_"
             f"{'causal' if c['causal'] else 'full'}_{c['mode']}_t{c['threads']}")
 
 
+def doc_spans(c):
+    """The [begin, end) of each packed document (one span without --docs)."""
+    docs = c.get("docs", 1)
+    bounds = [c["s"] * n // docs for n in range(docs + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
 def flops(c):
-    forward = 4.0 * c["b"] * c["h"] * c["s"] * c["s"] * c["d"]
+    forward = sum(4.0 * c["b"] * c["h"] * (e - b) ** 2 * c["d"]
+                  for b, e in doc_spans(c))
     if c["causal"]:
         forward /= 2
     return forward * (3.5 if c["mode"] == "fwdbwd" else 1.0)
@@ -109,9 +125,17 @@ def worker_torch(c, iters, compiled):
     q, k, v, do = torch_inputs(torch, c)
     gqa = c["hkv"] != c["h"]
 
-    def sdpa(q, k, v):
+    def sdpa_one(q, k, v):
         return torch.nn.functional.scaled_dot_product_attention(
             q, k, v, is_causal=c["causal"], enable_gqa=gqa)
+
+    spans = doc_spans(c)
+
+    def sdpa(q, k, v):
+        if len(spans) == 1:
+            return sdpa_one(q, k, v)
+        return torch.cat([sdpa_one(q[:, :, b:e], k[:, :, b:e], v[:, :, b:e])
+                          for b, e in spans], dim=2)
 
     fn = torch.compile(sdpa) if compiled else sdpa
     if c["mode"] == "fwd":
@@ -138,9 +162,18 @@ def worker_jax(c, iters):
     q, k, v, do = (jnp.asarray(rng.random(x, dtype=np.float32) * 2 - 1)
                    for x in (shape, kv, kv, shape))
 
-    def attention(q, k, v):
+    def attention_one(q, k, v):
         return jax.nn.dot_product_attention(q, k, v, is_causal=c["causal"],
                                             implementation="xla")
+
+    spans = doc_spans(c)
+
+    def attention(q, k, v):
+        if len(spans) == 1:
+            return attention_one(q, k, v)
+        return jnp.concatenate(
+            [attention_one(q[:, b:e], k[:, b:e], v[:, b:e]) for b, e in spans],
+            axis=1)
 
     if c["mode"] == "fwd":
         fn = jax.jit(attention)
@@ -229,8 +262,22 @@ def compile_kiln(opts, workdir, c):
     t = f"tensor<{c['b']}x{c['h']}x{c['s']}x{c['d']}xf32>"
     kv = f"tensor<{c['b']}x{c['hkv']}x{c['s']}x{c['d']}xf32>"
     lse = f"tensor<{c['b']}x{c['h']}x{c['s']}xf32>"
-    text = (BACKWARD_MODULE if c["mode"] == "fwdbwd" else MODULE).format(
-        t=t, kv=kv, l=lse, attrs=" {causal}" if c["causal"] else "")
+    attrs = " {causal}" if c["causal"] else ""
+    groups = ""
+    spans = doc_spans(c)
+    if len(spans) > 1:
+        offsets = [b for b, _ in spans] + [spans[-1][1]]
+        cu = f"tensor<{len(offsets)}xi32>"
+        groups = f" cu_seqlens(%cu, %cu : {cu}, {cu})"
+    if c["mode"] == "fwdbwd":
+        text = BACKWARD_MODULE.format(t=t, kv=kv, l=lse, groups=groups,
+                                      attrs=attrs)
+    else:
+        text = MODULE.format(t=t, kv=kv, attrs=groups + attrs)
+    if len(spans) > 1:
+        first, rest = text.split("\n", 1)
+        text = (f"{first}\n  %cu = kiln.constant dense<{offsets}> : {cu}\n"
+                + rest)
     name = case_name(c)
     source = os.path.join(workdir, name + ".mlir")
     library = os.path.join(workdir, f"lib{name}.so")
@@ -258,6 +305,8 @@ def main():
     parser.add_argument("--modes", nargs="+", choices=["fwd", "fwdbwd"],
                         default=["fwd", "fwdbwd"])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--docs", type=int, default=1,
+                        help="pack each sequence as this many documents")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--iters", type=int, default=5)
     parser.add_argument("--peers", nargs="+", choices=ALL_PEERS,
@@ -280,7 +329,7 @@ def main():
             peers.remove("jax")
     causals = {"yes": [True], "no": [False], "both": [False, True]}[opts.causal]
     cases = [dict(b=1, h=opts.heads, hkv=hkv, s=s, d=opts.dim, causal=causal,
-                  mode=mode, threads=threads)
+                  mode=mode, threads=threads, docs=opts.docs)
              for threads in opts.threads for mode in opts.modes
              for hkv in opts.kv_heads for s in opts.seq for causal in causals]
     figures = {}
