@@ -381,6 +381,16 @@ MUTANTS = [
            "not at its key", [FIX_ATT_GRAD]),
 
     # --- kiln-decompose-attention.
+    Mutant("gather-pages-slot", "CPU lowering", "lib/Conversion/KilnToLinalg/Indexing.cpp",
+           "          Value slot = arith::DivUIOp::create(b, loc, at[2], size);",
+           "          Value slot = arith::RemUIOp::create(b, loc, at[2], size);",
+           "kiln.gather_pages reads table entry j % T instead of j / T",
+           [FIX("attention_attention_paged_*")]),
+    Mutant("gather-pages-adjoint-order", "autodiff", "lib/Dialect/Kiln/Transforms/Rules/TensorRules.cpp",
+           "  g = PermuteOp::create(c.b, c.loc, g, ArrayRef<int64_t>{0, 2, 1, 3, 4});",
+           "  g = PermuteOp::create(c.b, c.loc, g, ArrayRef<int64_t>{0, 1, 2, 3, 4});",
+           "the pages' gradient cut into page slices head-major instead of "
+           "page-major", [FIX("autodiff_gather_pages_*")]),
     Mutant("dec-packed-first-wins", "decomposition", DA,
            "      MinOp::create(b, loc, candidates, ArrayRef<int64_t>{1}, false);",
            "      MaxOp::create(b, loc, candidates, ArrayRef<int64_t>{1}, false);",

@@ -1259,6 +1259,12 @@ func.func @gather(%table: tensor<16x12xf32>, %ids: tensor<3x5xi64>) -> tensor<3x
   %0 = kiln.gather %table, %ids {axis = 0 : i64} : (tensor<16x12xf32>, tensor<3x5xi64>) -> tensor<3x5x12xf32>
   return %0 : tensor<3x5x12xf32>
 }
+func.func @paged_decode(%q: tensor<2x4x1x8xf32>, %kp: tensor<6x2x4x8xf32>, %vp: tensor<6x2x4x8xf32>, %table: tensor<2x3xi32>, %lengths: tensor<2xi32>) -> tensor<2x4x1x8xf32> {
+  %k = kiln.gather_pages %kp, %table : (tensor<6x2x4x8xf32>, tensor<2x3xi32>) -> tensor<2x2x12x8xf32>
+  %v = kiln.gather_pages %vp, %table : (tensor<6x2x4x8xf32>, tensor<2x3xi32>) -> tensor<2x2x12x8xf32>
+  %o = kiln.attention %q, %k, %v key_lengths(%lengths : tensor<2xi32>) {causal} : tensor<2x4x1x8xf32>, tensor<2x2x12x8xf32>, tensor<2x2x12x8xf32> -> tensor<2x4x1x8xf32>
+  return %o : tensor<2x4x1x8xf32>
+}
 func.func @index_add(%x: tensor<3x16x5xf32>, %ids: tensor<40xi64>, %s: tensor<3x40x5xf32>) -> tensor<3x16x5xf32> {
   %0 = kiln.index_add %x, %ids, %s {axis = 1 : i64} : (tensor<3x16x5xf32>, tensor<40xi64>, tensor<3x40x5xf32>) -> tensor<3x16x5xf32>
   return %0 : tensor<3x16x5xf32>
@@ -1301,6 +1307,20 @@ TEST(GPUEmulation, GenericOps) {
   if (runBoth(cpu, emulated, "gather",
               {rand({16, 12}, 10), makeTensor(DType::I64, {3, 5}, ids)}, a, b))
     expectClose("gather", a[0], b[0], 0, 0);
+  // A paged KV cache (kiln.gather_pages, one generic kernel per cache, then
+  // the attention kernel) with clamped table entries past the lengths: the
+  // gathers are bit-identical, the attention within its f32 sums (12 keys,
+  // 8 dims) of the values' scale.
+  {
+    HostTensor values = rand({6, 2, 4, 8}, 18);
+    double scale = 4 * maxAbs(values);
+    if (runBoth(cpu, emulated, "paged_decode",
+                {rand({2, 4, 1, 8}, 16), rand({6, 2, 4, 8}, 17), std::move(values),
+                 makeTensor(DType::I32, {2, 3}, {3, 0, 5, 1, -1, 9}),
+                 makeTensor(DType::I32, {2}, {10, 5})},
+                a, b))
+      expectClose("paged decode", a[0], b[0], 12 + 8, scale);
+  }
   // Repeated ids and both clamps; each thread adds its column in index
   // order, as the CPU does: bit-identical.
   SmallVector<double> addIds;

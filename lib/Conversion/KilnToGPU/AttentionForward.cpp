@@ -63,6 +63,14 @@ std::pair<Value, Value> attention_forward::buildKeyRange(KernelBuilder &kb,
   if (vis.keyLengths)
     hi = kb.min(hi, buildClampedLength(kb.b, kb.loc, vis.keyLengths,
                                        batchIndex, c.numKeys));
+  if (vis.sequences) {
+    // The keys of the block's rows' packed sequences (every thread reads
+    // the block's rows of the tables: at most 64 rows).
+    auto [first, end] = buildAttentionSequenceKeyRange(
+        kb.b, kb.loc, vis, rowBegin, kb.add(rowEnd, kb.index(1)));
+    lo = kb.max(lo, first);
+    hi = kb.min(hi, end);
+  }
   return {lo, hi};
 }
 

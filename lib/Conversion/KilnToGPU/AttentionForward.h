@@ -158,7 +158,7 @@ struct RowTile {
 
 /// Returns the block-uniform key range [lo, hi) that can hold a key visible
 /// to a query row of `tile` (positions begin / R to last / R): the band's
-/// edges and the key length. The per-entry predicate still decides; this
+/// edges, the key length and the rows' packed sequences. The per-entry predicate still decides; this
 /// only skips key tiles that no row of the block sees (half of them under
 /// `causal`).
 std::pair<Value, Value> buildKeyRange(KernelBuilder &kb, const ForwardConfig &c,

@@ -138,7 +138,8 @@ Value AttentionBlockPosition::buildLogit(OpBuilder &builder, Location loc,
 AttentionKeyTiles
 mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
                                  const AttentionVisibility &visibility,
-                                 OpFoldResult firstRow, int64_t rows) {
+                                 OpFoldResult firstRow, int64_t rows,
+                                 bool readSequenceTables) {
   assert(rows > 0 && "expected a block with rows");
   int64_t numKeys = visibility.numKeys;
   int64_t numTiles = llvm::divideCeil(numKeys, kAttentionKeyTile);
@@ -184,6 +185,25 @@ mlir::kiln::buildVisibleKeyTiles(OpBuilder &builder, Location loc,
     int64_t firstKey = *band.minDistance;
     tiles.firstTile =
         clampTile((d0 + firstKey).floorDiv(kAttentionKeyTile), tiles.endTile);
+  }
+  // Packed sequences: only the tiles that hold a key of the block's rows'
+  // sequences (buildAttentionSequenceKeyRange, read from the row tables).
+  if (visibility.sequences && readSequenceTables) {
+    Value first = getIndexValue(builder, loc, firstRow);
+    Value end = addOffset(builder, loc, first, builder.getIndexAttr(rows));
+    auto [lo, hi] =
+        buildAttentionSequenceKeyRange(builder, loc, visibility, first, end);
+    tiles.endTile = affine::makeComposedFoldedAffineMin(
+        builder, loc,
+        AffineMap::get(2, 0, {d0, d1.ceilDiv(kAttentionKeyTile)}, context),
+        {tiles.endTile, hi});
+    tiles.firstTile = affine::makeComposedFoldedAffineMax(
+        builder, loc,
+        AffineMap::get(2, 0, {d0, d1.floorDiv(kAttentionKeyTile)}, context),
+        {tiles.firstTile, lo});
+    tiles.firstTile = affine::makeComposedFoldedAffineMin(
+        builder, loc, AffineMap::get(2, 0, {d0, d1}, context),
+        {tiles.firstTile, tiles.endTile});
   }
   tiles.firstKey = firstKeyOf(tiles.firstTile);
   tiles.endKey = firstKeyOf(tiles.endTile);
@@ -973,6 +993,9 @@ struct ForwardContext {
   bool hasLse;
   /// The [Hq] sinks, or null.
   Value sinks;
+  /// Whether key tiles narrow by the packed sequences' row tables
+  /// (buildVisibleKeyTiles): not in the GPU pipeline's sequential lowering.
+  bool readSequenceTables;
 };
 
 /// The probabilities of a block from its scores s, unnormalized:
@@ -1101,7 +1124,8 @@ buildQueryBlock(OpBuilder &builder, Location loc, const ForwardContext &c,
   AttentionBlockPosition at{b, h, firstRow,
                             buildVisibleKeyTiles(builder, loc,
                                                  c.logitParams.visibility,
-                                                 firstRow, rows)};
+                                                 firstRow, rows,
+                                                 c.readSequenceTables)};
   const AttentionKeyTiles &tiles = at.tiles;
 
   // s[i, j] = sum_d Q[i, d] * K[j, d] on the visible columns
@@ -1186,7 +1210,8 @@ struct AttentionOpLowering : OpConversionPattern<AttentionOp> {
     ForwardContext c{
         sizes, logitParams,
         AttentionDropout::get(rewriter, loc, sizes, adaptor.getSeed()),
-        adaptor.getQuery(), bool(lseInit), adaptor.getSinks()};
+        adaptor.getQuery(), bool(lseInit), adaptor.getSinks(),
+        /*readSequenceTables=*/parallel};
     SmallVector<Value> inits = {init};
     if (lseInit)
       inits.push_back(lseInit);

@@ -72,12 +72,16 @@ struct AttentionKeyTiles {
 /// Builds the key-tile range of a block of `rows` query rows starting at
 /// `firstRow`, from the band of `visibility` (the same edges, alignment and
 /// "an edge of Sq + Sk or more bounds nothing" rule as
-/// buildAttentionVisible: AttentionBand). The lengths and masks are left to the predicate:
-/// a bound read from a buffer would be a host read of device memory in the
-/// GPU pipeline, which runs this lowering too.
+/// buildAttentionVisible: AttentionBand) and, with `readSequenceTables`,
+/// from the rows' packed sequences (buildAttentionSequenceKeyRange). The
+/// lengths and masks are left to the predicate, and so are the sequences
+/// without `readSequenceTables`: a bound read from a buffer would be a host
+/// read of device memory in the GPU pipeline, which runs this lowering too
+/// (sequentially: the CPU's parallel lowering reads them).
 AttentionKeyTiles buildVisibleKeyTiles(OpBuilder &builder, Location loc,
                                        const AttentionVisibility &visibility,
-                                       OpFoldResult firstRow, int64_t rows);
+                                       OpFoldResult firstRow, int64_t rows,
+                                       bool readSequenceTables);
 
 /// Where a block of query rows of one (b, h) lies in the [B, Hq, Sq, Sk]
 /// scores, and the key tiles it sees: entry (i, j) of the block's visible

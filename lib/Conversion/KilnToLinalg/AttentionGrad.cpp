@@ -92,6 +92,9 @@ struct GradContext {
   Value query, key, value, dout, lse, sinks;
   /// The forward's O and LSE, when given (the verifier pairs them).
   bool saved = false;
+  /// Whether key tiles narrow by the packed sequences' row tables
+  /// (buildVisibleKeyTiles): not in the GPU pipeline's sequential lowering.
+  bool readSequenceTables = false;
   /// The mask's type; null without a mask.
   RankedTensorType maskType;
   /// The additive mask's adjoint accumulates in the compute type in its
@@ -507,7 +510,8 @@ buildQueryBlockAdjoints(OpBuilder &builder, Location loc,
   AttentionBlockPosition at{b, h, firstRow,
                             buildVisibleKeyTiles(builder, loc,
                                                  ctx.logitParams.visibility,
-                                                 firstRow, rows)};
+                                                 firstRow, rows,
+                                                 ctx.readSequenceTables)};
   const AttentionKeyTiles &tiles = at.tiles;
   OpFoldResult width = subIndex(builder, loc, tiles.endKey, tiles.firstKey);
 
@@ -882,6 +886,7 @@ struct AttentionGradOpLowering : OpConversionPattern<AttentionGradOp> {
           rewriter, op.getLoc(), op, adaptor.getCuSeqlensQ(),
           adaptor.getCuSeqlensK());
     GradContext ctx = getGradContext(op, adaptor, sequences);
+    ctx.readSequenceTables = parallel;
     const AttentionSizes &sizes = ctx.sizes;
     auto queryType = cast<RankedTensorType>(op.getQuery().getType());
     auto keyType = cast<RankedTensorType>(op.getKey().getType());

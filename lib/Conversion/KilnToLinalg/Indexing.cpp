@@ -503,10 +503,60 @@ private:
   bool threadPerColumn;
 };
 
+/// kiln.gather_pages -> one linalg.generic over the result [B, H, M * T, D]
+/// that reads pages[clamp(table[b, j / T], 0, P - 1), h, j % T, d].
+struct GatherPagesOpLowering : OpConversionPattern<GatherPagesOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GatherPagesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    auto pagesType = cast<RankedTensorType>(op.getPages().getType());
+    int64_t pageSize = pagesType.getDimSize(2);
+    int64_t lastPage = pagesType.getDimSize(0) - 1;
+    Value pages = adaptor.getPages(), table = adaptor.getBlockTable();
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         resultType.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(4)},
+        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < 4; ++d)
+            at.push_back(linalg::IndexOp::create(b, loc, d));
+          Value size = arith::ConstantIndexOp::create(b, loc, pageSize);
+          Value slot = arith::DivUIOp::create(b, loc, at[2], size);
+          Value offset = arith::RemUIOp::create(b, loc, at[2], size);
+          Value entry =
+              tensor::ExtractOp::create(b, loc, table, ValueRange{at[0], slot});
+          Type i64 = b.getI64Type();
+          if (entry.getType() != i64)
+            entry = arith::ExtSIOp::create(b, loc, i64, entry);
+          entry = arith::MaxSIOp::create(
+              b, loc, entry,
+              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+          entry = arith::MinSIOp::create(
+              b, loc, entry,
+              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(lastPage)));
+          Value page =
+              arith::IndexCastOp::create(b, loc, b.getIndexType(), entry);
+          Value value = tensor::ExtractOp::create(
+              b, loc, pages, ValueRange{page, at[1], offset, at[3]});
+          linalg::YieldOp::create(b, loc, value);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::populateIndexingPatterns(RewritePatternSet &patterns,
                                           bool indexAddThreadPerColumn) {
+  patterns.add<GatherPagesOpLowering>(patterns.getContext());
   patterns.add<IndexingOpLowering<GatherOp>,
                IndexingOpLowering<IndexSelectOp>>(patterns.getContext());
   patterns.add<IndexAddOpLowering>(patterns.getContext(),

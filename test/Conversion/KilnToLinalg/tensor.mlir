@@ -256,3 +256,30 @@ func.func @index_select(%x: tensor<2x5x3xi8>, %i: tensor<4xi32>) -> tensor<2x4x3
   %0 = kiln.index_select %x, %i {axis = 1} : (tensor<2x5x3xi8>, tensor<4xi32>) -> tensor<2x4x3xi8>
   return %0 : tensor<2x4x3xi8>
 }
+
+// -----
+
+// gather_pages: one generic over [B, H, M * T, D] reading
+// pages[clamp(table[b, j / T], 0, P - 1), h, j % T, d].
+// CHECK-LABEL: func.func @gather_pages
+// CHECK-SAME: (%[[P:.*]]: tensor<5x2x3x4xf32>, %[[T:.*]]: tensor<2x3xi32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<2x2x9x4xf32>)
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK: %[[H:.*]] = linalg.index 1 : index
+// CHECK: %[[J:.*]] = linalg.index 2 : index
+// CHECK: %[[D:.*]] = linalg.index 3 : index
+// CHECK: %[[PS:.*]] = arith.constant 3 : index
+// CHECK: %[[M:.*]] = arith.divui %[[J]], %[[PS]] : index
+// CHECK: %[[O:.*]] = arith.remui %[[J]], %[[PS]] : index
+// CHECK: %[[E:.*]] = tensor.extract %[[T]][%[[B]], %[[M]]] : tensor<2x3xi32>
+// CHECK: %[[W:.*]] = arith.extsi %[[E]] : i32 to i64
+// CHECK: %[[LO:.*]] = arith.maxsi %[[W]], %{{.*}} : i64
+// CHECK: %[[LAST:.*]] = arith.constant 4 : i64
+// CHECK: %[[HI:.*]] = arith.minsi %[[LO]], %[[LAST]] : i64
+// CHECK: %[[PAGE:.*]] = arith.index_cast %[[HI]] : i64 to index
+// CHECK: %[[V:.*]] = tensor.extract %[[P]][%[[PAGE]], %[[H]], %[[O]], %[[D]]] : tensor<5x2x3x4xf32>
+// CHECK: linalg.yield %[[V]] : f32
+func.func @gather_pages(%p: tensor<5x2x3x4xf32>, %t: tensor<2x3xi32>) -> tensor<2x2x9x4xf32> {
+  %0 = kiln.gather_pages %p, %t : (tensor<5x2x3x4xf32>, tensor<2x3xi32>) -> tensor<2x2x9x4xf32>
+  return %0 : tensor<2x2x9x4xf32>
+}

@@ -628,3 +628,56 @@ func.func @index_add_result_type(%x: tensor<5x4xf32>, %i: tensor<3xi64>, %s: ten
   %0 = kiln.index_add %x, %i, %s {axis = 0} : (tensor<5x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+func.func @gather_pages_rank(%p: tensor<10x2x16xf32>, %t: tensor<4x3xi32>) {
+  // expected-error @+2 {{pages must have rank 4 [P, H, T, D], got rank 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_pages %p, %t : (tensor<10x2x16xf32>, tensor<4x3xi32>) -> tensor<4x2x48xf32>
+  return
+}
+
+// -----
+
+func.func @gather_pages_table_rank(%p: tensor<10x2x16x8xf32>, %t: tensor<12xi32>) {
+  // expected-error @+2 {{block_table must have rank 2 [B, M], got rank 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_pages %p, %t : (tensor<10x2x16x8xf32>, tensor<12xi32>) -> tensor<4x2x48x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_pages_no_pages(%p: tensor<0x2x16x8xf32>, %t: tensor<4x3xi64>) {
+  // expected-error @+2 {{cannot read pages from an empty pool (P = 0) with 12 table entries}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_pages %p, %t : (tensor<0x2x16x8xf32>, tensor<4x3xi64>) -> tensor<4x2x48x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_pages_overflow(%p: tensor<1x1x4611686018427387904x0xi8>, %t: tensor<1x3xi64>) {
+  // expected-error @+2 {{M * T = 3 * 4611686018427387904 positions overflow int64}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_pages %p, %t : (tensor<1x1x4611686018427387904x0xi8>, tensor<1x3xi64>) -> tensor<1x1x1x0xi8>
+  return
+}
+
+// -----
+
+func.func @gather_pages_result(%p: tensor<10x2x16x8xf32>, %t: tensor<4x3xi32>) {
+  // expected-error @+2 {{'kiln.gather_pages' op inferred type(s) 'tensor<4x2x48x8xf32>' are incompatible with return type(s) of operation 'tensor<4x2x16x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_pages %p, %t : (tensor<10x2x16x8xf32>, tensor<4x3xi32>) -> tensor<4x2x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_pages_table_type(%p: tensor<10x2x16x8xf32>, %t: tensor<4x3xf32>) {
+  // expected-error @+1 {{'kiln.gather_pages' op operand #1 must be statically shaped tensor of 32/64-bit signless integer values}}
+  %0 = kiln.gather_pages %p, %t : (tensor<10x2x16x8xf32>, tensor<4x3xf32>) -> tensor<4x2x48x8xf32>
+  return
+}

@@ -178,6 +178,14 @@ func.func @index_add(%x: tensor<5x4xf32>, %idx: tensor<3xi64>, %s: tensor<3x4xf3
   return %0 : tensor<5x4xf32>
 }
 
+// CHECK-LABEL: func.func @gather_pages
+// CHECK-SAME: (%[[P:.*]]: tensor<10x2x16x8xf16>, %[[T:.*]]: tensor<4x3xi32>)
+// CHECK: kiln.gather_pages %[[P]], %[[T]] : (tensor<10x2x16x8xf16>, tensor<4x3xi32>) -> tensor<4x2x48x8xf16>
+func.func @gather_pages(%p: tensor<10x2x16x8xf16>, %t: tensor<4x3xi32>) -> tensor<4x2x48x8xf16> {
+  %0 = kiln.gather_pages %p, %t : (tensor<10x2x16x8xf16>, tensor<4x3xi32>) -> tensor<4x2x48x8xf16>
+  return %0 : tensor<4x2x48x8xf16>
+}
+
 // CHECK-LABEL: func.func @index_add_middle_axis_bf16
 // CHECK: kiln.index_add %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x5x3xbf16>, tensor<4xi32>, tensor<2x4x3xbf16>) -> tensor<2x5x3xbf16>
 func.func @index_add_middle_axis_bf16(%x: tensor<2x5x3xbf16>, %idx: tensor<4xi32>, %s: tensor<2x4x3xbf16>) -> tensor<2x5x3xbf16> {

@@ -82,3 +82,24 @@ func.func @f(%x: tensor<2x3x4xf32>) -> tensor<f32> {
   %3 = kiln.sum %2 {axes = array<i64: 0, 1>} : tensor<4x6xf32> -> tensor<f32>
   return %3 : tensor<f32>
 }
+
+// -----
+
+// gather_pages: the result's gradient, cut into its B * M page slices
+// ([B, H, M, T, D] -> [B, M, H, T, D] -> [B * M, H, T, D]), is added into
+// the pages at the flattened table by one kiln.index_add (which clamps the
+// entries as the forward does and adds up a page listed twice).
+// CHECK-LABEL: func.func @f_value_and_grad
+// CHECK-SAME: (%[[P:.*]]: tensor<5x2x3x4xf32>, %[[T:.*]]: tensor<2x3xi32>)
+// CHECK: %[[G5:.*]] = kiln.reshape %{{.*}} : tensor<2x2x9x4xf32> -> tensor<2x2x3x3x4xf32>
+// CHECK: %[[GP:.*]] = kiln.permute %[[G5]] {permutation = array<i64: 0, 2, 1, 3, 4>} : tensor<2x2x3x3x4xf32> -> tensor<2x3x2x3x4xf32>
+// CHECK: %[[S:.*]] = kiln.reshape %[[GP]] : tensor<2x3x2x3x4xf32> -> tensor<6x2x3x4xf32>
+// CHECK: %[[I:.*]] = kiln.reshape %[[T]] : tensor<2x3xi32> -> tensor<6xi32>
+// CHECK: %[[Z:.*]] = kiln.constant dense<0.000000e+00> : tensor<5x2x3x4xf32>
+// CHECK: %[[D:.*]] = kiln.index_add %[[Z]], %[[I]], %[[S]] {axis = 0 : i64}
+// CHECK: return %{{.*}}, %[[D]]
+func.func @f(%p: tensor<5x2x3x4xf32>, %t: tensor<2x3xi32>) -> tensor<f32> {
+  %0 = kiln.gather_pages %p, %t : (tensor<5x2x3x4xf32>, tensor<2x3xi32>) -> tensor<2x2x9x4xf32>
+  %1 = kiln.sum %0 {axes = array<i64: 0, 1, 2, 3>} : tensor<2x2x9x4xf32> -> tensor<f32>
+  return %1 : tensor<f32>
+}

@@ -704,6 +704,43 @@ LogicalResult IndexSelectOp::inferReturnTypes(
 }
 
 //===----------------------------------------------------------------------===//
+// GatherPagesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherPagesOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto emitError = optionalErrorAt(loc);
+  FailureOr<RankedTensorType> pagesType =
+      getStaticTensorType(emitError, adaptor.getPages(), "pages");
+  if (failed(pagesType))
+    return failure();
+  FailureOr<RankedTensorType> tableType =
+      getStaticTensorType(emitError, adaptor.getBlockTable(), "block_table");
+  if (failed(tableType))
+    return failure();
+  if (pagesType->getRank() != 4)
+    return emitError() << "pages must have rank 4 [P, H, T, D], got rank "
+                       << pagesType->getRank();
+  if (tableType->getRank() != 2)
+    return emitError() << "block_table must have rank 2 [B, M], got rank "
+                       << tableType->getRank();
+  ArrayRef<int64_t> pages = pagesType->getShape();
+  ArrayRef<int64_t> table = tableType->getShape();
+  // As for the gathers: no table entry is valid without pages.
+  if (pages[0] == 0 && tableType->getNumElements() > 0)
+    return emitError() << "cannot read pages from an empty pool (P = 0) with "
+                       << tableType->getNumElements() << " table entries";
+  int64_t positions;
+  if (llvm::MulOverflow(table[1], pages[2], positions))
+    return emitError() << "M * T = " << table[1] << " * " << pages[2]
+                       << " positions overflow int64";
+  inferredReturnTypes.push_back(
+      pagesType->clone({table[0], pages[1], positions, pages[3]}));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // IndexAddOp
 //===----------------------------------------------------------------------===//
 

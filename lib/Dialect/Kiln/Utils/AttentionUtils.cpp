@@ -274,6 +274,41 @@ Value AttentionVisibility::buildPosition(OpBuilder &builder, Location loc,
   return addConstant(builder, loc, row, positionOffset);
 }
 
+std::pair<Value, Value> mlir::kiln::buildAttentionSequenceKeyRange(
+    OpBuilder &builder, Location loc, const AttentionVisibility &visibility,
+    Value firstRow, Value endRow) {
+  const AttentionSequenceTables &tables = visibility.sequences;
+  assert(tables && "expected packed sequences");
+  const AttentionBand &band = visibility.sequenceBand;
+  // Start from the empty range [Sk, 0) and widen it by each row whose own
+  // range [max(keyBegin, p - L), min(keyEnd, p + R + 1)) is not empty.
+  auto loop = scf::ForOp::create(
+      builder, loc, firstRow, endRow, constIndex(builder, loc, 1),
+      ValueRange{constIndex(builder, loc, visibility.numKeys),
+                 constIndex(builder, loc, 0)},
+      [&](OpBuilder &b, Location loc, Value row, ValueRange range) {
+        Value first = buildTableRead(b, loc, tables.keyBegin, row);
+        Value end = buildTableRead(b, loc, tables.keyEnd, row);
+        if (band.isBounded()) {
+          Value position = buildTableRead(b, loc, tables.position, row);
+          if (Value bandFirst = band.buildFirstKey(b, loc, position))
+            first = arith::MaxSIOp::create(b, loc, first, bandFirst);
+          if (Value bandEnd = band.buildEndKey(b, loc, position))
+            end = arith::MinSIOp::create(b, loc, end, bandEnd);
+        }
+        Value sees = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           first, end);
+        Value begin = arith::SelectOp::create(
+            b, loc, sees, arith::MinSIOp::create(b, loc, range[0], first),
+            range[0]);
+        Value endKey = arith::SelectOp::create(
+            b, loc, sees, arith::MaxSIOp::create(b, loc, range[1], end),
+            range[1]);
+        scf::YieldOp::create(b, loc, ValueRange{begin, endKey});
+      });
+  return {loop.getResult(0), loop.getResult(1)};
+}
+
 Value mlir::kiln::buildAttentionVisible(OpBuilder &builder, Location loc,
                                         const AttentionVisibility &visibility,
                                         Value b, Value h, Value i, Value j) {

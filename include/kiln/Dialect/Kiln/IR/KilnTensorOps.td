@@ -413,4 +413,37 @@ def Kiln_IndexAddOp : Kiln_Op<"index_add", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
+def Kiln_GatherPagesOp : Kiln_Op<"gather_pages", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the contiguous view of a paged KV cache";
+  let description = [{
+    A paged KV cache (vLLM's PagedAttention, FlashAttention's and PyTorch
+    `varlen_attn`'s `block_table`) keeps keys or values in pages of `T`
+    positions: `pages` is `[P, H, T, D]` (page, head, position in the page,
+    feature; any element type) and `block_table` is `[B, M]` of i32 or i64,
+    the pages of each batch entry's sequence in order. The result is the
+    contiguous `[B, H, M * T, D]` cache that `kiln.attention` reads as its
+    `key` or `value`, with `key_lengths` for the positions in use:
+
+    ```
+    result[b, h, m * T + t, d] = pages[block_table[b, m], h, t, d]
+    ```
+
+    Table entries out of `[0, P)` are clamped to that range, as
+    `kiln.gather` clamps, so an unused entry reads some page and never out
+    of bounds (`key_lengths` hides its positions). The pages' gradient adds
+    each page-sized slice of the result's gradient into the page it came
+    from (`kiln.index_add`, so a page listed twice gets both).
+
+    ```mlir
+    %k = kiln.gather_pages %pages, %table
+        : (tensor<10x2x16x64xf16>, tensor<4x3xi32>) -> tensor<4x2x48x64xf16>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$pages, Kiln_IndexTensor:$block_table);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $pages `,` $block_table attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // KILN_DIALECT_KILN_IR_KILNTENSOROPS_TD

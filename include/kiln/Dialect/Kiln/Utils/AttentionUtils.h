@@ -215,6 +215,17 @@ struct AttentionVisibility {
 Value buildClampedLength(OpBuilder &builder, Location loc, Value lengths,
                          Value b, int64_t bound);
 
+/// The keys [begin, end) that some row of [firstRow, endRow) may see by its
+/// packed sequence and the band within it (the smallest range holding every
+/// such row's keys; begin >= end when no row sees one), read from the row
+/// tables of `visibility`, which must have them: one scf.for over the rows.
+/// Index values. Loops over key tiles narrow by it; the predicate still
+/// decides each entry.
+std::pair<Value, Value>
+buildAttentionSequenceKeyRange(OpBuilder &builder, Location loc,
+                               const AttentionVisibility &visibility,
+                               Value firstRow, Value endRow);
+
 /// Builds `visible[b, h, i, j]` (an i1) from index values:
 ///
 ///   the band holds (i, j)                  (AttentionBand, if bounded)

@@ -159,6 +159,26 @@ static LogicalResult indexSelectRule(IndexSelectOp op, RuleContext &c) {
   return success();
 }
 
+/// d pages = the result's gradient [B, H, M * T, D] as B * M page slices
+/// [H, T, D], each added into the page it was read from: index_add on the
+/// pages' axis 0 with the flattened (and, as the forward, clamped) table.
+static LogicalResult gatherPagesRule(GatherPagesOp op, RuleContext &c) {
+  if (!c.needs(0))
+    return success();
+  auto pagesType = cast<RankedTensorType>(op.getPages().getType());
+  auto tableType = cast<RankedTensorType>(op.getBlockTable().getType());
+  int64_t batch = tableType.getDimSize(0), numPages = tableType.getDimSize(1);
+  int64_t heads = pagesType.getDimSize(1), size = pagesType.getDimSize(2),
+          dim = pagesType.getDimSize(3);
+  Value g = reshapeTo(c.b, c.loc, c.grad(), {batch, heads, numPages, size, dim});
+  g = PermuteOp::create(c.b, c.loc, g, ArrayRef<int64_t>{0, 2, 1, 3, 4});
+  Value source = reshapeTo(c.b, c.loc, g, {batch * numPages, heads, size, dim});
+  Value indices = reshapeTo(c.b, c.loc, op.getBlockTable(), {batch * numPages});
+  Value zeros = createSplat(c.b, c.loc, pagesType, 0.0);
+  c.set(0, IndexAddOp::create(c.b, c.loc, zeros, indices, source, 0));
+  return success();
+}
+
 /// d dest = g; d source = the slices of g that each source slice was added
 /// to: index_select with the same (clamped) indices.
 static LogicalResult indexAddRule(IndexAddOp op, RuleContext &c) {
@@ -195,6 +215,8 @@ void mlir::kiln::autodiff::registerTensorRules(DialectRegistry &registry) {
     IndexSelectOp::attachInterface<RuleModel<IndexSelectOp, indexSelectRule>>(
         *context);
     IndexAddOp::attachInterface<RuleModel<IndexAddOp, indexAddRule>>(*context);
+    GatherPagesOp::attachInterface<RuleModel<GatherPagesOp, gatherPagesRule>>(
+        *context);
     attachNonDifferentiable<IotaOp, ConstantOp>(context);
   });
 }
