@@ -127,10 +127,10 @@ static Value convertFloats(OpBuilder &builder, Location loc, Value input,
       });
 }
 
-/// Returns `indices[i]` as an index clamped to [`zero`, `last`].
+/// Returns `indices[position]` as an index clamped to [`zero`, `last`].
 static Value loadClampedIndex(OpBuilder &b, Location loc, Value indices,
-                              Value i, Value zero, Value last) {
-  Value index = tensor::ExtractOp::create(b, loc, indices, i);
+                              ValueRange position, Value zero, Value last) {
+  Value index = tensor::ExtractOp::create(b, loc, indices, position);
   index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
   index = arith::MaxSIOp::create(b, loc, index, zero);
   return arith::MinSIOp::create(b, loc, index, last);
@@ -530,19 +530,10 @@ struct GatherPagesOpLowering : OpConversionPattern<GatherPagesOp> {
           Value size = arith::ConstantIndexOp::create(b, loc, pageSize);
           Value slot = arith::DivUIOp::create(b, loc, at[2], size);
           Value offset = arith::RemUIOp::create(b, loc, at[2], size);
-          Value entry =
-              tensor::ExtractOp::create(b, loc, table, ValueRange{at[0], slot});
-          Type i64 = b.getI64Type();
-          if (entry.getType() != i64)
-            entry = arith::ExtSIOp::create(b, loc, i64, entry);
-          entry = arith::MaxSIOp::create(
-              b, loc, entry,
-              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
-          entry = arith::MinSIOp::create(
-              b, loc, entry,
-              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(lastPage)));
-          Value page =
-              arith::IndexCastOp::create(b, loc, b.getIndexType(), entry);
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+          Value last = arith::ConstantIndexOp::create(b, loc, lastPage);
+          Value page = loadClampedIndex(b, loc, table, ValueRange{at[0], slot},
+                                        zero, last);
           Value value = tensor::ExtractOp::create(
               b, loc, pages, ValueRange{page, at[1], offset, at[3]});
           linalg::YieldOp::create(b, loc, value);

@@ -271,12 +271,11 @@ func.func @index_select(%x: tensor<2x5x3xi8>, %i: tensor<4xi32>) -> tensor<2x4x3
 // CHECK: %[[PS:.*]] = arith.constant 3 : index
 // CHECK: %[[M:.*]] = arith.divui %[[J]], %[[PS]] : index
 // CHECK: %[[O:.*]] = arith.remui %[[J]], %[[PS]] : index
+// CHECK: %[[LAST:.*]] = arith.constant 4 : index
 // CHECK: %[[E:.*]] = tensor.extract %[[T]][%[[B]], %[[M]]] : tensor<2x3xi32>
-// CHECK: %[[W:.*]] = arith.extsi %[[E]] : i32 to i64
-// CHECK: %[[LO:.*]] = arith.maxsi %[[W]], %{{.*}} : i64
-// CHECK: %[[LAST:.*]] = arith.constant 4 : i64
-// CHECK: %[[HI:.*]] = arith.minsi %[[LO]], %[[LAST]] : i64
-// CHECK: %[[PAGE:.*]] = arith.index_cast %[[HI]] : i64 to index
+// CHECK: %[[W:.*]] = arith.index_cast %[[E]] : i32 to index
+// CHECK: %[[LO:.*]] = arith.maxsi %[[W]], %{{.*}} : index
+// CHECK: %[[PAGE:.*]] = arith.minsi %[[LO]], %[[LAST]] : index
 // CHECK: %[[V:.*]] = tensor.extract %[[P]][%[[PAGE]], %[[H]], %[[O]], %[[D]]] : tensor<5x2x3x4xf32>
 // CHECK: linalg.yield %[[V]] : f32
 func.func @gather_pages(%p: tensor<5x2x3x4xf32>, %t: tensor<2x3xi32>) -> tensor<2x2x9x4xf32> {
