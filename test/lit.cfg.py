@@ -29,6 +29,16 @@ if config.kiln_sanitize:
 import platform
 if platform.machine() in ("x86_64", "AMD64"):
     config.available_features.add("host-x86_64")
+# AMX-BF16 tiles (the bf16 matmul kernels' `amx`): the CPU has them; Linux
+# grants them to any process that asks (5.16 on), as kiln-run does.
+try:
+    with open("/proc/cpuinfo") as _cpuinfo:
+        _flags = next((l.split(":", 1)[1].split() for l in _cpuinfo
+                       if l.startswith("flags")), [])
+    if "amx_bf16" in _flags and "amx_tile" in _flags:
+        config.available_features.add("host-amx")
+except OSError:
+    pass
 # `env %no_leak_check VAR=... kiln-run ... --openmp`: LeakSanitizer's exit
 # check crashes in its own tracer ("Tracer caught signal 11") while libomp's
 # worker threads are alive, so the runs that start OpenMP threads go without

@@ -22,9 +22,11 @@ namespace mlir::kiln {
 /// _mlir_memref_to_llvm_alloc and friends, which the source then defines
 /// (Kiln's host allocator, with hidden visibility). `cudaErrors`: the error
 /// slot is the CUDA runtime's (or the GPU emulator's).
+/// `usesAMX`: the compiled code runs AMX tiles, which each entry point asks
+/// the OS for first (returning 4 where it may not use them).
 std::string generateAotWrappers(ArrayRef<AotEntryPoint> functions,
                                 bool needsMemrefCopy, bool needsHostAllocator,
-                                bool cudaErrors);
+                                bool cudaErrors, bool usesAMX);
 
 } // namespace mlir::kiln
 

@@ -16,6 +16,7 @@
 #include "kiln/InitAll.h"
 #include "kiln/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -353,6 +354,9 @@ LogicalResult AotCompiler::Impl::runPipeline() {
   if (!cuda()) {
     KilnToCPUPipelineOptions pipelineOptions;
     pipelineOptions.enableOpenMP = options.enableOpenMP;
+    pipelineOptions.amx =
+        options.amx &&
+        machine->getMCSubtargetInfo()->checkFeatures("+amx-tile,+amx-bf16");
     buildKilnToCPUPipeline(pm, pipelineOptions);
   } else if (options.gpuPipeline.empty()) {
     KilnToNVVMPipelineOptions pipelineOptions;
@@ -572,6 +576,13 @@ LogicalResult AotCompiler::Impl::compile(ModuleOp moduleToCompile,
   if (failed(runPipeline()))
     return failure();
   double pipelineMs = msSince(pipelineStart);
+  // A library with AMX code asks the OS for the tiles before it runs.
+  bool usesAMX = false;
+  module->walk([&](LLVM::CallIntrinsicOp call) {
+    StringRef name = call.getIntrin();
+    if (name.starts_with("llvm.x86.t") && name.ends_with(".internal"))
+      usesAMX = true;
+  });
 
   auto llvmStart = std::chrono::steady_clock::now();
   bool needsMemrefCopy = false, needsHostAllocator = false;
@@ -589,7 +600,8 @@ LogicalResult AotCompiler::Impl::compile(ModuleOp moduleToCompile,
   }
   if (Error error = writeFile(
           wrapperPath, generateAotWrappers(*functions, needsMemrefCopy,
-                                           needsHostAllocator, cuda())))
+                                           needsHostAllocator, cuda(),
+                                           usesAMX)))
     return fail(toString(std::move(error)));
   if (!outputs.header.empty())
     if (Error error = writeFile(

@@ -28,6 +28,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <chrono>
 #include <mutex>
@@ -193,6 +194,12 @@ findRuntimeLibraries(const JitOptions &options, Location loc) {
   return libraries;
 }
 
+bool mlir::kiln::hostCanUseAMX() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  return features.lookup("amx-tile") && features.lookup("amx-bf16") &&
+         kilnRequestAMX();
+}
+
 /// Fills `pm` with the pipeline `options` select: kiln-lower-to-cpu, or
 /// kiln-lower-to-nvvm{emulate} for the GPU emulator.
 static void buildJitPipeline(PassManager &pm, const JitOptions &options) {
@@ -209,6 +216,7 @@ static void buildJitPipeline(PassManager &pm, const JitOptions &options) {
     pipelineOptions.enableOpenMP = options.enableOpenMP;
     pipelineOptions.fuseElementwise = options.fuseElementwise;
     pipelineOptions.outlineKernels = options.outlineKernels;
+    pipelineOptions.amx = options.amx && hostCanUseAMX();
     buildKilnToCPUPipeline(pm, pipelineOptions);
   }
 }

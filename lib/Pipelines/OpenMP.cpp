@@ -34,12 +34,13 @@
 
 using namespace mlir;
 
-void mlir::kiln::addOpenMPLoopPasses(OpPassManager &pm) {
+void mlir::kiln::addOpenMPLoopPasses(OpPassManager &pm, bool amx) {
   pm.addNestedPass<func::FuncOp>(createKilnLinalgToParallelLoopsPass());
   // Before convert-scf-to-openmp, which then runs their column tiles on
   // threads (the loops stage's run of the pass finds no matmul left).
   KilnMatmulKernelsPassOptions matmuls;
   matmuls.parallel = true;
+  matmuls.amx = amx;
   pm.addNestedPass<func::FuncOp>(createKilnMatmulKernelsPass(matmuls));
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createCanonicalizerPass());

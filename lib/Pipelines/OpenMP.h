@@ -19,7 +19,8 @@ namespace mlir::kiln {
 /// convert-linalg-to-loops) becomes an scf.parallel over its parallel dims,
 /// with its reduction dims as sequential scf.for loops inside; then each
 /// outermost scf.parallel becomes an OpenMP work-sharing loop nest.
-void addOpenMPLoopPasses(OpPassManager &pm);
+/// With `amx`, the matmuls it lowers to kernels use AMX tiles for bf16.
+void addOpenMPLoopPasses(OpPassManager &pm, bool amx);
 
 /// Runs with the other conversions to the LLVM dialect: converts the types
 /// in the omp regions.

@@ -12,6 +12,7 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -20,6 +21,8 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/AMX/AMXDialect.h"
+#include "mlir/Dialect/AMX/Transforms.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -130,11 +133,13 @@ void mlir::kiln::buildKilnToCPUPipeline(
   if (options.outlineKernels)
     pm.addPass(createKilnOutlineKernelsPass());
   if (options.enableOpenMP)
-    addOpenMPLoopPasses(pm);
+    addOpenMPLoopPasses(pm, options.amx);
 
   // Buffers -> loops -> the LLVM dialect. Matmuls become register-tiled
   // vector kernels first, every other linalg op plain loops.
-  pm.addNestedPass<func::FuncOp>(createKilnMatmulKernelsPass());
+  KilnMatmulKernelsPassOptions matmuls;
+  matmuls.amx = options.amx;
+  pm.addNestedPass<func::FuncOp>(createKilnMatmulKernelsPass(matmuls));
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -159,7 +164,17 @@ void mlir::kiln::buildKilnToCPUPipeline(
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createKilnFinalizeEntryPointsPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  if (options.amx) {
+    // AMX tiles are loop-carried values (the accumulators of a matmul's
+    // K loop): the branches that carry them and the amx ops convert in one
+    // pass, whose type converter knows both !amx.tile and the block
+    // arguments (convert-control-flow-to-llvm's alone does not know tiles).
+    ConvertToLLVMPassOptions toLLVM;
+    toLLVM.filterDialects = {"amx", "cf"};
+    pm.addPass(createConvertToLLVMPass(toLLVM));
+  } else {
+    pm.addPass(createConvertControlFlowToLLVMPass());
+  }
   pm.addPass(createUBToLLVMConversionPass());
   if (options.enableOpenMP)
     addOpenMPToLLVMPasses(pm);
@@ -227,11 +242,14 @@ void mlir::kiln::registerKilnPipelines() {
 }
 
 void mlir::kiln::registerCPUPipelineDialects(DialectRegistry &registry) {
-  registry.insert<KilnDialect, arith::ArithDialect,
+  registry.insert<KilnDialect, amx::AMXDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
                   math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
                   tensor::TensorDialect, vector::VectorDialect>();
+  // convert-to-llvm{filter-dialects=amx,cf} (the `amx` option).
+  registerConvertAMXToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
   // The pipeline starts with kiln-autodiff, which needs the backward rules.
   registerAutodiffExternalModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);

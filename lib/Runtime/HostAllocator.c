@@ -329,3 +329,31 @@ KILN_HOST_ALLOCATOR_API void kilnHostAllocatorCacheStats(size_t *bytes,
   *blocks = kilnCacheCount;
   pthread_mutex_unlock(&kilnCacheMutex);
 }
+
+/* AMX tiles (kiln-matmul-kernels{amx}, bf16 matmuls): Linux gives a process
+ * the 8 KiB of AMX tile state in its saved context only once it asks for it
+ * (arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, Linux 5.16 on); an
+ * AMX instruction before that raises SIGILL. The permission is the
+ * process's, for every thread. Like the blocks above, this is state the
+ * kernel allocates for compiled code, so it lives here, in the JIT and in
+ * every library. Asks once; returns 1 when the process may use AMX, 0 when
+ * the CPU or the kernel says no. */
+#if defined(__linux__) && defined(__x86_64__)
+extern long syscall(long number, ...);
+#endif
+KILN_HOST_ALLOCATOR_API int kilnRequestAMX(void) {
+#if defined(__linux__) && defined(__x86_64__)
+  /* 0: not asked yet; 1: granted; 2: refused. Two threads asking at once
+   * both get the kernel's same answer. */
+  static int state;
+  int known = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+  if (known == 0) {
+    const long archPrctl = 158, requestPermission = 0x1023, tileData = 18;
+    known = syscall(archPrctl, requestPermission, tileData) == 0 ? 1 : 2;
+    __atomic_store_n(&state, known, __ATOMIC_RELEASE);
+  }
+  return known == 1;
+#else
+  return 0;
+#endif
+}

@@ -82,6 +82,10 @@ static cl::opt<unsigned> optLevel("opt-level", cl::init(2),
 static cl::opt<bool>
     openMP("openmp", cl::cat(kilnCompileCategory), cl::desc("Run parallel loops on OpenMP threads; the "
                               "library then links libomp"));
+static cl::opt<bool> amx(
+    "amx", cl::init(AotOptions().amx), cl::cat(kilnCompileCategory),
+    cl::desc("Run bf16 matmuls on AMX tiles when the --mcpu CPU has "
+             "AMX-BF16 (the default; --amx=false: the vector kernels)"));
 static cl::opt<AotTarget> compileTarget(
     "target", cl::init(AotTarget::CPU), cl::cat(kilnCompileCategory),
     cl::desc("What the library runs on"),
@@ -182,6 +186,7 @@ int main(int argc, char **argv) {
   options.cpu = cpu;
   options.optLevel = optLevel;
   options.enableOpenMP = openMP;
+  options.amx = amx;
   options.gpuChip = gpuChip;
   options.gpuFeatures = gpuFeatures;
   options.gpuFormat = gpuFormat;

@@ -101,6 +101,12 @@ static cl::opt<bool>
     openMP("openmp", cl::cat(kilnRunCategory), cl::desc("Run parallel loops on OpenMP threads "
                               "(OMP_NUM_THREADS sets their number)"));
 
+static cl::opt<bool> amx(
+    "amx", cl::init(JitOptions().amx), cl::cat(kilnRunCategory),
+    cl::desc("Run bf16 matmuls on AMX tiles when the host has AMX-BF16 and "
+             "the OS lets the process use them (the default; --amx=false: "
+             "the vector kernels)"));
+
 static cl::opt<bool> outlineKernels(
     "outline-kernels", cl::init(JitOptions().outlineKernels),
     cl::cat(kilnRunCategory),
@@ -561,6 +567,7 @@ int main(int argc, char **argv) {
   JitOptions options;
   options.optLevel = optLevel;
   options.enableOpenMP = openMP;
+  options.amx = amx;
   options.target = target;
   options.tensorCores = tensorCores;
   options.outlineKernels = outlineKernels;

@@ -240,14 +240,32 @@ def KilnMatmulKernelsPass
     as the sequential kernel does: the same bits for any split. Matmuls
     inside a parallel op (attention's, in the forall of its query blocks)
     stay sequential in their thread.
+
+    With `amx` (set by the JIT and kiln-compile when the target CPU has
+    AMX-BF16), a bf16 x bf16 -> f32 matmul (static shapes, any strides and
+    transposes) becomes a kernel of `amx` tile ops instead
+    (`lib/Conversion/LinalgToCPU/AmxMatmul.cpp`): A packed as contiguous
+    16 x 32 tiles, B's row pairs interleaved into tiles of 16 pairs x 16
+    columns per column block of 256, each 32 x 32 block of C four f32 tiles
+    carried through the K loop, four `amx.tile_mulf` (`tdpbf16ps`) per 32 of
+    K; zero-padded copies where M, N (32) or K (32) do not divide, an
+    operand is transposed or its rows are not contiguous. With `parallel`,
+    the column blocks are the iterations of an `scf.parallel`. Every element
+    of C is the same chain of tile products whatever the split. Its tiles
+    need `convert-to-llvm{filter-dialects=amx,cf}` (kiln-lower-to-cpu{amx}).
   }];
   let options = [
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Run the column tiles of each matmul that no parallel op "
            "encloses as the iterations of an scf.parallel">,
+    Option<"amx", "amx", "bool", /*default=*/"false",
+           "Run bf16 x bf16 -> f32 matmuls on AMX tiles (amx.tile_mulf, "
+           "tdpbf16ps); only for CPUs with AMX-BF16">,
   ];
   let dependentDialects = [
+    "::mlir::amx::AMXDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",

@@ -78,6 +78,10 @@ struct AotOptions {
   /// CPU: runs the parallel loops on OpenMP threads (kiln-lower-to-cpu's
   /// enable-openmp); the library then links libomp.
   bool enableOpenMP = false;
+  /// CPU: runs bf16 matmuls on AMX tiles when `cpu` has AMX-BF16
+  /// (kiln-lower-to-cpu's `amx`); the library then asks the OS for the
+  /// tiles at its first call, and returns 4 where it may not use them.
+  bool amx = true;
   /// The GPU targets: kiln-lower-to-nvvm's chip, features, format ("bin",
   /// "fatbin" or "isa"), tensor-cores, deterministic and software-pipeline.
   std::string gpuChip = "sm_90";

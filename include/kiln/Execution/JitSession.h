@@ -74,6 +74,9 @@ struct JitOptions {
   /// `enable-openmp`); the JIT then loads the OpenMP runtime, libomp. The
   /// thread count is libomp's: OMP_NUM_THREADS, or one per core.
   bool enableOpenMP = false;
+  /// CPU: runs bf16 matmuls on AMX tiles (kiln-lower-to-cpu's `amx`) when
+  /// the host has AMX-BF16 and the OS lets the process use the tiles.
+  bool amx = true;
   /// Fuses elementwise linalg ops (the pipeline's `fuse-elementwise`).
   bool fuseElementwise = true;
   /// The pipeline's `outline-kernels`: one shared function per distinct
@@ -96,6 +99,10 @@ struct JitOptions {
   /// e.g. kiln-autodiff with options (buildAutodiffPipeline in kiln/Kiln.h).
   std::function<void(OpPassManager &)> addGraphPasses;
 };
+
+/// Whether this process can run AMX tiles (JitOptions::amx): the host has
+/// AMX-BF16 and the OS granted the tile state (asked once per process).
+bool hostCanUseAMX();
 
 /// A kiln module compiled for the host CPU. It reports diagnostics through
 /// its JitSession's context, so it must not outlive the session.

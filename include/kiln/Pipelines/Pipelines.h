@@ -44,6 +44,13 @@ struct KilnToCPUPipelineOptions
                      "(kiln-outline-kernels; default on: LLVM compiles each "
                      "distinct kernel once)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> amx{
+      *this, "amx",
+      llvm::cl::desc("Run bf16 matmuls on AMX tiles (kiln-matmul-kernels' "
+                     "`amx`; only for CPUs with AMX-BF16, whose OS lets the "
+                     "process use them: the JIT and kiln-compile set it from "
+                     "the target, docs/CPUBackend.md)"),
+      llvm::cl::init(false)};
 };
 
 /// Builds the pipeline from kiln ops on tensors to the LLVM dialect:

@@ -35,6 +35,10 @@ KILN_HOST_ALLOCATOR_API void _mlir_memref_to_llvm_free(void *payload);
  * outputs are then incomplete). HostAllocator.c says what it frees. */
 KILN_HOST_ALLOCATOR_API size_t kilnHostAllocatorCall(void (*function)(void **),
                                                      void **arguments);
+/* Asks the OS (once per process) to let it use AMX tiles, which the bf16
+ * matmul kernels of kiln-matmul-kernels{amx} run on: 1 when it may, 0 when
+ * the CPU or the kernel refuses (HostAllocator.c says why it is here). */
+KILN_HOST_ALLOCATOR_API int kilnRequestAMX(void);
 /* The bytes and the number of freed blocks kept for reuse. */
 KILN_HOST_ALLOCATOR_API void kilnHostAllocatorCacheStats(size_t *bytes,
                                                          int *blocks);

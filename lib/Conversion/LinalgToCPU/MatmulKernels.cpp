@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatmulKernels.h"
+
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,6 +25,7 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
+using mlir::kiln::MatmulLayout;
 
 namespace {
 
@@ -37,13 +40,6 @@ constexpr int64_t kDepth = 256;
 constexpr int64_t kVectorBits = 512;
 /// Alignment (bytes) of the buffers of packed blocks of B.
 constexpr int64_t kPackedAlignment = 64;
-
-/// How a matmul reads its operands: A as [M, K] or, transposed, as [K, M];
-/// B as [K, N] or, transposed, as [N, K]. C is always [M, N].
-struct MatmulLayout {
-  bool transposeA = false;
-  bool transposeB = false;
-};
 
 /// Emits the kernels of one `linalg.matmul` or `linalg.batch_matmul` on
 /// buffers with an f32 or f64 C, C += A * B:
@@ -525,6 +521,18 @@ struct KilnMatmulKernelsPass
       auto aType = dyn_cast<MemRefType>(a.getType());
       auto bType = dyn_cast<MemRefType>(b.getType());
       auto cType = dyn_cast<MemRefType>(c.getType());
+      Operation *scope = getEnclosingParallelOp(op);
+      // With `amx`, bf16 x bf16 -> f32 matmuls run on AMX tiles (any
+      // strides: the kernel copies what its tiles cannot read in place).
+      if (amx && aType && bType && cType &&
+          kiln::isAmxMatmul(aType, bType, cType)) {
+        OpBuilder builder(op);
+        kiln::emitAmxMatmul(builder, op.getLoc(), a, b, c,
+                            isa<linalg::BatchMatmulOp>(op.getOperation()),
+                            layout, parallel && !scope);
+        op->erase();
+        continue;
+      }
       // A and a transposed B are read element by element (any strides);
       // an untransposed B and C by vectors along their rows.
       if (!aType || !bType || !cType || !aType.hasStaticShape() ||
@@ -542,7 +550,6 @@ struct KilnMatmulKernelsPass
       // With `parallel`, a matmul that no parallel op encloses runs its
       // column tiles on threads; one inside such an op (attention's, in
       // the forall of its query blocks) runs in its thread.
-      Operation *scope = getEnclosingParallelOp(op);
       if (parallel && !scope &&
           emitter.getBatch() * emitter.getNumColumnTiles() > 1) {
         emitter.emitParallel();
