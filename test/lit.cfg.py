@@ -39,6 +39,14 @@ try:
         config.available_features.add("host-amx")
 except OSError:
     pass
+# Seccomp filters (test/Integration/AOT/Inputs/deny_amx.c refuses a process
+# the AMX tiles with one): the kernel has them when it reports the count.
+try:
+    with open("/proc/self/status") as _status:
+        if any(l.startswith("Seccomp_filters:") for l in _status):
+            config.available_features.add("seccomp-filter")
+except OSError:
+    pass
 # `env %no_leak_check VAR=... kiln-run ... --openmp`: LeakSanitizer's exit
 # check crashes in its own tracer ("Tracer caught signal 11") while libomp's
 # worker threads are alive, so the runs that start OpenMP threads go without
